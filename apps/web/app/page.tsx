@@ -1,0 +1,5 @@
+import { Chat } from "../src/Chat";
+
+export default function Home() {
+  return <Chat open={null} />;
+}

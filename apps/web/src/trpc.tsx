@@ -1,0 +1,26 @@
+"use client";
+import type { AppRouter } from "@maity/api";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { type ReactNode, useState } from "react";
+
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry: false } } }));
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }));
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
+
+/** The hub's error message (DESIGN.md §4) from a tRPC error, for showing at the field. */
+export function hubErrorOf(error: unknown): { code: string; message: string; details: { fields?: Record<string, string> } } | null {
+  const data = (error as { data?: { hubError?: unknown } } | null)?.data;
+  return (data?.hubError as never) ?? null;
+}

@@ -1,0 +1,17 @@
+import type { Hub } from "@maity/hub";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { appRouter } from "./routers/index.ts";
+import { callerFromRequest, isSecure } from "./session.ts";
+
+/** tRPC over fetch at /api/trpc, with the caller from bearer or session cookie. */
+export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req,
+    router: appRouter,
+    createContext: async ({ resHeaders }) => {
+      const { caller, session } = await callerFromRequest(hub, req);
+      return { hub, caller, session, resHeaders, secure: isSecure(req) };
+    },
+  });
+}

@@ -1,0 +1,36 @@
+import type { Hub } from "@maity/hub";
+import { SESSION_TTL_MS } from "@maity/hub";
+import { parseBearer } from "@maity/domain";
+
+export const SESSION_COOKIE = "maity_session";
+
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return decodeURIComponent(rest.join("="));
+  }
+  return null;
+}
+
+/** httpOnly, SameSite=Lax, Secure over https. */
+export function sessionCookie(value: string, secure: boolean, maxAgeMs = SESSION_TTL_MS): string {
+  const parts = [`${SESSION_COOKIE}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${Math.floor(maxAgeMs / 1000)}`];
+  if (secure) parts.push("Secure");
+  return parts.join("; ");
+}
+export const clearSessionCookie = (secure: boolean): string => sessionCookie("", secure, 0);
+
+export function isSecure(req: Request): boolean {
+  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+}
+
+/** Bearer first (REST, agents, scripts), then the session cookie (the dashboard). */
+export async function callerFromRequest(hub: Hub, req: Request) {
+  const bearer = parseBearer(req.headers.get("authorization"));
+  if (req.headers.get("authorization")) {
+    return { caller: await hub.auth.fromToken(bearer, req.headers.get("x-agent-instance")), session: null, bearer: true };
+  }
+  const session = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
+  return { caller: await hub.auth.fromSession(session), session, bearer: false };
+}

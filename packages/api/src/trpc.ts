@@ -1,0 +1,80 @@
+import { fieldsOf, HubError, hubErrorStatus, isHubError } from "@maity/domain";
+import type { AgentCaller, Caller, Hub, HumanCaller } from "@maity/hub";
+import { initTRPC, TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+
+// The one tRPC init file: context, error shape and the base procedures.
+export interface Context {
+  hub: Hub;
+  caller: Caller | null;
+  /** The session cookie's value when the caller came by cookie (logout needs it). */
+  session: string | null;
+  /** Response headers (Set-Cookie on login/logout). */
+  resHeaders: Headers;
+  secure: boolean;
+}
+
+const trpcCode = (code: HubError["code"]): TRPCError["code"] =>
+  ({
+    invalid: "BAD_REQUEST",
+    unauthenticated: "UNAUTHORIZED",
+    forbidden: "FORBIDDEN",
+    not_found: "NOT_FOUND",
+    conflict: "CONFLICT",
+    conversation_closed: "CONFLICT",
+    conversation_quota: "CONFLICT",
+    project_closed: "CONFLICT",
+    rate_limited: "TOO_MANY_REQUESTS",
+  })[code] as TRPCError["code"];
+
+export function toTRPCError(error: HubError): TRPCError {
+  return new TRPCError({ code: trpcCode(error.code), message: error.message, cause: error });
+}
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    // Input refused by a procedure's zod schema renders as the hub's `invalid` with the fields named.
+    const hub =
+      isHubError(error.cause)
+        ? error.cause
+        : error.cause instanceof ZodError
+          ? HubError.invalid(fieldsOf(error.cause))
+          : null;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        // The hub's error, as the Maity REST routes render it (DESIGN.md §4).
+        hubError: hub ? { code: hub.code, message: hub.message, details: hub.details, status: hubErrorStatus[hub.code] } : null,
+      },
+    };
+  },
+});
+
+/** Services throw HubError; map it to tRPC's codes with the details kept. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isHubError(result.error.cause)) throw toTRPCError(result.error.cause);
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(mapErrors);
+
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
+  return next({ ctx: { ...ctx, caller: ctx.caller } });
+});
+
+export const humanProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
+  if (ctx.caller.kind !== "human") throw toTRPCError(HubError.forbidden("humans_only"));
+  return next({ ctx: { ...ctx, caller: ctx.caller as HumanCaller } });
+});
+
+export const agentProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
+  if (ctx.caller.kind !== "agent") throw toTRPCError(HubError.forbidden("agents_only"));
+  return next({ ctx: { ...ctx, caller: ctx.caller as AgentCaller } });
+});

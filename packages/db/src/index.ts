@@ -1,0 +1,9 @@
+import { PrismaClient } from "./generated/client.ts";
+
+export type { Prisma } from "./generated/client.ts";
+export { PrismaClient };
+export type Db = PrismaClient;
+export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+export { applyMigrations, migrationsDir, type MigrationState } from "./migrate.ts";
+export { openDatabase, type Database, type DatabaseOptions } from "./open.ts";

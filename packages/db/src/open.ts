@@ -1,0 +1,112 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PrismaClient } from "./generated/client.ts";
+import { applyMigrations, type MigrationState, type SqlRunner } from "./migrate.ts";
+
+export interface DatabaseOptions {
+  /** postgresql://… selects PostgreSQL; otherwise the embedded PGlite in dataDir. */
+  databaseUrl?: string | undefined;
+  /** PGlite data folder; "memory://" for a throwaway in-memory database. */
+  dataDir?: string | undefined;
+  /** Apply pending migrations on open (default true). */
+  migrate?: boolean;
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  engine: "pglite" | "postgresql";
+  migrations: MigrationState;
+  /** Raw SQL outside Prisma (migrations, test resets). */
+  sql: SqlRunner;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
+  const url = options.databaseUrl;
+  if (url && /^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.migrate ?? true);
+  return openPglite(options.dataDir ?? "./.maity/data", options.migrate ?? true);
+}
+
+async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  let pg: InstanceType<typeof PGlite>;
+  if (dataDir.startsWith("memory://")) {
+    pg = new PGlite();
+  } else {
+    const dir = path.resolve(dataDir);
+    mkdirSync(dir, { recursive: true });
+    pg = new PGlite(dir);
+  }
+  await pg.waitReady;
+  const sql: SqlRunner = {
+    exec: async (text) => {
+      await pg.exec(text);
+    },
+    query: async (text, params) => (await pg.query(text, params as unknown[])).rows as never,
+    transaction: (fn) =>
+      pg.transaction(async (tx) =>
+        fn({
+          exec: async (text) => {
+            await tx.exec(text);
+          },
+          query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never,
+        }),
+      ),
+  };
+  const migrations = migrate ? await applyMigrations(sql) : await applyMigrations(sql, { dryRun: true });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) });
+  return {
+    prisma,
+    engine: "pglite",
+    migrations,
+    sql,
+    close: async () => {
+      await prisma.$disconnect();
+      await pg.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, migrate: boolean): Promise<Database> {
+  const { PrismaPg } = await import("@prisma/adapter-pg");
+  const pgMod = await import("pg");
+  const pool = new pgMod.default.Pool({ connectionString: url, max: 10 });
+  const sql: SqlRunner = {
+    exec: async (text) => {
+      await pool.query(text);
+    },
+    query: async (text, params) => (await pool.query(text, params as unknown[])).rows as never,
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn({
+          exec: async (text) => {
+            await client.query(text);
+          },
+          query: async (text, params) => (await client.query(text, params as unknown[])).rows as never,
+        });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+  const migrations = migrate ? await applyMigrations(sql) : await applyMigrations(sql, { dryRun: true });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    engine: "postgresql",
+    migrations,
+    sql,
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end().catch(() => {});
+    },
+  };
+}

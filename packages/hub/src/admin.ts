@@ -1,0 +1,208 @@
+import {
+  addMemberInput,
+  agentIdCandidates,
+  agentName,
+  createAgentInput,
+  createHumanInput,
+  createProjectInput,
+  HubError,
+  humanId,
+  memberKindOf,
+  mintTokenInput,
+  parseInput,
+  projectFullName,
+  projectRef,
+  removeMemberReason,
+} from "@maity/domain";
+import type { Db, Tx } from "@maity/db";
+import { hashPassword, mintSecret } from "./credentials.ts";
+import { closeDirectFor, ensureDirectConversation } from "./direct.ts";
+
+const isUniqueViolation = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
+
+const taken = (field: string): HubError =>
+  new HubError("conflict", `${field} already taken`, { fields: { [field]: "taken" } });
+
+export async function findProject(tx: Tx | Db, owner: string, slug: string) {
+  return tx.project.findFirst({
+    where: { slug, bay: { handle: owner } },
+    select: { id: true, slug: true, name: true, archivedAt: true, bay: { select: { handle: true } } },
+  });
+}
+
+export function renderProject(p: { id: string; slug: string; name: string; archivedAt: Date | null; bay: { handle: string } }) {
+  return {
+    id: p.id,
+    owner: p.bay.handle,
+    slug: p.slug,
+    full_name: projectFullName(p.bay.handle, p.slug),
+    name: p.name,
+    archived: p.archivedAt !== null,
+  };
+}
+
+/** Operator commands (issue 2 §4): the same service behind `pnpm maity admin …` and /api/admin/*. */
+export function adminService(db: Db) {
+  return {
+    async createHuman(input: unknown) {
+      const data = parseInput(createHumanInput, input);
+      const passwordHash = await hashPassword(data.password);
+      const id = humanId(data.handle);
+      try {
+        return await db.$transaction(async (tx) => {
+          const bay = await tx.bay.findUnique({ where: { handle: data.handle }, select: { id: true } });
+          if (bay) throw taken("handle");
+          await tx.bay.create({ data: { id: `bay-${data.handle}`, handle: data.handle } });
+          const human = await tx.human.create({
+            data: { id, handle: data.handle, displayName: data.name, passwordHash, bayId: `bay-${data.handle}` },
+            select: { id: true, handle: true, displayName: true },
+          });
+          return { id: human.id, handle: human.handle, name: human.displayName };
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw taken("handle");
+        throw error;
+      }
+    },
+
+    async createAgent(input: unknown) {
+      const data = parseInput(createAgentInput, input);
+      return db.$transaction(async (tx) => {
+        const owner = await tx.human.findUnique({ where: { handle: data.owner }, select: { id: true, handle: true } });
+        if (!owner) throw HubError.invalid({ owner: "not_found" });
+        const existing = await tx.agent.findUnique({ where: { ownerId_handle: { ownerId: owner.id, handle: data.handle } }, select: { id: true } });
+        if (existing) throw taken("handle");
+        const candidates = agentIdCandidates(owner.handle, data.handle);
+        let id: string | undefined;
+        for (const candidate of [...candidates, ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${candidates[1]}-${n}`)]) {
+          if (!(await tx.agent.findUnique({ where: { id: candidate }, select: { id: true } }))) {
+            id = candidate;
+            break;
+          }
+        }
+        if (!id) throw taken("handle");
+        const agent = await tx.agent.create({
+          data: { id, ownerId: owner.id, handle: data.handle, description: data.description ?? "" },
+          select: { id: true, handle: true, ownerId: true, description: true },
+        });
+        await tx.agentInstance.create({ data: { id: `${id}-default`, agentId: id, isDefault: true } });
+        return {
+          id: agent.id,
+          handle: agent.handle,
+          name: agentName(owner.handle, agent.handle),
+          owner_id: agent.ownerId,
+          description: agent.description,
+        };
+      });
+    },
+
+    async createProject(input: unknown) {
+      const data = parseInput(createProjectInput, input);
+      try {
+        return await db.$transaction(async (tx) => {
+          const owner = await tx.human.findUnique({ where: { handle: data.owner }, select: { id: true, bayId: true } });
+          if (!owner) throw HubError.invalid({ owner: "not_found" });
+          if (await findProject(tx, data.owner, data.slug)) throw taken("slug");
+          const project = await tx.project.create({
+            data: { id: `prj-${data.owner}-${data.slug}`, bayId: owner.bayId, slug: data.slug, name: data.name },
+            select: { id: true, slug: true, name: true, archivedAt: true, bay: { select: { handle: true } } },
+          });
+          await tx.membership.create({
+            data: { projectId: project.id, memberId: owner.id, memberKind: "human", permissions: ["members:admin"] },
+          });
+          const { archived: _archived, ...view } = renderProject(project);
+          return view;
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw taken("slug");
+        throw error;
+      }
+    },
+
+    async addMember(ref: unknown, input: unknown) {
+      const { owner, slug } = parseInput(projectRef, ref);
+      const data = parseInput(addMemberInput, input);
+      return db.$transaction(async (tx) => {
+        const project = await findProject(tx, owner, slug);
+        if (!project) throw HubError.notFound("project not found");
+        if (project.archivedAt) throw new HubError("project_closed", "the project is archived");
+        const kind = memberKindOf(data.member_id);
+        const exists =
+          kind === "human"
+            ? await tx.human.findUnique({ where: { id: data.member_id }, select: { id: true } })
+            : await tx.agent.findUnique({ where: { id: data.member_id }, select: { id: true } });
+        if (!kind || !exists) throw HubError.invalid({ member_id: "not_found" });
+        const permissions = data.permissions ?? [];
+        const membership = await tx.membership.upsert({
+          where: { projectId_memberId: { projectId: project.id, memberId: data.member_id } },
+          create: { projectId: project.id, memberId: data.member_id, memberKind: kind, permissions },
+          update: { status: "active", endedAt: null, permissions },
+          select: { memberId: true, permissions: true, status: true },
+        });
+        if (kind === "agent") await ensureDirectConversation(tx, project.id, data.member_id);
+        return { member_id: membership.memberId, permissions: membership.permissions, status: "active" as const };
+      });
+    },
+
+    async removeMember(ref: unknown, memberId: string, reason: unknown) {
+      const { owner, slug } = parseInput(projectRef, ref);
+      const why = parseInput(removeMemberReason.default("removed"), reason ?? undefined);
+      return db.$transaction(async (tx) => {
+        const project = await findProject(tx, owner, slug);
+        if (!project) throw HubError.notFound("project not found");
+        const membership = await tx.membership.findUnique({
+          where: { projectId_memberId: { projectId: project.id, memberId } },
+          select: { id: true, status: true, memberKind: true },
+        });
+        if (!membership) throw HubError.notFound("member not found");
+        const status = why === "isolated" ? "isolated" : "removed";
+        await tx.membership.update({ where: { id: membership.id }, data: { status, endedAt: new Date() } });
+        // §9.2: leaving the project leaves every chat with that reason.
+        await tx.participation.updateMany({
+          where: { memberId, leftAt: null, conversation: { projectId: project.id, kind: "group" } },
+          data: { leftAt: new Date(), leftReason: `membership_${status}` },
+        });
+        if (membership.memberKind === "agent") await closeDirectFor(tx, project.id, memberId);
+        return { member_id: memberId, status };
+      });
+    },
+
+    async archiveProject(ref: unknown) {
+      const { owner, slug } = parseInput(projectRef, ref);
+      const project = await findProject(db, owner, slug);
+      if (!project) throw HubError.notFound("project not found");
+      const updated = await db.project.update({
+        where: { id: project.id },
+        data: { archivedAt: project.archivedAt ?? new Date() },
+        select: { id: true, slug: true, name: true, archivedAt: true, bay: { select: { handle: true } } },
+      });
+      return renderProject(updated);
+    },
+
+    /** Mints a token for a human (mty_…) or an agent (bay_…): shown once, stored as SHA-256. */
+    async mintToken(input: unknown) {
+      const data = parseInput(mintTokenInput, input);
+      const kind = memberKindOf(data.member_id);
+      if (kind === "human") {
+        const human = await db.human.findUnique({ where: { id: data.member_id }, select: { id: true } });
+        if (!human) throw HubError.invalid({ member_id: "not_found" });
+      } else {
+        const agent = await db.agent.findUnique({ where: { id: data.member_id }, select: { id: true } });
+        if (!agent) throw HubError.invalid({ member_id: "not_found" });
+      }
+      const { secret, hash } = mintSecret(kind === "human" ? "human" : "agent");
+      await db.accessToken.create({
+        data: {
+          kind: kind === "human" ? "human" : "agent",
+          hash,
+          humanId: kind === "human" ? data.member_id : null,
+          agentId: kind === "agent" ? data.member_id : null,
+          label: data.label ?? null,
+        },
+      });
+      return { token: secret, member_id: data.member_id, kind: kind === "human" ? ("human" as const) : ("agent" as const) };
+    },
+  };
+}
+export type AdminService = ReturnType<typeof adminService>;

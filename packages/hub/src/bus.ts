@@ -1,0 +1,15 @@
+import { EventEmitter } from "node:events";
+
+/** The live bus: carries only seqs and ids; readers load from the database (DESIGN.md §3). */
+export type BusMessage = { type: "event"; seq: number; conversationId: string | null; audience: string[] };
+
+export class LiveBus {
+  private emitter = new EventEmitter().setMaxListeners(0);
+  publish(message: BusMessage): void {
+    this.emitter.emit("message", message);
+  }
+  subscribe(listener: (message: BusMessage) => void): () => void {
+    this.emitter.on("message", listener);
+    return () => this.emitter.off("message", listener);
+  }
+}
