@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   addMemberInput,
   agentIdCandidates,
@@ -147,7 +148,7 @@ export function adminService(db: Db) {
 
     async removeMember(ref: unknown, memberId: string, reason: unknown) {
       const { owner, slug } = parseInput(projectRef, ref);
-      const why = parseInput(removeMemberReason.default("removed"), reason ?? undefined);
+      const { reason: why } = parseInput(z.object({ reason: removeMemberReason.default("removed") }), { reason: reason ?? undefined });
       return db.$transaction(async (tx) => {
         const project = await findProject(tx, owner, slug);
         if (!project) throw HubError.notFound("project not found");

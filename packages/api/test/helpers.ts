@@ -1,0 +1,49 @@
+import { freshDatabase } from "@maity/db/testing";
+import { createHub, type Hub } from "@maity/hub";
+import { handleTrpc } from "../src/fetch.ts";
+import { handleRest } from "../src/rest/index.ts";
+
+export const ADMIN = "test-admin-token";
+export const BASE = "http://127.0.0.1:3000";
+
+export async function testHub(): Promise<Hub> {
+  return createHub(await freshDatabase());
+}
+
+export function restClient(hub: Hub, adminToken: string | undefined = ADMIN) {
+  return async (method: string, path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    const req = new Request(`${BASE}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+    });
+    const res = await handleRest(hub, req, { adminToken });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+}
+
+/** tRPC over fetch, as the dashboard calls it; keeps the session cookie like a browser. */
+export function trpcBrowser(hub: Hub) {
+  let cookie: string | null = null;
+  const call = async (kind: "query" | "mutation", name: string, input: unknown) => {
+    const headers: Record<string, string> = {};
+    if (cookie) headers.cookie = cookie;
+    const url = `${BASE}/api/trpc/${name}`;
+    const req =
+      kind === "query"
+        ? new Request(`${url}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers })
+        : new Request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(input) });
+    const res = await handleTrpc(hub, req);
+    const setCookie = res.headers.get("set-cookie");
+    if (setCookie) {
+      const pair = setCookie.split(";")[0] ?? "";
+      cookie = pair.endsWith("=") ? null : pair;
+    }
+    return { status: res.status, body: (await res.json()) as { result?: { data: unknown }; error?: { data: { hubError: { code: string; details: Record<string, unknown> } | null } } }, setCookie };
+  };
+  return { query: (name: string, input?: unknown) => call("query", name, input), mutation: (name: string, input?: unknown) => call("mutation", name, input), cookie: () => cookie };
+}

@@ -1,0 +1,20 @@
+import { defineConfig } from "vitest/config";
+
+// unit: pure rules and parsers. integration: a real database per test file (PGlite, or PostgreSQL
+// when TEST_DATABASE_URL is set — CI runs the integration project on both).
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: "unit", include: ["packages/*/test/**/*.test.ts"], exclude: ["**/*.int.test.ts", "**/node_modules/**"] } },
+      {
+        test: {
+          name: "integration",
+          include: ["packages/*/test/**/*.int.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
