@@ -13,7 +13,15 @@ export function Chat({ open }: { open: Open }) {
   const router = useRouter();
   const me = useQuery(trpc.auth.me.queryOptions());
   const projects = useQuery({ ...trpc.projects.mine.queryOptions(), enabled: Boolean(me.data) });
-  const logout = useMutation(trpc.auth.logout.mutationOptions({ onSuccess: () => router.push("/login") }));
+  const queryClient = useQueryClient();
+  const logout = useMutation(
+    trpc.auth.logout.mutationOptions({
+      onSuccess: () => {
+        queryClient.clear();
+        router.push("/login");
+      },
+    }),
+  );
   useEffect(() => {
     if (me.isSuccess && !me.data) router.replace("/login");
   }, [me.isSuccess, me.data, router]);
