@@ -39,7 +39,7 @@ describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by
     expect(login.setCookie).toMatch(/^maity_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
 
     const list = await browser.query("conversations.list", { owner: "maintainer", slug: "maity" });
-    const items = (list.body.result?.data as { items: { id: string; kind: string; unread: number }[] }).items;
+    const { items } = (list.body.result?.data ?? { items: [] }) as { items: { id: string; kind: string; unread: number }[] };
     expect(items.map((i) => i.id)).toEqual(["agt-a"]);
     expect(items[0]?.kind).toBe("direct");
     expect(items[0]?.unread).toBe(0); // the human's own message after the agent's moved the marker
