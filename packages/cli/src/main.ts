@@ -1,0 +1,78 @@
+// `pnpm maity admin …`: operator commands over the hub's HTTP routes (the hub owns its database).
+import { createRestClient, HubApiError } from "@maity/client";
+import { type Command, parseCommand, USAGE, UsageError } from "./commands.ts";
+
+async function run(command: Command, client: ReturnType<typeof createRestClient>): Promise<{ line: string; raw: unknown }> {
+  switch (command.kind) {
+    case "help":
+      return { line: USAGE, raw: null };
+    case "human": {
+      const r = await client.admin.createHuman({ handle: command.handle, name: command.name, password: command.password });
+      return { line: `created human ${r.id} (${r.name})`, raw: r };
+    }
+    case "agent": {
+      const { kind: _k, ...input } = command;
+      const r = await client.admin.createAgent(input);
+      return { line: `created agent ${r.id} (${r.name})`, raw: r };
+    }
+    case "project": {
+      const r = await client.admin.createProject({ owner: command.owner, slug: command.slug, name: command.name });
+      return { line: `created project ${r.full_name} (${r.name}); ${command.owner} is its admin`, raw: r };
+    }
+    case "member-add": {
+      const r = await client.admin.addMember(command.owner, command.slug, { member_id: command.memberId, ...(command.admin ? { permissions: ["members:admin" as const] } : {}) });
+      return { line: `${r.member_id} is an active member of ${command.owner}/${command.slug}${r.permissions.length ? ` (${r.permissions.join(", ")})` : ""}`, raw: r };
+    }
+    case "member-remove": {
+      const r = await client.admin.removeMember(command.owner, command.slug, command.memberId, command.reason);
+      return { line: `${command.memberId} ${command.reason} from ${command.owner}/${command.slug}`, raw: r };
+    }
+    case "archive": {
+      const r = await client.admin.archiveProject(command.owner, command.slug);
+      return { line: `archived ${r.full_name}`, raw: r };
+    }
+    case "token": {
+      const r = await client.admin.mintToken({ member_id: command.memberId });
+      return { line: `token for ${r.member_id} (shown once, keep it safe):\n${r.token}`, raw: r };
+    }
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCommand>;
+  try {
+    parsed = parseCommand(argv);
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.command.kind === "help") {
+    console.log(USAGE);
+    return 0;
+  }
+  const token = process.env.MAITY_ADMIN_TOKEN;
+  if (!token) {
+    console.error("error: MAITY_ADMIN_TOKEN is not set (the hub's operator token; the admin routes are off without it)");
+    return 2;
+  }
+  const baseUrl = process.env.MAITY_URL || "http://127.0.0.1:3000";
+  try {
+    const result = await run(parsed.command, createRestClient({ baseUrl, token }));
+    console.log(parsed.json ? JSON.stringify(result.raw, null, 2) : result.line);
+    return 0;
+  } catch (error) {
+    if (error instanceof HubApiError) {
+      console.error(`error: ${error.message} (${error.status} ${error.code})`);
+      for (const [field, reason] of Object.entries(error.details.fields ?? {})) console.error(`  ${field}: ${reason}`);
+      return 1;
+    }
+    if (error instanceof UsageError) {
+      console.error(`error: ${error.message}`);
+      return 2;
+    }
+    console.error(`error: cannot reach the hub at ${baseUrl}: ${(error as Error).message}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,95 @@
+import type { AppRouter } from "@maity/api";
+import {
+  agentOutput,
+  directItemSchema,
+  humanOutput,
+  memberOutput,
+  messagePage,
+  messageSchema,
+  projectOutput,
+  tokenOutput,
+} from "@maity/domain";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+
+/** A refusal from the hub, as its REST routes render it (DESIGN.md §4). */
+export class HubApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: { fields?: Record<string, string>; reason?: string; [key: string]: unknown } = {},
+  ) {
+    super(message);
+    this.name = "HubApiError";
+  }
+}
+
+export interface RestClientOptions {
+  baseUrl: string;
+  token?: string | undefined;
+  fetch?: typeof fetch;
+}
+
+type Schema<T> = { parse(value: unknown): T };
+const enc = encodeURIComponent;
+
+/** Typed REST client for the Maity routes; success bodies are parsed with the domain's schemas. */
+export function createRestClient(options: RestClientOptions) {
+  const doFetch = options.fetch ?? fetch;
+  const base = options.baseUrl.replace(/\/+$/, "");
+
+  async function call<T>(method: string, path: string, schema: Schema<T> | null, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await doFetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    if (!res.ok) {
+      const error = (parsed as { error?: { code?: string; message?: string; details?: HubApiError["details"] } } | null)?.error;
+      throw new HubApiError(res.status, error?.code ?? `http_${res.status}`, error?.message ?? (text || res.statusText), error?.details ?? {});
+    }
+    return schema ? schema.parse(parsed) : (parsed as T);
+  }
+
+  const project = (owner: string, slug: string) => `/api/projects/${enc(owner)}/${enc(slug)}`;
+  const adminProject = (owner: string, slug: string) => `/api/admin/projects/${enc(owner)}/${enc(slug)}`;
+
+  return {
+    admin: {
+      createHuman: (input: { handle: string; name: string; password: string }) => call("POST", "/api/admin/humans", humanOutput, input),
+      createAgent: (input: { owner: string; handle: string; name?: string; description?: string }) => call("POST", "/api/admin/agents", agentOutput, input),
+      createProject: (input: { owner: string; slug: string; name: string }) => call("POST", "/api/admin/projects", projectOutput.omit({ archived: true }), input),
+      addMember: (owner: string, slug: string, input: { member_id: string; permissions?: "members:admin"[] }) =>
+        call("POST", `${adminProject(owner, slug)}/members`, memberOutput, input),
+      removeMember: (owner: string, slug: string, memberId: string, reason?: "removed" | "isolated") =>
+        call<{ member_id: string; status: string }>("DELETE", `${adminProject(owner, slug)}/members/${enc(memberId)}${reason ? `?reason=${enc(reason)}` : ""}`, null),
+      archiveProject: (owner: string, slug: string) => call("POST", `${adminProject(owner, slug)}/archive`, projectOutput),
+      mintToken: (input: { member_id: string }) => call("POST", "/api/admin/tokens", tokenOutput, input),
+    },
+    conversations: {
+      list: (owner: string, slug: string) => call<{ items: unknown[]; next_cursor: string | null }>("GET", `${project(owner, slug)}/conversations`, null),
+      get: (owner: string, slug: string, id: string) => call("GET", `${project(owner, slug)}/conversations/${enc(id)}`, directItemSchema),
+    },
+    messages: {
+      list: (owner: string, slug: string, id: string, query: { after?: number; before?: number; limit?: number } = {}) => {
+        const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+        const qs = params.size ? `?${params}` : "";
+        return call("GET", `${project(owner, slug)}/conversations/${enc(id)}/messages${qs}`, messagePage);
+      },
+      post: (owner: string, slug: string, id: string, input: { body: string; to_instance?: string | null }) =>
+        call("POST", `${project(owner, slug)}/conversations/${enc(id)}/messages`, messageSchema, input),
+    },
+  };
+}
+export type RestClient = ReturnType<typeof createRestClient>;
+
+/** The tRPC client the dashboard uses, for Node scripts and tests (bearer or cookie headers). */
+export function createTrpcClient(baseUrl: string, headers: Record<string, string> = {}) {
+  return createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl.replace(/\/+$/, "")}/api/trpc`, headers })] });
+}
