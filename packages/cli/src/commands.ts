@@ -9,7 +9,8 @@ export type Command =
   | { kind: "member-add"; owner: string; slug: string; memberId: string; admin: boolean }
   | { kind: "member-remove"; owner: string; slug: string; memberId: string; reason: "removed" | "isolated" }
   | { kind: "archive"; owner: string; slug: string }
-  | { kind: "token"; memberId: string };
+  | { kind: "token"; memberId: string }
+  | { kind: "revoke"; token: string };
 
 export type Parsed = { command: Command; json: boolean };
 
@@ -24,6 +25,7 @@ export const USAGE = `usage: maity admin <command> [--json]
   admin member remove <owner>/<slug> <member_id> [--reason removed|isolated]
   admin archive <owner>/<slug>
   admin token <member_id>
+  admin revoke <token>
 
 environment: MAITY_URL (default http://127.0.0.1:3000), MAITY_ADMIN_TOKEN (required)`;
 
@@ -88,6 +90,8 @@ export function parseCommand(argv: string[]): Parsed {
       return { json, command: { kind: "archive", ...projectRef(args[0]) } };
     case "token":
       return { json, command: { kind: "token", memberId: need(args[0], "<member_id>") } };
+    case "revoke":
+      return { json, command: { kind: "revoke", token: need(args[0], "<token>") } };
     default:
       throw new UsageError(verb ? `unknown admin command "${verb}"` : "missing admin command");
   }

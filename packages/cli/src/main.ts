@@ -35,6 +35,10 @@ async function run(command: Command, client: ReturnType<typeof createRestClient>
       const r = await client.admin.mintToken({ member_id: command.memberId });
       return { line: `token for ${r.member_id} (shown once, keep it safe):\n${r.token}`, raw: r };
     }
+    case "revoke": {
+      const r = await client.admin.revokeToken({ token: command.token });
+      return { line: r.revoked ? "token revoked" : "no active token matched (already revoked or never minted)", raw: r };
+    }
   }
 }
 

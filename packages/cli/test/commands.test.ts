@@ -11,6 +11,7 @@ describe("maity admin: parseCommand (issue 2 §4)", () => {
     [["admin", "member", "remove", "alice/lab", "agt-q"], { kind: "member-remove", owner: "alice", slug: "lab", memberId: "agt-q", reason: "removed" }],
     [["admin", "archive", "alice/lab"], { kind: "archive", owner: "alice", slug: "lab" }],
     [["admin", "token", "agt-q"], { kind: "token", memberId: "agt-q" }],
+    [["admin", "revoke", "bay_x"], { kind: "revoke", token: "bay_x" }],
     [[], { kind: "help" }],
     [["--help"], { kind: "help" }],
   ])("%j", (argv, command) => {

@@ -71,6 +71,7 @@ export function createRestClient(options: RestClientOptions) {
         call<{ member_id: string; status: string }>("DELETE", `${adminProject(owner, slug)}/members/${enc(memberId)}${reason ? `?reason=${enc(reason)}` : ""}`, null),
       archiveProject: (owner: string, slug: string) => call("POST", `${adminProject(owner, slug)}/archive`, projectOutput),
       mintToken: (input: { member_id: string }) => call("POST", "/api/admin/tokens", tokenOutput, input),
+      revokeToken: (input: { token: string }) => call<{ revoked: boolean }>("POST", "/api/admin/tokens/revoke", null, input),
     },
     conversations: {
       list: (owner: string, slug: string) => call<{ items: unknown[]; next_cursor: string | null }>("GET", `${project(owner, slug)}/conversations`, null),

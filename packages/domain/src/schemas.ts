@@ -53,6 +53,8 @@ export const removeMemberReason = z.enum(["removed", "isolated"]);
 export const mintTokenInput = z.object({ member_id: memberIdSchema, label: z.string().max(100).optional() });
 export const tokenOutput = z.object({ token: z.string(), member_id: z.string(), kind: z.enum(["human", "agent"]) });
 
+export const revokeTokenInput = z.object({ token: z.string().min(1, "required").max(200, "at most 200 characters") });
+
 export const loginInput = z.object({ handle: z.string().min(1, "required"), password: z.string().min(1, "required") });
 
 export const projectRef = z.object({ owner: handleSchema, slug: handleSchema });

@@ -14,9 +14,10 @@ import {
   projectFullName,
   projectRef,
   removeMemberReason,
+  revokeTokenInput,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
-import { hashPassword, mintSecret } from "./credentials.ts";
+import { hashPassword, mintSecret, sha256 } from "./credentials.ts";
 import { closeDirectFor, ensureDirectConversation } from "./direct.ts";
 
 const isUniqueViolation = (error: unknown): boolean =>
@@ -179,6 +180,13 @@ export function adminService(db: Db) {
         select: { id: true, slug: true, name: true, archivedAt: true, bay: { select: { handle: true } } },
       });
       return renderProject(updated);
+    },
+
+    /** Revokes a token given its plaintext; afterwards it answers 401 like one that never existed. */
+    async revokeToken(input: unknown) {
+      const { token } = parseInput(revokeTokenInput, input);
+      const result = await db.accessToken.updateMany({ where: { hash: sha256(token), revokedAt: null }, data: { revokedAt: new Date() } });
+      return { revoked: result.count > 0 };
     },
 
     /** Mints a token for a human (mty_…) or an agent (bay_…): shown once, stored as SHA-256. */

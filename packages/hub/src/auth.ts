@@ -54,12 +54,6 @@ export function authService(db: Db) {
       }
       return null;
     },
-
-    /** Revokes a token by its plaintext (the holder) — afterwards it answers 401 everywhere. */
-    async revokeToken(token: string): Promise<boolean> {
-      const result = await db.accessToken.updateMany({ where: { hash: sha256(token), revokedAt: null }, data: { revokedAt: new Date() } });
-      return result.count > 0;
-    },
   };
 }
 export type AuthService = ReturnType<typeof authService>;

@@ -49,6 +49,7 @@ route("DELETE", "/api/admin/projects/{owner}/{slug}/members/{member_id}", "admin
 );
 route("POST", "/api/admin/projects/{owner}/{slug}/archive", "admin", async ({ hub, params }) => json(200, await hub.admin.archiveProject(params)));
 route("POST", "/api/admin/tokens", "admin", async ({ hub, body }) => json(201, await hub.admin.mintToken(await body())));
+route("POST", "/api/admin/tokens/revoke", "admin", async ({ hub, body }) => json(200, await hub.admin.revokeToken(await body())));
 
 // Conversations (§9.1).
 route("GET", "/api/projects/{owner}/{slug}/conversations", "caller", withCaller(async ({ hub, caller, params }) =>
