@@ -129,3 +129,18 @@ async function counts() {
   ]);
   return { humans, agents, projects, memberships, tokens };
 }
+
+describe("GET /api/health (issue 2 §7)", () => {
+  it("reports the database engine and the migration state", async () => {
+    const res = await rest("GET", "/api/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ok: true,
+      database: { engine: process.env.TEST_DATABASE_URL ? "postgresql" : "pglite", migrations: { applied: [expect.stringMatching(/_init$/)], pending: [] } },
+    });
+  });
+  it("an unknown /api path is the error shape's not_found", async () => {
+    const res = await rest("GET", "/api/nothing-here");
+    expect(res).toEqual({ status: 404, body: { error: { code: "not_found", message: "no such route", details: {} } } });
+  });
+});
