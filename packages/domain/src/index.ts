@@ -4,3 +4,5 @@ export * from "./preview.ts";
 export * from "./schemas.ts";
 export * from "./tokens.ts";
 export * from "./validation.ts";
+export * from "./bands.ts";
+export * from "./mentions.ts";
