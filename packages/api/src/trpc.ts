@@ -32,13 +32,13 @@ export function toTRPCError(error: HubError): TRPCError {
 }
 
 const t = initTRPC.context<Context>().create({
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, input }) {
     // Input refused by a procedure's zod schema renders as the hub's `invalid` with the fields named.
     const hub =
       isHubError(error.cause)
         ? error.cause
         : error.cause instanceof ZodError
-          ? HubError.invalid(fieldsOf(error.cause))
+          ? HubError.invalid(fieldsOf(error.cause, input))
           : null;
     return {
       ...shape,

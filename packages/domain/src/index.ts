@@ -6,3 +6,4 @@ export * from "./tokens.ts";
 export * from "./validation.ts";
 export * from "./bands.ts";
 export * from "./mentions.ts";
+export * from "./groups.ts";

@@ -137,3 +137,11 @@ export const healthOutput = z.object({
   ok: z.boolean(),
   database: z.object({ engine: z.enum(["pglite", "postgresql"]), migrations: z.object({ applied: z.array(z.string()), pending: z.array(z.string()) }) }),
 });
+
+// §9.2 group chats.
+export const GROUP_PARTICIPANTS_MAX = 12;
+export const createGroupInput = z.object({
+  title: z.string().trim().max(200, "at most 200 characters").nullable().optional(),
+  participants: z.array(memberIdSchema).max(100, "too_many"),
+  wake: z.never({ error: "not_supported" }).optional(),
+});

@@ -1,13 +1,24 @@
 import type { z } from "zod";
 import { HubError } from "./errors.ts";
 
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
 /** zod issues → `details.fields`: the first problem of each field, named by its path. */
-export function fieldsOf(error: z.ZodError): Record<string, string> {
+export function fieldsOf(error: z.ZodError, input?: unknown): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const issue of error.issues) {
     const name = issue.path.length ? issue.path.join(".") : "body";
     if (fields[name]) continue;
-    fields[name] = issue.code === "invalid_type" && issue.input === undefined ? "required" : issue.message;
+    // zod 4 does not carry the input on an issue: look it up, so a missing field says "required".
+    const missing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
+    fields[name] = missing ? "required" : issue.message;
   }
   return fields;
 }
@@ -15,6 +26,6 @@ export function fieldsOf(error: z.ZodError): Record<string, string> {
 /** Parse or refuse whole with the fields named (DESIGN.md §4). */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw HubError.invalid(fieldsOf(result.error));
+  if (!result.success) throw HubError.invalid(fieldsOf(result.error, input));
   return result.data;
 }

@@ -55,3 +55,16 @@ describe("parseInput names every bad field (DESIGN §4)", () => {
     expect(hub.details.fields?.name).toBe("required");
   });
 });
+
+describe("fieldsOf: a present value of the wrong type is not 'required'", () => {
+  it("names the type problem", () => {
+    let error: unknown;
+    try {
+      parseInput(createHumanInput, { handle: 7, name: "N", password: "long-enough" });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as HubError).details.fields?.handle).not.toBe("required");
+    expect((error as HubError).details.fields?.handle).toMatch(/string/);
+  });
+});

@@ -55,8 +55,12 @@ route("POST", "/api/admin/tokens/revoke", "admin", async ({ hub, body }) => json
 route("GET", "/api/projects/{owner}/{slug}/conversations", "caller", withCaller(async ({ hub, caller, params }) =>
   json(200, { items: await hub.direct.listDirect(caller, params), next_cursor: null }),
 ));
+route("POST", "/api/projects/{owner}/{slug}/conversations", "caller", withCaller(async ({ hub, caller, params, body, req }) => {
+  const { status, view } = await hub.groups.create(caller, params, await body(), req.headers.get("idempotency-key"));
+  return json(status, view);
+}));
 route("GET", "/api/projects/{owner}/{slug}/conversations/{id}", "caller", withCaller(async ({ hub, caller, params }) =>
-  json(200, await hub.direct.getDirect(caller, params, params.id ?? "")),
+  json(200, await hub.conversation(caller, params, params.id ?? "")),
 ));
 route("GET", "/api/projects/{owner}/{slug}/conversations/{id}/messages", "caller", withCaller(async ({ hub, caller, params, url }) =>
   json(200, await hub.direct.messages(caller, params, params.id ?? "", Object.fromEntries(url.searchParams))),
