@@ -66,8 +66,8 @@ function ProjectList({ owner, slug, name, open }: { owner: string; slug: string;
           return (
             <li key={item.id}>
               <Link href={`/p/${owner}/${slug}/c/${item.id}`} aria-current={current ? "page" : undefined}>
-                <span>{agent?.name ?? item.id}</span>
-                {item.unread > 0 ? <span className="badge"> ({item.unread} unread)</span> : null}
+                <span>{item.kind === "group" ? (item.title ?? item.participants.map((p) => p.handle).join(", ")) : (agent?.name ?? item.id)}</span>
+                {(item.unread ?? 0) > 0 ? <span className="badge"> ({item.unread} unread)</span> : null}
                 <div className="meta">{item.last_message?.body ?? "No messages yet"}</div>
               </Link>
             </li>
@@ -81,13 +81,13 @@ function ProjectList({ owner, slug, name, open }: { owner: string; slug: string;
 function Conversation({ owner, slug, id }: { owner: string; slug: string; id: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const messages = useQuery(trpc.messages.list.queryOptions({ owner, slug, conversation_id: id }));
+  const messages = useQuery(trpc.messages.list.queryOptions({ owner, slug, conversation_id: id, after: 0, limit: 200 }));
   const [body, setBody] = useState("");
   const post = useMutation(
     trpc.messages.post.mutationOptions({
       onSuccess: () => {
         setBody("");
-        void queryClient.invalidateQueries({ queryKey: trpc.messages.list.queryKey({ owner, slug, conversation_id: id }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.messages.list.queryKey({ owner, slug, conversation_id: id, after: 0, limit: 200 }) });
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ owner, slug }) });
       },
     }),

@@ -1,7 +1,7 @@
 import type { Hub } from "@maity/hub";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "./routers/index.ts";
-import { callerFromRequest, isSecure } from "./session.ts";
+import { adminAccess, callerFromRequest, isSecure } from "./session.ts";
 
 /** tRPC over fetch at /api/trpc, with the caller from bearer or session cookie. */
 export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
@@ -11,7 +11,7 @@ export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
     router: appRouter,
     createContext: async ({ resHeaders }) => {
       const { caller, session } = await callerFromRequest(hub, req);
-      return { hub, caller, session, resHeaders, secure: isSecure(req) };
+      return { hub, caller, session, resHeaders, secure: isSecure(req), admin: adminAccess(req, process.env.MAITY_ADMIN_TOKEN) };
     },
   });
 }

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import type { Hub } from "@maity/hub";
 import { SESSION_TTL_MS } from "@maity/hub";
 import { parseBearer } from "@maity/domain";
@@ -33,4 +34,14 @@ export async function callerFromRequest(hub: Hub, req: Request) {
   }
   const session = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
   return { caller: await hub.auth.fromSession(session), session, bearer: false };
+}
+
+/** The operator's bearer: "hidden" when MAITY_ADMIN_TOKEN is unset (the admin routes then do not exist). */
+export function adminAccess(req: Request, adminToken: string | undefined): "ok" | "hidden" | "unauthenticated" {
+  if (!adminToken) return "hidden";
+  const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+  if (!given) return "unauthenticated";
+  const a = Buffer.from(given);
+  const b = Buffer.from(adminToken);
+  return a.length === b.length && timingSafeEqual(a, b) ? "ok" : "unauthenticated";
 }

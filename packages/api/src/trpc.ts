@@ -12,6 +12,27 @@ export interface Context {
   /** Response headers (Set-Cookie on login/logout). */
   resHeaders: Headers;
   secure: boolean;
+  /** The operator's bearer (MAITY_ADMIN_TOKEN): "hidden" when the hub runs without one. */
+  admin: "ok" | "hidden" | "unauthenticated";
+}
+
+/** How a procedure is served as a REST route (rest/index.ts) and documented (openapi.ts). */
+export interface RestMeta {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** `{name}` segments fill the input field of that name. */
+  path: string;
+  summary: string;
+  /** Success status (default 200); `respond` overrides it per answer. */
+  status?: 200 | 201 | 204;
+  /** Request headers that fill input fields (header name, lower case → field). */
+  headers?: Record<string, string>;
+  /** Maps the procedure's output onto the REST answer when it is not the body as it is. */
+  respond?: (output: never) => { status: number; body: unknown };
+  /** The REST body's schema when `respond` reshapes the output. */
+  responseSchema?: import("zod").ZodType;
+}
+export interface Meta {
+  rest?: RestMeta;
 }
 
 const trpcCode = (code: HubError["code"]): TRPCError["code"] =>
@@ -31,7 +52,7 @@ export function toTRPCError(error: HubError): TRPCError {
   return new TRPCError({ code: trpcCode(error.code), message: error.message, cause: error });
 }
 
-const t = initTRPC.context<Context>().create({
+const t = initTRPC.meta<Meta>().context<Context>().create({
   errorFormatter({ shape, error, input }) {
     // Input refused by a procedure's zod schema renders as the hub's `invalid` with the fields named.
     const hub =
@@ -77,4 +98,11 @@ export const agentProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
   if (ctx.caller.kind !== "agent") throw toTRPCError(HubError.forbidden("agents_only"));
   return next({ ctx: { ...ctx, caller: ctx.caller as AgentCaller } });
+});
+
+/** Operator routes: 404 when the hub runs without MAITY_ADMIN_TOKEN, 401 for a wrong bearer. */
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (ctx.admin === "hidden") throw toTRPCError(HubError.notFound("no such route"));
+  if (ctx.admin !== "ok") throw toTRPCError(HubError.unauthenticated());
+  return next({ ctx });
 });

@@ -18,7 +18,23 @@ export interface Database {
   migrations: MigrationState;
   /** Raw SQL outside Prisma (migrations, test resets). */
   sql: SqlRunner;
+  /** Calls `listener` with every SQL statement Prisma sends (tests count statements, benches too). */
+  observeQueries(listener: (sql: string) => void): () => void;
   close(): Promise<void>;
+}
+
+type QueryEvents = { $on(event: "query", listener: (e: { query: string }) => void): void };
+
+/** One Prisma `query` subscription fanned out to observers that come and go. */
+function queryObserver(prisma: unknown): Database["observeQueries"] {
+  const listeners = new Set<(sql: string) => void>();
+  (prisma as QueryEvents).$on("query", (e) => {
+    for (const listener of listeners) listener(e.query);
+  });
+  return (listener) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
 }
 
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
@@ -55,12 +71,13 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
       ),
   };
   const migrations = migrate ? await applyMigrations(sql) : await applyMigrations(sql, { dryRun: true });
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg), log: [{ emit: "event", level: "query" }] });
   return {
     prisma,
     engine: "pglite",
     migrations,
     sql,
+    observeQueries: queryObserver(prisma),
     close: async () => {
       await prisma.$disconnect();
       await pg.close();
@@ -98,12 +115,13 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     },
   };
   const migrations = migrate ? await applyMigrations(sql) : await applyMigrations(sql, { dryRun: true });
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: [{ emit: "event", level: "query" }] });
   return {
     prisma,
     engine: "postgresql",
     migrations,
     sql,
+    observeQueries: queryObserver(prisma),
     close: async () => {
       await prisma.$disconnect();
       await pool.end().catch(() => {});

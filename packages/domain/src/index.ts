@@ -7,3 +7,5 @@ export * from "./validation.ts";
 export * from "./bands.ts";
 export * from "./mentions.ts";
 export * from "./groups.ts";
+export * from "./wake.ts";
+export * from "./meatproxy.ts";

@@ -66,6 +66,8 @@ export const mentionSchema = z.object({
   field: z.literal("body"),
   offset: z.number().int(),
   length: z.number().int(),
+  /** `@handle#instance` names one instance (OQ-M-19). */
+  instance_id: z.string().optional(),
 });
 export const redactionSchema = z.object({ at: z.string(), by: z.string(), reason: z.string().nullable() });
 export const messageSchema = z.object({
@@ -76,6 +78,7 @@ export const messageSchema = z.object({
   to: z.string(),
   body: z.string().nullable(),
   sent_at: z.string(),
+  /** Direct conversations only: a group message has no delivered_at (§9.2 Message shape). */
   delivered_at: z.string().nullable().optional(),
   mentions: z.array(mentionSchema),
   attachments: z.array(z.unknown()),
@@ -86,17 +89,31 @@ export const messageSchema = z.object({
 });
 export type Message = z.infer<typeof messageSchema>;
 
+// Limits (docs/api.md "Limits"): a JSON request body of at most 256 KiB, a message body of at most
+// 20,000 code points.
+export const REQUEST_BODY_MAX_BYTES = 256 * 1024;
 export const MESSAGE_BODY_MAX = 20_000;
-export const postMessageInput = z.object({
-  body: z.string().refine((s) => s.trim().length > 0, "required").refine((s) => s.length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`),
-  to_instance: z.string().min(1).max(100).nullable().optional(),
+const messageBody = z
+  .string({ error: "a string" })
+  .refine((s) => s.trim().length > 0, "required")
+  .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`);
+export const postMessageInput = z.strictObject({
+  body: messageBody,
+  to_instance: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters").nullable().optional(),
 });
 
-const seqParam = z.coerce.number().int("an integer").min(0, "at least 0");
-export const listMessagesQuery = z.object({
-  after: seqParam.optional(),
-  before: seqParam.optional(),
-  limit: z.coerce.number().int("an integer").min(1, "at least 1").max(200, "at most 200").default(50),
+/** Query values arrive as strings over REST and as numbers over tRPC: both parse. */
+const queryInt = (min: number, max?: number) => {
+  let n = z.coerce.number({ error: "an integer" }).int("an integer").min(min, `at least ${min}`);
+  if (max !== undefined) n = n.max(max, `at most ${max}`);
+  return n;
+};
+export const queryBool = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], { error: "true or false" });
+export const LIST_LIMIT_MAX = 200;
+export const listMessagesQuery = z.strictObject({
+  after: queryInt(0).optional(),
+  before: queryInt(1).optional(),
+  limit: queryInt(1, 200).default(50),
 });
 export const messagePage = z.object({
   items: z.array(messageSchema),
@@ -104,12 +121,23 @@ export const messagePage = z.object({
   earlier: z.number().int().nullable().optional(),
 });
 
+export const meatProxyFieldsSchema = {
+  meat_proxy_lead: z.boolean().optional(),
+  meat_proxy_hands: z.boolean().optional(),
+  meat_proxy: z.boolean().optional(),
+  meat_proxy_chat: z.boolean().nullable().optional(),
+  meat_proxy_note: z.string().optional(),
+};
+/** A participant entry of a list item (§9.3); human entries carry the meat-proxy fields. */
 export const listParticipantSchema = z.object({
   member_id: z.string(),
   kind: z.enum(["human", "agent"]),
   handle: z.string(),
   name: z.string().optional(),
+  ...meatProxyFieldsSchema,
 });
+/** A participant entry of the group chat view (§9.2). */
+export const viewParticipantSchema = listParticipantSchema.extend({ owner_id: z.string().nullable(), joined_at: z.string() });
 export const lastMessageSchema = z.object({
   seq: z.number().int(),
   from: z.string(),
@@ -132,6 +160,58 @@ export const directItemSchema = z.object({
   last_message: lastMessageSchema.nullable(),
 });
 export type DirectItem = z.infer<typeof directItemSchema>;
+export const groupItemSchema = z.object({
+  id: z.string(),
+  kind: z.literal("group"),
+  title: z.string().nullable(),
+  created_at: z.string(),
+  participants: z.array(listParticipantSchema),
+  observers: z.array(z.string()),
+  access: z.enum(["participant", "observer"]),
+  closed_at: z.string().nullable(),
+  last_message_at: z.string().nullable(),
+  /** null for an observer: it reads along and is never behind (§9.3). */
+  unread: z.number().int().nullable(),
+  mentions_unread: z.number().int().nullable(),
+  pinned: z.boolean(),
+  last_message: lastMessageSchema.nullable(),
+});
+export type GroupItem = z.infer<typeof groupItemSchema>;
+export const conversationItemSchema = z.discriminatedUnion("kind", [directItemSchema, groupItemSchema]);
+export type ConversationItem = z.infer<typeof conversationItemSchema>;
+
+export const groupViewSchema = z.object({
+  id: z.string(),
+  kind: z.literal("group"),
+  title: z.string().nullable(),
+  created_by: z.string(),
+  created_at: z.string(),
+  participants: z.array(viewParticipantSchema),
+  observers: z.array(z.string()),
+  closed_at: z.string().nullable(),
+  closed_reason: z.enum(["no_human"]).nullable(),
+  access: z.enum(["participant", "observer"]),
+  pinned: z.boolean(),
+});
+export type GroupView = z.infer<typeof groupViewSchema>;
+/** GET …/conversations/{id}: the direct item (§9.1) or the group chat view (§9.2). */
+export const conversationSchema = z.discriminatedUnion("kind", [directItemSchema, groupViewSchema]);
+export type Conversation = z.infer<typeof conversationSchema>;
+
+export const listConversationsQuery = z.strictObject({
+  observed: queryBool.default(false),
+  limit: queryInt(1, LIST_LIMIT_MAX).default(50),
+  cursor: z.string({ error: "a string" }).max(1000, "bad_cursor").optional(),
+});
+export const conversationPage = z.object({ items: z.array(conversationItemSchema), next_cursor: z.string().nullable() });
+export const listProjectSchema = z.object({ owner: z.string(), slug: z.string(), full_name: z.string(), name: z.string() });
+export const meItemSchema = z.discriminatedUnion("kind", [
+  directItemSchema.extend({ project: listProjectSchema }),
+  groupItemSchema.extend({ project: listProjectSchema }),
+]);
+export type MeItem = z.infer<typeof meItemSchema>;
+export const totalsSchema = z.object({ unread: z.number().int(), mentions_unread: z.number().int() });
+export const meConversationPage = z.object({ items: z.array(meItemSchema), next_cursor: z.string().nullable(), totals: totalsSchema });
 
 export const healthOutput = z.object({
   ok: z.boolean(),
@@ -140,8 +220,55 @@ export const healthOutput = z.object({
 
 // §9.2 group chats.
 export const GROUP_PARTICIPANTS_MAX = 12;
-export const createGroupInput = z.object({
-  title: z.string().trim().max(200, "at most 200 characters").nullable().optional(),
-  participants: z.array(memberIdSchema).max(100, "too_many"),
-  wake: z.never({ error: "not_supported" }).optional(),
+export const TITLE_MAX = 200;
+/** OQ-M-03: 1–200 code points after trimming; "" and null mean no title. */
+const titleSchema = z
+  .string({ error: "a string or null" })
+  .trim()
+  .refine((s) => Array.from(s).length <= TITLE_MAX, `at most ${TITLE_MAX} characters`)
+  .transform((s) => (s === "" ? null : s))
+  .nullable();
+/** Not built (§9.2 "wake"): refused so no client believes it took effect (OQ-M-23). */
+const wakeNotBuilt = z.never({ error: "not_supported" }).optional();
+export const createGroupInput = z.strictObject({
+  title: titleSchema.optional(),
+  participants: z.array(memberIdSchema, { error: "a list of member ids" }).max(100, "too_many"),
+  wake: wakeNotBuilt,
+});
+export const updateGroupInput = z
+  .strictObject({ title: titleSchema.optional() })
+  .refine((v) => Object.keys(v).length > 0, { error: "nothing to change", path: ["title"] });
+export const addParticipantInput = z.strictObject({ member_id: memberIdSchema, wake: wakeNotBuilt });
+export const leftReasonSchema = z.enum(["left", "removed", "membership_removed", "membership_isolated"]);
+/** A stay of a member in a group chat (OQ-M-06); `left_at`/`reason` are null while it lasts. */
+export const participationSchema = z.object({
+  member_id: z.string(),
+  joined_at: z.string(),
+  left_at: z.string().nullable(),
+  reason: leftReasonSchema.nullable(),
+});
+export const redactInput = z.strictObject({ reason: z.string({ error: "a string or null" }).trim().max(500, "at most 500 characters").nullable().optional() });
+export const meatProxyInput = z.strictObject({ meat_proxy: z.boolean({ error: "true, false or null" }).nullable() });
+export const PINS_MAX = 20;
+
+// Events (§8.2, §8.4): the caller's readable set of the log, and POST /events with type chat.
+export const eventsQuery = z.strictObject({ after: queryInt(0).optional(), limit: queryInt(1, LIST_LIMIT_MAX).default(50) });
+export const conversationEventSchema = z.object({
+  id: z.string(),
+  seq: z.number().int(),
+  kind: z.enum(["conversation_created", "conversation_updated"]),
+  conversation_id: z.string(),
+  from: z.string(),
+  sent_at: z.string(),
+  payload: z.object({ conversation: z.record(z.string(), z.unknown()), changed: z.record(z.string(), z.unknown()).optional() }),
+});
+export const messageEventSchema = messageSchema.extend({ kind: z.literal("message"), type: z.literal("chat") });
+export const eventSchema = z.discriminatedUnion("kind", [messageEventSchema, conversationEventSchema]);
+export type HubEvent = z.infer<typeof eventSchema>;
+export const eventPage = z.object({ items: z.array(eventSchema), next_cursor: z.string().nullable() });
+export const postEventInput = z.strictObject({
+  type: z.literal("chat", { error: "not_supported" }),
+  conversation_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters"),
+  body: messageBody,
+  to_instance: postMessageInput.shape.to_instance,
 });

@@ -14,6 +14,11 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 export function fieldsOf(error: z.ZodError, input?: unknown): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      // Unknown fields are refused by name, never silently dropped.
+      for (const key of issue.keys) fields[[...issue.path, key].join(".")] ??= "unknown_field";
+      continue;
+    }
     const name = issue.path.length ? issue.path.join(".") : "body";
     if (fields[name]) continue;
     // zod 4 does not carry the input on an issue: look it up, so a missing field says "required".

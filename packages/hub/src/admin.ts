@@ -18,7 +18,10 @@ import {
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import { hashPassword, mintSecret, sha256 } from "./credentials.ts";
+import { findProject, renderProject } from "./projects.ts";
+import type { LiveBus } from "./bus.ts";
 import { closeDirectFor, ensureDirectConversation } from "./direct.ts";
+import { endParticipation, HUB_ACTOR, prunePins } from "./groups.ts";
 
 const isUniqueViolation = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
@@ -26,26 +29,8 @@ const isUniqueViolation = (error: unknown): boolean =>
 const taken = (field: string): HubError =>
   new HubError("conflict", `${field} already taken`, { fields: { [field]: "taken" } });
 
-export async function findProject(tx: Tx | Db, owner: string, slug: string) {
-  return tx.project.findFirst({
-    where: { slug, bay: { handle: owner } },
-    select: { id: true, slug: true, name: true, archivedAt: true, bay: { select: { handle: true } } },
-  });
-}
-
-export function renderProject(p: { id: string; slug: string; name: string; archivedAt: Date | null; bay: { handle: string } }) {
-  return {
-    id: p.id,
-    owner: p.bay.handle,
-    slug: p.slug,
-    full_name: projectFullName(p.bay.handle, p.slug),
-    name: p.name,
-    archived: p.archivedAt !== null,
-  };
-}
-
 /** Operator commands (issue 2 §4): the same service behind `pnpm maity admin …` and /api/admin/*. */
-export function adminService(db: Db) {
+export function adminService(db: Db, bus: LiveBus) {
   return {
     async createHuman(input: unknown) {
       const data = parseInput(createHumanInput, input);
@@ -150,7 +135,7 @@ export function adminService(db: Db) {
     async removeMember(ref: unknown, memberId: string, reason: unknown) {
       const { owner, slug } = parseInput(projectRef, ref);
       const { reason: why } = parseInput(z.object({ reason: removeMemberReason.default("removed") }), { reason: reason ?? undefined });
-      return db.$transaction(async (tx) => {
+      const result = await db.$transaction(async (tx) => {
         const project = await findProject(tx, owner, slug);
         if (!project) throw HubError.notFound("project not found");
         const membership = await tx.membership.findUnique({
@@ -158,16 +143,25 @@ export function adminService(db: Db) {
           select: { id: true, status: true, memberKind: true },
         });
         if (!membership) throw HubError.notFound("member not found");
-        const status = why === "isolated" ? "isolated" : "removed";
+        const status = why === "isolated" ? ("isolated" as const) : ("removed" as const);
         await tx.membership.update({ where: { id: membership.id }, data: { status, endedAt: new Date() } });
-        // §9.2: leaving the project leaves every chat with that reason.
-        await tx.participation.updateMany({
+        // §9.2: leaving the project leaves every chat with that reason (the last human out closes it).
+        const chats = await tx.participation.findMany({
           where: { memberId, leftAt: null, conversation: { projectId: project.id, kind: "group" } },
-          data: { leftAt: new Date(), leftReason: `membership_${status}` },
+          select: { conversationId: true },
         });
+        const messages = [];
+        for (const chat of chats) {
+          const ended = await endParticipation(tx, chat.conversationId, memberId, `membership_${status}`, HUB_ACTOR);
+          if (ended) messages.push(ended.bus);
+        }
         if (membership.memberKind === "agent") await closeDirectFor(tx, project.id, memberId);
-        return { member_id: memberId, status };
+        const conversations = await tx.conversation.findMany({ where: { projectId: project.id }, select: { id: true } });
+        await prunePins(tx, conversations.map((c) => c.id));
+        return { view: { member_id: memberId, status }, messages };
       });
+      for (const message of result.messages) bus.publish(message);
+      return result.view;
     },
 
     async archiveProject(ref: unknown) {

@@ -1,7 +1,8 @@
 import { EventEmitter } from "node:events";
 
 /** The live bus: carries only seqs and ids; readers load from the database (DESIGN.md §3). */
-export type BusMessage = { type: "event"; seq: number; conversationId: string | null; audience: string[] };
+/** `event`: a new event in the log; `redaction`: an event's body was taken out (it keeps its seq). */
+export type BusMessage = { type: "event" | "redaction"; seq: number; conversationId: string | null; audience: string[] };
 
 export class LiveBus {
   private emitter = new EventEmitter().setMaxListeners(0);

@@ -1,115 +1,126 @@
 import { createHash } from "node:crypto";
-import { agentName, checkGroupParticipants, createGroupInput, groupConversationId, HubError, parseInput, projectRef } from "@maity/domain";
+import {
+  addParticipantInput,
+  checkGroupParticipants,
+  createGroupInput,
+  GROUP_PARTICIPANTS_MAX,
+  groupConversationId,
+  type GroupView,
+  HubError,
+  parseInput,
+  type participationSchema,
+  updateGroupInput,
+} from "@maity/domain";
+import type { z } from "zod";
 import type { Db, Tx } from "@maity/db";
-import { findProject } from "./admin.ts";
-import type { LiveBus } from "./bus.ts";
+import { projectOf, refuseClosed, refuseDirect, refuseNonManager, refuseObserver, resolveConversation } from "./access.ts";
+import type { BusMessage, LiveBus } from "./bus.ts";
 import type { Caller } from "./caller.ts";
+import { payloadView, readKeys, readParticipants, renderView } from "./read.ts";
 
 /** §1.7 open group chats per project (documented default; MAITY_GROUP_CHAT_QUOTA overrides). */
 export const DEFAULT_GROUP_CHAT_QUOTA = 100;
 
-export type GroupView = {
-  id: string;
-  kind: "group";
-  title: string | null;
-  created_by: string;
-  created_at: string;
-  participants: {
-    member_id: string;
-    kind: "human" | "agent";
-    handle: string;
-    name?: string;
-    owner_id: string | null;
-    joined_at: string;
-  }[];
-  observers: string[];
-  closed_at: string | null;
-  closed_reason: string | null;
-  access: "participant" | "observer";
-  pinned: boolean;
-};
+/** Who writes an event the hub makes on its own (a membership change by the operator). */
+export const HUB_ACTOR = "hub";
 
-/** The §9.2 conversation view of a group chat, as `caller` sees it. */
-export async function renderGroupView(tx: Tx | Db, conversationId: string, caller: Caller): Promise<GroupView> {
-  const c = await tx.conversation.findUniqueOrThrow({
-    where: { id: conversationId },
-    select: {
-      publicId: true,
-      title: true,
-      createdById: true,
-      createdAt: true,
-      closedAt: true,
-      closedReason: true,
-      participations: { where: { leftAt: null }, orderBy: [{ joinedAt: "asc" }, { id: "asc" }], select: { memberId: true, memberKind: true, joinedAt: true } },
+export type Participation = z.infer<typeof participationSchema>;
+
+const renderParticipation = (p: { memberId: string; joinedAt: Date; leftAt: Date | null; leftReason: string | null }): Participation => ({
+  member_id: p.memberId,
+  joined_at: p.joinedAt.toISOString(),
+  left_at: p.leftAt?.toISOString() ?? null,
+  reason: p.leftReason as Participation["reason"],
+});
+
+/** The group chat view for `caller` (it must see the chat). */
+export async function viewFor(tx: Db | Tx, caller: Caller, projectId: string, publicId: string): Promise<GroupView> {
+  const [row] = await readKeys(tx, caller, { projectId, observed: true, conversationId: publicId });
+  if (!row || row.kind !== "group") throw HubError.notFound("conversation not found");
+  const participants = (await readParticipants(tx, [row.key])).get(row.key) ?? [];
+  return renderView(row, participants, { id: caller.id });
+}
+
+/** §9.3: a conversation the caller leaves or loses access to keeps no pin — for every reader it lost. */
+export async function prunePins(tx: Tx, conversationKeys: string[]): Promise<void> {
+  if (conversationKeys.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `DELETE FROM pins pn USING conversations c
+     WHERE pn.conversation_id = c.id AND c.id = ANY($1::text[])
+       AND NOT (
+         (EXISTS (SELECT 1 FROM participations p WHERE p.conversation_id = c.id AND p.member_id = pn.human_id AND p.left_at IS NULL)
+          AND EXISTS (SELECT 1 FROM memberships m WHERE m.project_id = c.project_id AND m.member_id = pn.human_id AND m.status = 'active')
+          AND (c.kind = 'group' OR EXISTS (SELECT 1 FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id AND am.status = 'active')))
+         OR (c.kind = 'group' AND EXISTS (
+           SELECT 1 FROM participations p JOIN agents a ON a.id = p.member_id
+           WHERE p.conversation_id = c.id AND p.left_at IS NULL AND a.owner_id = pn.human_id))
+       )`,
+    conversationKeys,
+  );
+}
+
+/** Appends conversation_updated (§8.2): the view at this moment and what changed. Wakes no agent (§9.2). */
+async function emitUpdated(tx: Tx, conversationKey: string, actorId: string, changed: Record<string, unknown>, alsoTo: string[] = []): Promise<BusMessage> {
+  const c = await tx.conversation.findUniqueOrThrow({ where: { id: conversationKey }, select: { projectId: true, publicId: true } });
+  const open = await tx.participation.findMany({ where: { conversationId: conversationKey, leftAt: null }, select: { memberId: true } });
+  const audience = [...new Set([...open.map((p) => p.memberId), ...alsoTo])];
+  const event = await tx.event.create({
+    data: {
+      kind: "conversation_updated",
+      projectId: c.projectId,
+      conversationId: conversationKey,
+      fromId: actorId,
+      toId: c.publicId,
+      payload: { conversation: await payloadView(tx, conversationKey), changed } as object,
+      audience: { create: audience.map((memberId) => ({ memberId })) },
     },
+    select: { seq: true },
   });
-  const ids = c.participations.map((p) => p.memberId);
-  const [humans, agents] = await Promise.all([
-    tx.human.findMany({ where: { id: { in: ids } }, select: { id: true, handle: true } }),
-    tx.agent.findMany({ where: { id: { in: ids } }, select: { id: true, handle: true, ownerId: true, owner: { select: { handle: true } } } }),
-  ]);
-  const participants = c.participations.map((p) => {
-    const agent = agents.find((a) => a.id === p.memberId);
-    if (agent)
-      return { member_id: p.memberId, kind: "agent" as const, handle: agent.handle, name: agentName(agent.owner.handle, agent.handle), owner_id: agent.ownerId, joined_at: p.joinedAt.toISOString() };
-    const human = humans.find((h) => h.id === p.memberId);
-    return { member_id: p.memberId, kind: "human" as const, handle: human?.handle ?? p.memberId, owner_id: null, joined_at: p.joinedAt.toISOString() };
+  return { type: "event", seq: event.seq, conversationId: c.publicId, audience };
+}
+
+/**
+ * Ends a member's stay in a group chat (leave, removal, membership ended). The last human out
+ * closes the chat (§9.2 Closing: no_human, changed.closed); pins of readers who lost it go.
+ */
+export async function endParticipation(tx: Tx, conversationKey: string, memberId: string, reason: string, actorId: string): Promise<{ participation: Participation; bus: BusMessage } | null> {
+  const open = await tx.participation.findFirst({ where: { conversationId: conversationKey, memberId, leftAt: null }, select: { id: true } });
+  if (!open) return null;
+  const ended = await tx.participation.update({
+    where: { id: open.id },
+    data: { leftAt: new Date(), leftReason: reason },
+    select: { memberId: true, joinedAt: true, leftAt: true, leftReason: true },
   });
-  // Observers: owners of agent participants who are not participants themselves (§9.2).
-  const observers = [...new Set(agents.map((a) => a.ownerId))].filter((id) => !ids.includes(id)).sort();
-  const pinned = caller.kind === "human" ? (await tx.pin.count({ where: { humanId: caller.id, conversationId } })) > 0 : false;
-  return {
-    id: c.publicId,
-    kind: "group",
-    title: c.title,
-    created_by: c.createdById ?? "",
-    created_at: c.createdAt.toISOString(),
-    participants,
-    observers,
-    closed_at: c.closedAt?.toISOString() ?? null,
-    closed_reason: c.closedReason,
-    access: ids.includes(caller.id) ? "participant" : "observer",
-    pinned,
-  };
+  const changed: Record<string, unknown> = { participants: { removed: [memberId] } };
+  const humansLeft = await tx.participation.count({ where: { conversationId: conversationKey, leftAt: null, memberKind: "human" } });
+  if (humansLeft === 0) {
+    const closed = await tx.conversation.updateMany({ where: { id: conversationKey, closedAt: null }, data: { closedAt: new Date(), closedReason: "no_human" } });
+    if (closed.count > 0) changed.closed = true;
+  }
+  await prunePins(tx, [conversationKey]);
+  const bus = await emitUpdated(tx, conversationKey, actorId, changed, [memberId]);
+  return { participation: renderParticipation(ended), bus };
 }
 
 export function groupService(db: Db, bus: LiveBus, options: { quota?: number } = {}) {
   const quota = options.quota ?? (Number(process.env.MAITY_GROUP_CHAT_QUOTA) || DEFAULT_GROUP_CHAT_QUOTA);
   return {
-    /** The group chat's view for a participant, or an owner reading along (§9.2); otherwise not_found. */
-    async get(caller: Caller, ref: unknown, conversationId: string): Promise<GroupView> {
-      const { owner, slug } = parseInput(projectRef, ref);
-      const project = await findProject(db, owner, slug);
-      if (!project) throw HubError.notFound("conversation not found");
-      const conversation = await db.conversation.findUnique({
-        where: { projectId_publicId: { projectId: project.id, publicId: conversationId } },
-        select: { id: true, kind: true },
-      });
-      if (conversation?.kind !== "group") throw HubError.notFound("conversation not found");
-      const view = await renderGroupView(db, conversation.id, caller);
-      const member = await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } });
-      const participant = member && view.access === "participant";
-      const observer = caller.kind === "human" && view.observers.includes(caller.id);
-      if (!participant && !observer) throw HubError.notFound("conversation not found");
-      return view;
-    },
-
     /** §9.2 create: humans only, 2–12 participants with the creator, idempotent by key. */
     async create(caller: Caller, ref: unknown, input: unknown, idempotencyKey?: string | null): Promise<{ status: 200 | 201; view: GroupView }> {
-      const { owner, slug } = parseInput(projectRef, ref);
-      const project = await findProject(db, owner, slug);
+      const project = await projectOf(db, ref);
       const membership = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
       if (!project || !membership) throw HubError.notFound("project not found");
-      if (caller.kind !== "human") throw HubError.forbidden("humans_only");
+      if (caller.kind !== "human") throw HubError.forbidden("humans_only", "only a human creates a group chat");
       const data = parseInput(createGroupInput, input);
       if (idempotencyKey !== undefined && idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 200))
         throw HubError.invalid({ idempotency_key: "1–200 characters" });
-      const requestHash = createHash("sha256").update(JSON.stringify([project.id, data.title ?? null, data.participants])).digest("hex");
+      const title = data.title ?? null;
+      const requestHash = createHash("sha256").update(JSON.stringify([project.id, title, data.participants])).digest("hex");
       if (idempotencyKey) {
         const seen = await db.idempotencyKey.findUnique({ where: { callerId_key: { callerId: caller.id, key: idempotencyKey } }, select: { requestHash: true, response: true } });
         if (seen) {
-          if (seen.requestHash !== requestHash) throw HubError.invalid({ idempotency_key: "reused_with_other_body" });
-          return { status: 200, view: await renderGroupView(db, (seen.response as { conversation: string }).conversation, caller) };
+          if (seen.requestHash !== requestHash) throw HubError.invalid({ idempotency_key: "reused_with_other_body" }, "this Idempotency-Key was used with another request");
+          return { status: 200, view: await viewFor(db, caller, project.id, (seen.response as { conversation: string }).conversation) };
         }
       }
       if (project.archivedAt) throw new HubError("project_closed", "the project is archived");
@@ -122,7 +133,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         const open = await tx.conversation.count({ where: { projectId: project.id, kind: "group", closedAt: null } });
         if (open >= quota) throw new HubError("conversation_quota", `the project has ${open} open group chats, the most allowed`, { limit: quota });
         const created = await tx.conversation.create({
-          data: { projectId: project.id, publicId: `pending-${requestHash}`, kind: "group", title: data.title || null, createdById: caller.id },
+          data: { projectId: project.id, publicId: `pending-${requestHash}`, kind: "group", title, createdById: caller.id },
           select: { id: true, number: true },
         });
         const publicId = groupConversationId(created.number);
@@ -132,7 +143,6 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         await tx.participation.createMany({
           data: verdict.members.map((memberId) => ({ conversationId: created.id, memberId, memberKind: members.get(memberId)?.kind ?? "human", joinedAt: now, joinedSeq: last, readMarkerSeq: last })),
         });
-        const view = await renderGroupView(tx, created.id, caller);
         // conversation_created wakes no agent (§9.2 Wake): no routing verdicts.
         const event = await tx.event.create({
           data: {
@@ -141,16 +151,84 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             conversationId: created.id,
             fromId: caller.id,
             toId: publicId,
-            payload: { conversation: { ...view, pinned: undefined, access: undefined } },
+            payload: { conversation: await payloadView(tx, created.id) } as object,
             audience: { create: verdict.members.map((memberId) => ({ memberId })) },
           },
           select: { seq: true },
         });
-        if (idempotencyKey) await tx.idempotencyKey.create({ data: { callerId: caller.id, key: idempotencyKey, requestHash, response: { conversation: created.id } } });
-        return { view, seq: event.seq, audience: verdict.members, publicId };
+        if (idempotencyKey) await tx.idempotencyKey.create({ data: { callerId: caller.id, key: idempotencyKey, requestHash, response: { conversation: publicId } } });
+        return { view: await viewFor(tx, caller, project.id, publicId), bus: { type: "event" as const, seq: event.seq, conversationId: publicId, audience: verdict.members } };
       });
-      bus.publish({ type: "event", seq: result.seq, conversationId: result.publicId, audience: result.audience });
+      bus.publish(result.bus);
       return { status: 201, view: result.view };
+    },
+
+    /** PATCH …/conversations/{id}: rename (managers; allowed in an archived project, refused once closed). */
+    async update(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<GroupView> {
+      const data = parseInput(updateGroupInput, input);
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      refuseDirect(row);
+      refuseObserver(row);
+      await refuseNonManager(db, caller, row);
+      refuseClosed(row);
+      if (data.title === undefined || data.title === row.title) return viewFor(db, caller, row.projectId, row.id);
+      const title = data.title;
+      const message = await db.$transaction(async (tx) => {
+        await tx.conversation.update({ where: { id: row.key }, data: { title } });
+        return emitUpdated(tx, row.key, caller.id, { title });
+      });
+      bus.publish(message);
+      return viewFor(db, caller, row.projectId, row.id);
+    },
+
+    /** POST …/participants {member_id}: a manager adds an active member; already in → 200 as it is. */
+    async addParticipant(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<GroupView> {
+      const data = parseInput(addParticipantInput, input);
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      refuseDirect(row);
+      refuseObserver(row);
+      await refuseNonManager(db, caller, row);
+      refuseClosed(row);
+      if (row.projectArchived) throw new HubError("project_closed", "the project is archived");
+      const message = await db.$transaction(async (tx) => {
+        const already = await tx.participation.findFirst({ where: { conversationId: row.key, memberId: data.member_id, leftAt: null }, select: { id: true } });
+        if (already) return null;
+        const member = await tx.membership.findFirst({ where: { projectId: row.projectId, memberId: data.member_id, status: "active" }, select: { memberKind: true } });
+        if (!member) throw HubError.invalid({ member_id: "not_a_member" }, "only active members of the project take part");
+        const count = await tx.participation.count({ where: { conversationId: row.key, leftAt: null } });
+        if (count >= GROUP_PARTICIPANTS_MAX) throw HubError.invalid({ member_id: "too_many" }, `a group chat has at most ${GROUP_PARTICIPANTS_MAX} participants`);
+        // The window starts here: nothing said before wakes or counts for the newcomer (§9.2).
+        const last = (await tx.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+        await tx.participation.create({ data: { conversationId: row.key, memberId: data.member_id, memberKind: member.memberKind, joinedSeq: last, readMarkerSeq: last } });
+        return emitUpdated(tx, row.key, caller.id, { participants: { added: [data.member_id] } });
+      });
+      if (message) bus.publish(message);
+      return viewFor(db, caller, row.projectId, row.id);
+    },
+
+    /**
+     * DELETE …/participants/{member_id}: anyone leaves (own id); managers remove others. Not a
+     * participant: 200 with its last participation, or not_found when it never took part (§9.2).
+     */
+    async removeParticipant(caller: Caller, ref: unknown, conversationId: string, memberId: string): Promise<Participation> {
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      refuseDirect(row);
+      refuseObserver(row);
+      const self = memberId === caller.id;
+      if (!self) await refuseNonManager(db, caller, row);
+      const result = await db.$transaction(async (tx) => {
+        const ended = await endParticipation(tx, row.key, memberId, self ? "left" : "removed", caller.id);
+        if (ended) return ended;
+        const last = await tx.participation.findFirst({
+          where: { conversationId: row.key, memberId },
+          orderBy: [{ joinedAt: "desc" }, { id: "desc" }],
+          select: { memberId: true, joinedAt: true, leftAt: true, leftReason: true },
+        });
+        if (!last) throw HubError.notFound("participant not found");
+        return { participation: renderParticipation(last), bus: null };
+      });
+      if (result.bus) bus.publish(result.bus);
+      return result.participation;
     },
   };
 }

@@ -1,116 +1,129 @@
-import { timingSafeEqual } from "node:crypto";
-import { HubError, hubErrorStatus, isHubError, renderMaityError } from "@maity/domain";
-import type { Caller, Hub } from "@maity/hub";
-import { callerFromRequest } from "../session.ts";
+import { fieldsOf, HubError, hubErrorStatus, isHubError, REQUEST_BODY_MAX_BYTES, renderMaityError } from "@maity/domain";
+import type { Hub } from "@maity/hub";
+import { TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import { openApiDocument } from "../openapi.ts";
+import { appRouter } from "../routers/index.ts";
+import { adminAccess, callerFromRequest, isSecure } from "../session.ts";
+import type { Context, RestMeta } from "../trpc.ts";
 
-// The REST adapter: thin mappings of Maity paths onto the hub's services (issue 2 §4, §6).
-// Handlers parse the wire, call one service and render the answer; no rule lives here.
+// The REST adapter: each Maity route is a procedure of appRouter (its `meta.rest`), called through
+// createCaller — the same code path as tRPC. Here only the wire is mapped: path, query, JSON body
+// and headers into the procedure's input; its output or HubError into the Maity answer.
 
-type Params = Record<string, string>;
-type Handler = (ctx: { hub: Hub; req: Request; params: Params; url: URL; body: () => Promise<unknown> }) => Promise<Response>;
-type Route = { method: string; pattern: RegExp; keys: string[]; auth: "admin" | "caller" | "none"; handler: Handler };
-type CallerHandler = (ctx: Parameters<Handler>[0] & { caller: Caller }) => Promise<Response>;
+type Procedure = { _def: { meta?: { rest?: RestMeta }; type: string } };
+export interface RestRoute {
+  name: string;
+  meta: RestMeta;
+  pattern: RegExp;
+  keys: string[];
+}
+
+export function restRoutes(): RestRoute[] {
+  const procedures = appRouter._def.procedures as unknown as Record<string, Procedure>;
+  return Object.entries(procedures).flatMap(([name, procedure]) => {
+    const meta = procedure._def.meta?.rest;
+    if (!meta) return [];
+    const keys: string[] = [];
+    const pattern = new RegExp(
+      `^${meta.path.replace(/\{(\w+)\}/g, (_, key: string) => {
+        keys.push(key);
+        return "([^/]+)";
+      })}$`,
+    );
+    return [{ name, meta, pattern, keys }];
+  });
+}
+const ROUTES = restRoutes();
 
 export const json = (status: number, body: unknown): Response =>
   new Response(status === 204 ? null : JSON.stringify(body), { status, headers: status === 204 ? {} : { "content-type": "application/json; charset=utf-8" } });
 
-export function errorResponse(error: unknown): Response {
-  if (isHubError(error)) return json(hubErrorStatus[error.code], renderMaityError(error));
+export function errorResponse(error: unknown, input?: unknown): Response {
+  const hub = toHubError(error, input);
+  if (hub) return json(hubErrorStatus[hub.code], renderMaityError(hub));
   console.error(error);
   return json(500, { error: { code: "internal", message: "internal error", details: {} } });
 }
 
-const routes: Route[] = [];
-function route(method: string, path: string, auth: Route["auth"], handler: Handler) {
-  const keys: string[] = [];
-  const pattern = new RegExp(
-    `^${path.replace(/\{(\w+)\}/g, (_, key: string) => {
-      keys.push(key);
-      return "([^/]+)";
-    })}$`,
-  );
-  routes.push({ method, pattern, keys, auth, handler });
+function toHubError(error: unknown, input: unknown): HubError | null {
+  if (isHubError(error)) return error;
+  if (error instanceof TRPCError) {
+    if (isHubError(error.cause)) return error.cause;
+    if (error.cause instanceof ZodError) return HubError.invalid(fieldsOf(error.cause, input));
+  }
+  return null;
 }
-const withCaller = (handler: CallerHandler): Handler => async (ctx) => {
-  const { caller } = await callerFromRequest(ctx.hub, ctx.req);
-  if (!caller) throw HubError.unauthenticated();
-  return handler({ ...ctx, caller });
-};
 
-route("GET", "/api/health", "none", async ({ hub }) => json(200, hub.health()));
-
-// Operator routes: Authorization: Bearer $MAITY_ADMIN_TOKEN; 404 when the variable is unset.
-route("POST", "/api/admin/humans", "admin", async ({ hub, body }) => json(201, await hub.admin.createHuman(await body())));
-route("POST", "/api/admin/agents", "admin", async ({ hub, body }) => json(201, await hub.admin.createAgent(await body())));
-route("POST", "/api/admin/projects", "admin", async ({ hub, body }) => json(201, await hub.admin.createProject(await body())));
-route("POST", "/api/admin/projects/{owner}/{slug}/members", "admin", async ({ hub, params, body }) => json(201, await hub.admin.addMember(params, await body())));
-route("DELETE", "/api/admin/projects/{owner}/{slug}/members/{member_id}", "admin", async ({ hub, params, url }) =>
-  json(200, await hub.admin.removeMember(params, params.member_id ?? "", url.searchParams.get("reason") ?? undefined)),
-);
-route("POST", "/api/admin/projects/{owner}/{slug}/archive", "admin", async ({ hub, params }) => json(200, await hub.admin.archiveProject(params)));
-route("POST", "/api/admin/tokens", "admin", async ({ hub, body }) => json(201, await hub.admin.mintToken(await body())));
-route("POST", "/api/admin/tokens/revoke", "admin", async ({ hub, body }) => json(200, await hub.admin.revokeToken(await body())));
-
-// Conversations (§9.1).
-route("GET", "/api/projects/{owner}/{slug}/conversations", "caller", withCaller(async ({ hub, caller, params }) =>
-  json(200, { items: await hub.direct.listDirect(caller, params), next_cursor: null }),
-));
-route("POST", "/api/projects/{owner}/{slug}/conversations", "caller", withCaller(async ({ hub, caller, params, body, req }) => {
-  const { status, view } = await hub.groups.create(caller, params, await body(), req.headers.get("idempotency-key"));
-  return json(status, view);
-}));
-route("GET", "/api/projects/{owner}/{slug}/conversations/{id}", "caller", withCaller(async ({ hub, caller, params }) =>
-  json(200, await hub.conversation(caller, params, params.id ?? "")),
-));
-route("GET", "/api/projects/{owner}/{slug}/conversations/{id}/messages", "caller", withCaller(async ({ hub, caller, params, url }) =>
-  json(200, await hub.direct.messages(caller, params, params.id ?? "", Object.fromEntries(url.searchParams))),
-));
-route("POST", "/api/projects/{owner}/{slug}/conversations/{id}/messages", "caller", withCaller(async ({ hub, caller, params, body }) =>
-  json(201, await hub.direct.post(caller, params, params.id ?? "", await body())),
-));
-
-async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
+/** The JSON body: at most REQUEST_BODY_MAX_BYTES, an object; empty means {}. */
+async function readJson(req: Request): Promise<Record<string, unknown>> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > REQUEST_BODY_MAX_BYTES) throw HubError.invalid({ body: "too_large" }, `the request body is larger than ${REQUEST_BODY_MAX_BYTES} bytes`);
+  const bytes = new Uint8Array(await req.arrayBuffer());
+  if (bytes.byteLength > REQUEST_BODY_MAX_BYTES) throw HubError.invalid({ body: "too_large" }, `the request body is larger than ${REQUEST_BODY_MAX_BYTES} bytes`);
+  const text = new TextDecoder().decode(bytes);
   if (!text.trim()) return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw HubError.invalid({ body: "not_json" }, "the request body is not valid JSON");
   }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw HubError.invalid({ body: "not_an_object" }, "the request body is a JSON object");
+  return value as Record<string, unknown>;
 }
 
-function adminAllowed(req: Request, adminToken: string | undefined): "ok" | "hidden" | "unauthenticated" {
-  if (!adminToken) return "hidden";
-  const header = req.headers.get("authorization") ?? "";
-  const given = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-  if (!given) return "unauthenticated";
-  const a = Buffer.from(given);
-  const b = Buffer.from(adminToken);
-  return a.length === b.length && timingSafeEqual(a, b) ? "ok" : "unauthenticated";
+/** Fields the path already names cannot come again in the query or the body. */
+function merge(params: Record<string, string>, fields: Record<string, unknown>): Record<string, unknown> {
+  const repeated = Object.keys(fields).filter((k) => k in params);
+  if (repeated.length) throw HubError.invalid(Object.fromEntries(repeated.map((k) => [k, "unknown_field"])));
+  return { ...fields, ...params };
 }
 
-/** Answers a request under /api (except /api/trpc), or null when no route matches the path. */
+function callProcedure(ctx: Context, name: string, input: unknown): Promise<unknown> {
+  let target: unknown = appRouter.createCaller(ctx);
+  for (const part of name.split(".")) target = (target as Record<string, unknown>)[part];
+  return (target as (input: unknown) => Promise<unknown>)(input);
+}
+
+/** Answers a request under /api (except /api/trpc); unknown paths answer not_found. */
 export async function handleRest(hub: Hub, req: Request, env: { adminToken?: string | undefined } = { adminToken: process.env.MAITY_ADMIN_TOKEN }): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname.replace(/\/+$/, "") || "/";
-  const candidates = routes.filter((r) => r.pattern.test(path));
+  if (path === "/api/openapi.json" && req.method === "GET") return json(200, openApiDocument());
   const notFound = json(404, renderMaityError(HubError.notFound("no such route")));
+  const candidates = ROUTES.filter((r) => r.pattern.test(path));
   if (!candidates.length) return notFound;
-  const match = candidates.find((r) => r.method === req.method);
+  const admin = adminAccess(req, env.adminToken);
+  const isAdmin = (r: RestRoute) => r.meta.path.startsWith("/api/admin/");
+  const match = candidates.find((r) => r.meta.method === req.method);
   if (!match) {
-    if (candidates.every((r) => r.auth === "admin") && !env.adminToken) return notFound;
+    if (candidates.every(isAdmin) && admin === "hidden") return notFound;
     return json(405, { error: { code: "method_not_allowed", message: `${req.method} is not allowed here`, details: {} } });
   }
-  if (match.auth === "admin") {
-    const allowed = adminAllowed(req, env.adminToken);
-    if (allowed === "hidden") return notFound;
-    if (allowed === "unauthenticated") return errorResponse(HubError.unauthenticated());
-  }
-  const values = match.pattern.exec(path)?.slice(1) ?? [];
-  const params: Params = Object.fromEntries(match.keys.map((key, i) => [key, decodeURIComponent(values[i] ?? "")]));
+  let input: Record<string, unknown> | undefined;
   try {
-    return await match.handler({ hub, req, params, url, body: () => readJson(req) });
+    // Who is calling comes first: an outsider learns nothing from how its input is refused.
+    if (isAdmin(match) && admin === "hidden") return notFound;
+    if (isAdmin(match) && admin !== "ok") throw HubError.unauthenticated();
+    const { caller, session } = isAdmin(match) ? { caller: null, session: null } : await callerFromRequest(hub, req);
+    if (!caller && !isAdmin(match) && match.name !== "health") throw HubError.unauthenticated();
+    const values = match.pattern.exec(path)?.slice(1) ?? [];
+    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeURIComponent(values[i] ?? "")]));
+    const fields = match.meta.method === "GET" || match.meta.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJson(req);
+    input = merge(params, fields);
+    for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
+      const value = req.headers.get(header);
+      if (value !== null) input[field] = value;
+    }
+    const ctx: Context = { hub, caller, session, resHeaders: new Headers(), secure: isSecure(req), admin };
+    const output = await callProcedure(ctx, match.name, input);
+    if (match.meta.respond) {
+      const { status, body } = match.meta.respond(output as never);
+      return json(status, body);
+    }
+    return json(match.meta.status ?? 200, output);
   } catch (error) {
-    return errorResponse(error);
+    return errorResponse(error, input);
   }
 }

@@ -1,14 +1,111 @@
-import { directItemSchema, loginInput, messagePage, messageSchema, postMessageInput, projectOutput, projectRef } from "@maity/domain";
+import {
+  addMemberInput,
+  addParticipantInput,
+  agentOutput,
+  conversationPage,
+  conversationSchema,
+  createAgentInput,
+  createGroupInput,
+  createHumanInput,
+  createProjectInput,
+  eventPage,
+  eventsQuery,
+  groupViewSchema,
+  healthOutput,
+  humanOutput,
+  listConversationsQuery,
+  listMessagesQuery,
+  loginInput,
+  meatProxyInput,
+  meConversationPage,
+  memberIdSchema,
+  memberOutput,
+  messagePage,
+  messageSchema,
+  mintTokenInput,
+  participationSchema,
+  postEventInput,
+  postMessageInput,
+  projectOutput,
+  projectRef,
+  redactInput,
+  removeMemberReason,
+  revokeTokenInput,
+  updateGroupInput,
+} from "@maity/domain";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
-import { authedProcedure, humanProcedure, publicProcedure, router } from "../trpc.ts";
+import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router } from "../trpc.ts";
 
-const conversationRef = projectRef.extend({ conversation_id: z.string().min(1) });
-const meOutput = z.object({ id: z.string(), kind: z.enum(["human", "agent"]), handle: z.string() }).nullable();
+// Every hub route is a procedure here, with its zod input and output side by side; `meta.rest`
+// says how the REST adapter serves it (rest/index.ts) and the OpenAPI document describes it
+// (openapi.ts). The procedure is the one implementation: REST calls it through createCaller.
+
+const P = "/api/projects/{owner}/{slug}";
+const C = `${P}/conversations/{conversation_id}`;
+const conversationIdSchema = z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters");
+const projectInput = z.strictObject(projectRef.shape);
+const conversationInput = z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema });
+const noContent = z.null();
+const idempotencyKey = z.string({ error: "a string" }).min(1, "1–200 characters").max(200, "1–200 characters").optional();
+const createGroupOutput = z.object({ replayed: z.boolean(), conversation: groupViewSchema });
+const pick = <T extends Record<string, unknown>, K extends string>(input: T, keys: readonly K[]) =>
+  Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as unknown as Partial<Pick<T, K & keyof T>>;
+
+const adminRouter = router({
+  createHuman: adminProcedure
+    .meta({ rest: { method: "POST", path: "/api/admin/humans", status: 201, summary: "Create a human (operator)" } })
+    .input(createHumanInput)
+    .output(humanOutput)
+    .mutation(({ ctx, input }) => ctx.hub.admin.createHuman(input)),
+  createAgent: adminProcedure
+    .meta({ rest: { method: "POST", path: "/api/admin/agents", status: 201, summary: "Create an agent profile (operator)" } })
+    .input(createAgentInput)
+    .output(agentOutput)
+    .mutation(({ ctx, input }) => ctx.hub.admin.createAgent(input)),
+  createProject: adminProcedure
+    .meta({ rest: { method: "POST", path: "/api/admin/projects", status: 201, summary: "Create a project (operator)" } })
+    .input(createProjectInput)
+    .output(projectOutput.omit({ archived: true }))
+    .mutation(({ ctx, input }) => ctx.hub.admin.createProject(input)),
+  addMember: adminProcedure
+    .meta({ rest: { method: "POST", path: "/api/admin/projects/{owner}/{slug}/members", status: 201, summary: "Add a member to a project (operator)" } })
+    .input(z.strictObject({ ...projectRef.shape, ...addMemberInput.shape }))
+    .output(memberOutput)
+    .mutation(({ ctx, input }) => ctx.hub.admin.addMember(input, pick(input, ["member_id", "permissions"]))),
+  removeMember: adminProcedure
+    .meta({ rest: { method: "DELETE", path: "/api/admin/projects/{owner}/{slug}/members/{member_id}", summary: "Remove or isolate a member (operator)" } })
+    .input(z.strictObject({ ...projectRef.shape, member_id: memberIdSchema, reason: removeMemberReason.optional() }))
+    .output(memberOutput.pick({ member_id: true, status: true }))
+    .mutation(({ ctx, input }) => ctx.hub.admin.removeMember(input, input.member_id, input.reason)),
+  archiveProject: adminProcedure
+    .meta({ rest: { method: "POST", path: "/api/admin/projects/{owner}/{slug}/archive", summary: "Archive a project (operator)" } })
+    .input(projectInput)
+    .output(projectOutput)
+    .mutation(({ ctx, input }) => ctx.hub.admin.archiveProject(input)),
+  mintToken: adminProcedure
+    .meta({ rest: { method: "POST", path: "/api/admin/tokens", status: 201, summary: "Mint a token for a member (operator)" } })
+    .input(mintTokenInput)
+    .output(z.object({ token: z.string(), member_id: z.string(), kind: z.enum(["human", "agent"]) }))
+    .mutation(({ ctx, input }) => ctx.hub.admin.mintToken(input)),
+  revokeToken: adminProcedure
+    .meta({ rest: { method: "POST", path: "/api/admin/tokens/revoke", summary: "Revoke a token (operator)" } })
+    .input(revokeTokenInput)
+    .output(z.object({ revoked: z.boolean() }))
+    .mutation(({ ctx, input }) => ctx.hub.admin.revokeToken(input)),
+});
 
 export const appRouter = router({
+  health: publicProcedure
+    .meta({ rest: { method: "GET", path: "/api/health", summary: "Health and migrations" } })
+    .input(z.strictObject({}).optional())
+    .output(healthOutput)
+    .query(({ ctx }) => ctx.hub.health()),
+  admin: adminRouter,
   auth: router({
-    me: publicProcedure.output(meOutput).query(({ ctx }) => (ctx.caller ? { id: ctx.caller.id, kind: ctx.caller.kind, handle: ctx.caller.handle } : null)),
+    me: publicProcedure
+      .output(z.object({ id: z.string(), kind: z.enum(["human", "agent"]), handle: z.string() }).nullable())
+      .query(({ ctx }) => (ctx.caller ? { id: ctx.caller.id, kind: ctx.caller.kind, handle: ctx.caller.handle } : null)),
     login: publicProcedure
       .input(loginInput)
       .output(z.object({ id: z.string(), handle: z.string(), name: z.string() }))
@@ -24,27 +121,111 @@ export const appRouter = router({
     }),
   }),
   projects: router({
-    mine: authedProcedure.output(z.array(projectOutput)).query(({ ctx }) => ctx.hub.direct.projects(ctx.caller)),
+    mine: authedProcedure.output(z.array(projectOutput)).query(({ ctx }) => ctx.hub.conversations.projects(ctx.caller)),
   }),
   conversations: router({
     list: authedProcedure
-      .input(projectRef)
-      .output(z.object({ items: z.array(directItemSchema), next_cursor: z.string().nullable() }))
-      .query(async ({ ctx, input }) => ({ items: await ctx.hub.direct.listDirect(ctx.caller, input), next_cursor: null })),
+      .meta({ rest: { method: "GET", path: `${P}/conversations`, summary: "The conversation list of a project (§9.3)" } })
+      .input(z.strictObject({ ...projectRef.shape, ...listConversationsQuery.shape }))
+      .output(conversationPage)
+      .query(({ ctx, input }) => ctx.hub.conversations.list(ctx.caller, input, pick(input, ["observed", "limit", "cursor"]))),
+    mine: authedProcedure
+      .meta({ rest: { method: "GET", path: "/api/me/conversations", summary: "Every conversation across the caller's projects (§9.3)" } })
+      .input(listConversationsQuery.optional())
+      .output(meConversationPage)
+      .query(({ ctx, input }) => ctx.hub.conversations.mine(ctx.caller, input ?? {})),
     get: authedProcedure
-      .input(conversationRef)
-      .output(directItemSchema)
-      .query(({ ctx, input }) => ctx.hub.direct.getDirect(ctx.caller, input, input.conversation_id)),
+      .meta({ rest: { method: "GET", path: C, summary: "A conversation: the direct item (§9.1) or the group chat view (§9.2)" } })
+      .input(conversationInput)
+      .output(conversationSchema)
+      .query(({ ctx, input }) => ctx.hub.conversations.get(ctx.caller, input, input.conversation_id)),
+    create: authedProcedure
+      .meta({
+        rest: {
+          method: "POST",
+          path: `${P}/conversations`,
+          summary: "Create a group chat (§9.2); a replay with the same Idempotency-Key answers 200",
+          headers: { "idempotency-key": "idempotency_key" },
+          respond: (out: z.infer<typeof createGroupOutput>) => ({ status: out.replayed ? 200 : 201, body: out.conversation }),
+          responseSchema: groupViewSchema,
+        },
+      })
+      .input(z.strictObject({ ...projectRef.shape, ...createGroupInput.shape, idempotency_key: idempotencyKey }))
+      .output(createGroupOutput)
+      .mutation(async ({ ctx, input }) => {
+        const { status, view } = await ctx.hub.groups.create(ctx.caller, input, pick(input, ["title", "participants", "wake"]), input.idempotency_key ?? null);
+        return { replayed: status === 200, conversation: view };
+      }),
+    update: authedProcedure
+      .meta({ rest: { method: "PATCH", path: C, summary: "Rename a group chat (§9.2)" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...updateGroupInput.shape }))
+      .output(groupViewSchema)
+      .mutation(({ ctx, input }) => ctx.hub.groups.update(ctx.caller, input, input.conversation_id, pick(input, ["title"]))),
+    pin: authedProcedure
+      .meta({ rest: { method: "PUT", path: `${C}/pin`, status: 204, summary: "Pin a conversation (§9.3)" } })
+      .input(conversationInput)
+      .output(noContent)
+      .mutation(async ({ ctx, input }) => {
+        await ctx.hub.conversations.pin(ctx.caller, input, input.conversation_id);
+        return null;
+      }),
+    unpin: authedProcedure
+      .meta({ rest: { method: "DELETE", path: `${C}/pin`, status: 204, summary: "Unpin a conversation (§9.3)" } })
+      .input(conversationInput)
+      .output(noContent)
+      .mutation(async ({ ctx, input }) => {
+        await ctx.hub.conversations.unpin(ctx.caller, input, input.conversation_id);
+        return null;
+      }),
+    setMeatProxy: authedProcedure
+      .meta({ rest: { method: "PUT", path: `${C}/meat-proxy`, status: 204, summary: "Set the meat-proxy lead part for one conversation (§9.3)" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...meatProxyInput.shape }))
+      .output(noContent)
+      .mutation(async ({ ctx, input }) => {
+        await ctx.hub.conversations.setMeatProxy(ctx.caller, input, input.conversation_id, { meat_proxy: input.meat_proxy });
+        return null;
+      }),
+  }),
+  participants: router({
+    add: authedProcedure
+      .meta({ rest: { method: "POST", path: `${C}/participants`, summary: "Add a participant to a group chat (§9.2)" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...addParticipantInput.shape }))
+      .output(groupViewSchema)
+      .mutation(({ ctx, input }) => ctx.hub.groups.addParticipant(ctx.caller, input, input.conversation_id, pick(input, ["member_id", "wake"]))),
+    remove: authedProcedure
+      .meta({ rest: { method: "DELETE", path: `${C}/participants/{member_id}`, summary: "Remove a participant, or leave with your own id (§9.2)" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, member_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters") }))
+      .output(participationSchema)
+      .mutation(({ ctx, input }) => ctx.hub.groups.removeParticipant(ctx.caller, input, input.conversation_id, input.member_id)),
   }),
   messages: router({
     list: authedProcedure
-      .input(conversationRef.extend({ after: z.number().int().min(0).optional(), before: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(200).optional() }))
+      .meta({ rest: { method: "GET", path: `${C}/messages`, summary: "Read the window (after=) or the history (before=) of a conversation" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...listMessagesQuery.shape }))
       .output(messagePage)
-      .query(({ ctx, input }) => ctx.hub.direct.messages(ctx.caller, input, input.conversation_id, { after: input.after, before: input.before, limit: input.limit })),
+      .query(({ ctx, input }) => ctx.hub.messages.list(ctx.caller, input, input.conversation_id, pick(input, ["after", "before", "limit"]))),
     post: authedProcedure
-      .input(conversationRef.extend(postMessageInput.shape))
+      .meta({ rest: { method: "POST", path: `${C}/messages`, status: 201, summary: "Post a chat message" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...postMessageInput.shape }))
       .output(messageSchema)
-      .mutation(({ ctx, input }) => ctx.hub.direct.post(ctx.caller, input, input.conversation_id, { body: input.body, to_instance: input.to_instance })),
+      .mutation(({ ctx, input }) => ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance"]))),
+    redact: authedProcedure
+      .meta({ rest: { method: "POST", path: `${C}/messages/{seq}/redact`, summary: "Redact a message (§8.5); it keeps its place" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.string({ error: "a seq" }).or(z.number().int()), ...redactInput.shape }))
+      .output(messageSchema)
+      .mutation(({ ctx, input }) => ctx.hub.messages.redact(ctx.caller, input, input.conversation_id, String(input.seq), pick(input, ["reason"]))),
+  }),
+  events: router({
+    list: authedProcedure
+      .meta({ rest: { method: "GET", path: `${P}/events`, summary: "The caller's readable events of a project (§8.2)" } })
+      .input(z.strictObject({ ...projectRef.shape, ...eventsQuery.shape }))
+      .output(eventPage)
+      .query(({ ctx, input }) => ctx.hub.messages.events(ctx.caller, input, pick(input, ["after", "limit"]))),
+    post: authedProcedure
+      .meta({ rest: { method: "POST", path: `${P}/events`, status: 201, summary: "Post an event; type chat is the same write as POST …/messages (§8.4)" } })
+      .input(z.strictObject({ ...projectRef.shape, ...postEventInput.shape }))
+      .output(messageSchema)
+      .mutation(({ ctx, input }) => ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance"]))),
   }),
 });
 export type AppRouter = typeof appRouter;

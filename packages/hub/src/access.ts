@@ -1,0 +1,51 @@
+import { HubError, parseInput, projectRef } from "@maity/domain";
+import type { Db, Tx } from "@maity/db";
+import { findProject } from "./projects.ts";
+import type { Caller } from "./caller.ts";
+import { type KeyRow, readKeys } from "./read.ts";
+
+// Who may do what to a conversation, decided from the same keys query the list reads (read.ts).
+
+export const conversationNotFound = (): HubError => HubError.notFound("conversation not found");
+
+/** The project of a conversation route; an unknown project answers like an unknown conversation. */
+export async function projectOf(db: Db | Tx, ref: unknown) {
+  const { owner, slug } = parseInput(projectRef, ref);
+  return findProject(db, owner, slug);
+}
+
+/** The conversation as `caller` sees it (participant, party or observer), or not_found. */
+export async function resolveConversation(db: Db | Tx, caller: Caller, ref: unknown, conversationId: string): Promise<KeyRow> {
+  const project = await projectOf(db, ref);
+  if (!project || conversationId.length === 0 || conversationId.length > 100) throw conversationNotFound();
+  const [row] = await readKeys(db, caller, { projectId: project.id, observed: true, conversationId });
+  if (!row) throw conversationNotFound();
+  return row;
+}
+
+/** Writes to the chat itself (post, manage, redact): an observer reads along only (§9.2). */
+export function refuseObserver(row: KeyRow): void {
+  if (row.access === "observer") throw HubError.forbidden("observer", "an observer reads along and does not write");
+}
+
+export function refuseClosed(row: KeyRow): void {
+  if (row.closedAt) throw new HubError("conversation_closed", "the group chat is closed", { closed_reason: row.closedReason });
+}
+
+export function refuseDirect(row: KeyRow): void {
+  if (row.kind === "direct") throw HubError.invalid({ conversation: "direct" }, "a direct conversation has no title and no participants to change");
+}
+
+export async function isProjectAdmin(db: Db | Tx, projectId: string, memberId: string): Promise<boolean> {
+  const m = await db.membership.findFirst({ where: { projectId, memberId, status: "active" }, select: { permissions: true } });
+  return m?.permissions.includes("members:admin") ?? false;
+}
+
+/** §9.2 Who manages: the creator while a participant, and human participants holding members:admin. */
+export async function refuseNonManager(db: Db | Tx, caller: Caller, row: KeyRow): Promise<void> {
+  if (caller.kind === "human" && row.access === "participant") {
+    if (row.createdById === caller.id) return;
+    if (await isProjectAdmin(db, row.projectId, caller.id)) return;
+  }
+  throw HubError.forbidden("not_a_manager", "only the chat's creator and participants holding members:admin manage it");
+}

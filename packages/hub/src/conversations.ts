@@ -1,0 +1,133 @@
+import {
+  type Conversation,
+  type ConversationItem,
+  decodeListCursor,
+  encodeListCursor,
+  HubError,
+  listConversationsQuery,
+  type MeItem,
+  meatProxyInput,
+  pageAfter,
+  parseInput,
+  PINS_MAX,
+  projectFullName,
+} from "@maity/domain";
+import type { Db } from "@maity/db";
+import { projectOf, resolveConversation } from "./access.ts";
+import { renderProject } from "./projects.ts";
+import type { Caller } from "./caller.ts";
+import { type KeyRow, listKeyOf, readKeys, readParticipants, renderItem, renderView } from "./read.ts";
+
+// §9.3: the conversation list of one project and across projects, the conversation GET, pins and
+// the per-chat meat-proxy choice.
+
+function parseListQuery(query: unknown) {
+  const q = parseInput(listConversationsQuery, query);
+  const cursor = q.cursor === undefined ? null : decodeListCursor(q.cursor);
+  if (q.cursor !== undefined && cursor === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one this list gave out");
+  return { ...q, cursor };
+}
+
+export function conversationService(db: Db) {
+  /** One page in band order, then the details of that page only (statement 2). */
+  async function page(caller: Caller, rows: KeyRow[], limit: number, cursor: ReturnType<typeof decodeListCursor>) {
+    const { items, next } = pageAfter(rows, listKeyOf, limit, cursor);
+    const participants = await readParticipants(
+      db,
+      items.map((r) => r.key),
+    );
+    return {
+      rows: items,
+      items: items.map((r) => renderItem(r, participants.get(r.key) ?? [], { id: caller.id })),
+      next_cursor: next ? encodeListCursor(next) : null,
+    };
+  }
+
+  return {
+    /** The projects where the caller is an active member. */
+    async projects(caller: Caller) {
+      const rows = await db.project.findMany({
+        where: { memberships: { some: { memberId: caller.id, status: "active" } } },
+        select: { id: true, slug: true, name: true, archivedAt: true, bay: { select: { handle: true } } },
+        orderBy: [{ bay: { handle: "asc" } }, { slug: "asc" }],
+      });
+      return rows.map(renderProject);
+    },
+
+    /** GET /projects/{owner}/{slug}/conversations (§9.3). */
+    async list(caller: Caller, ref: unknown, query: unknown): Promise<{ items: ConversationItem[]; next_cursor: string | null }> {
+      const q = parseListQuery(query);
+      const project = await projectOf(db, ref);
+      if (!project) throw HubError.notFound("project not found");
+      const member = await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } });
+      if (!member) {
+        // An owner outside the project reads along (§9.2); anyone else: the project does not exist.
+        const agentThere =
+          caller.kind === "human" &&
+          (await db.membership.findFirst({ where: { projectId: project.id, status: "active", memberKind: "agent", memberId: { in: (await db.agent.findMany({ where: { ownerId: caller.id }, select: { id: true } })).map((a) => a.id) } }, select: { id: true } }));
+        if (!agentThere) throw HubError.notFound("project not found");
+      }
+      const rows = await readKeys(db, caller, { projectId: project.id, observed: q.observed && caller.kind === "human" });
+      const { items, next_cursor } = await page(caller, rows, q.limit, q.cursor);
+      return { items, next_cursor };
+    },
+
+    /**
+     * GET /me/conversations (§9.3 Across projects): one keys statement over the caller's
+     * memberships and one details statement for the page, whatever the number of projects.
+     */
+    async mine(caller: Caller, query: unknown): Promise<{ items: MeItem[]; next_cursor: string | null; totals: { unread: number; mentions_unread: number } }> {
+      if (caller.kind !== "human") throw HubError.forbidden("humans_only", "an agent reads the list of its project");
+      const q = parseListQuery(query);
+      const rows = await readKeys(db, caller, { projectId: null, observed: q.observed });
+      const totals = { unread: 0, mentions_unread: 0 };
+      for (const r of rows) {
+        if (r.access === "observer") continue;
+        totals.unread += r.unread ?? 0;
+        totals.mentions_unread += r.mentionsUnread ?? 0;
+      }
+      const result = await page(caller, rows, q.limit, q.cursor);
+      const items = result.items.map((item, i) => {
+        const r = result.rows[i] as KeyRow;
+        return { ...item, project: { owner: r.projectOwner, slug: r.projectSlug, full_name: projectFullName(r.projectOwner, r.projectSlug), name: r.projectName } } as MeItem;
+      });
+      return { items, next_cursor: result.next_cursor, totals };
+    },
+
+    /** GET …/conversations/{id}: a direct one answers its list item (§9.1), a group chat its view (§9.2). */
+    async get(caller: Caller, ref: unknown, conversationId: string): Promise<Conversation> {
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
+      if (row.kind === "direct") return renderItem(row, participants, { id: caller.id }) as Conversation;
+      return renderView(row, participants, { id: caller.id });
+    },
+
+    /** PUT …/pin: humans only, idempotent, at most 20 per human across projects (§9.3). */
+    async pin(caller: Caller, ref: unknown, conversationId: string): Promise<void> {
+      if (caller.kind !== "human") throw HubError.forbidden("humans_only", "pins are a human's own");
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      await db.$transaction(async (tx) => {
+        const pinned = await tx.pin.findUnique({ where: { humanId_conversationId: { humanId: caller.id, conversationId: row.key } }, select: { humanId: true } });
+        if (pinned) return;
+        if ((await tx.pin.count({ where: { humanId: caller.id } })) >= PINS_MAX) throw HubError.invalid({ pin: "too_many" }, `at most ${PINS_MAX} pins`);
+        await tx.pin.create({ data: { humanId: caller.id, conversationId: row.key } });
+      });
+    },
+
+    async unpin(caller: Caller, ref: unknown, conversationId: string): Promise<void> {
+      if (caller.kind !== "human") throw HubError.forbidden("humans_only", "pins are a human's own");
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      await db.pin.deleteMany({ where: { humanId: caller.id, conversationId: row.key } });
+    },
+
+    /** PUT …/meat-proxy: the lead part for one conversation the human takes part in; no event (§9.3). */
+    async setMeatProxy(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<void> {
+      if (caller.kind !== "human") throw HubError.forbidden("humans_only", "the meat-proxy mode is a human's own");
+      const data = parseInput(meatProxyInput, input);
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      if (row.access === "observer") throw HubError.forbidden("not_a_participant", "set it in a conversation you take part in");
+      await db.participation.updateMany({ where: { conversationId: row.key, memberId: caller.id, leftAt: null }, data: { meatProxyChat: data.meat_proxy } });
+    },
+  };
+}
+export type ConversationService = ReturnType<typeof conversationService>;

@@ -1,0 +1,383 @@
+import {
+  agentName,
+  bandOf,
+  type ConversationItem,
+  cutPreview,
+  type DirectItem,
+  type GroupItem,
+  type GroupView,
+  type ListKey,
+  meatProxyFields,
+  PREVIEW_LIMIT,
+  projectFullName,
+} from "@maity/domain";
+import type { Db, Tx } from "@maity/db";
+import type { Caller } from "./caller.ts";
+
+// The read side of §9: which conversations a caller sees and how (one keys statement), and what
+// the visible ones look like (one details statement). The per-project list, GET /me/conversations,
+// GET …/conversations/{id} and every access check of a write read through the same two queries, so
+// visibility is decided in one place: hidden answers exactly like missing (§1.3).
+
+export type Relation = "party" | "participant" | "observer";
+
+/** One visible conversation, with the caller's window and counts. */
+export interface KeyRow {
+  key: string; // Conversation.id (internal)
+  id: string; // public id: agt-… or cnv-…
+  kind: "direct" | "group";
+  projectId: string;
+  projectOwner: string;
+  projectSlug: string;
+  projectName: string;
+  projectArchived: boolean;
+  access: Relation;
+  /** Messages with a seq above this are in the caller's window (§9.2 "What a participant reads"). */
+  windowSeq: number;
+  /** The caller's read marker; null for an observer. */
+  marker: number | null;
+  title: string | null;
+  createdById: string | null;
+  createdAt: Date;
+  closedAt: Date | null;
+  closedReason: string | null;
+  agentId: string | null;
+  agentJoinedAt: Date | null;
+  last: { seq: number; from: string; body: string | null; sentAt: Date; redacted: boolean } | null;
+  unread: number | null;
+  mentionsUnread: number | null;
+  pinned: boolean;
+}
+
+type RawKeyRow = {
+  key: string;
+  id: string;
+  kind: "direct" | "group";
+  project_id: string;
+  project_owner: string;
+  project_slug: string;
+  project_name: string;
+  project_archived: boolean;
+  access: Relation;
+  window_seq: number;
+  marker: number | null;
+  title: string | null;
+  created_by_id: string | null;
+  created_at: Date | string;
+  closed_at: Date | string | null;
+  closed_reason: string | null;
+  agent_id: string | null;
+  agent_joined_at: Date | string | null;
+  last_seq: number | null;
+  last_from: string | null;
+  last_body: string | null;
+  last_sent_at: Date | string | null;
+  last_redacted: boolean | null;
+  unread: number | null;
+  mentions_unread: number | null;
+  pinned: boolean;
+};
+
+const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const dateOrNull = (v: Date | string | null): Date | null => (v === null ? null : date(v));
+
+// $1 caller id, $2 caller kind, $3 project id (null: every project the caller is a member of),
+// $4 observed, $5 conversation public id (null: all), $6 preview length.
+// mine: the caller's own participations in projects where it is an active member; a direct
+// conversation exists only while its agent is a member (§9.1). observed: group chats an agent the
+// caller owns is in while the caller is not (§9.2 "reads along"); across projects only where the
+// caller is a member (§9.3 "Only memberships count"), in one project's routes also from outside.
+const KEYS_SQL = `
+WITH my_projects AS (
+  SELECT m.project_id FROM memberships m
+  WHERE m.member_id = $1 AND m.status = 'active' AND ($3::text IS NULL OR m.project_id = $3)
+),
+mine AS (
+  SELECT c.id, p.joined_seq AS window_seq, p.read_marker_seq AS marker,
+         CASE WHEN c.kind = 'direct' THEN 'party' ELSE 'participant' END AS access
+  FROM participations p JOIN conversations c ON c.id = p.conversation_id
+  WHERE p.member_id = $1 AND p.left_at IS NULL
+    AND c.project_id IN (SELECT project_id FROM my_projects)
+    AND ($5::text IS NULL OR c.public_id = $5)
+    AND (c.kind = 'group' OR EXISTS (
+      SELECT 1 FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id AND am.status = 'active'))
+),
+observed AS (
+  SELECT c.id, MIN(p.joined_seq) AS window_seq, NULL::int AS marker, 'observer' AS access
+  FROM agents a
+  JOIN participations p ON p.member_id = a.id AND p.left_at IS NULL
+  JOIN conversations c ON c.id = p.conversation_id AND c.kind = 'group'
+  WHERE $4 AND $2 = 'human' AND a.owner_id = $1
+    AND ($5::text IS NULL OR c.public_id = $5)
+    AND (($3::text IS NULL AND c.project_id IN (SELECT project_id FROM my_projects)) OR c.project_id = $3)
+    AND NOT EXISTS (SELECT 1 FROM mine WHERE mine.id = c.id)
+  GROUP BY c.id
+),
+visible AS (SELECT * FROM mine UNION ALL SELECT * FROM observed)
+SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
+       b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name,
+       (pr.archived_at IS NOT NULL) AS project_archived,
+       v.access, v.window_seq, v.marker,
+       c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
+       (SELECT am.joined_at FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id) AS agent_joined_at,
+       lm.seq AS last_seq, lm.from_id AS last_from, left(lm.body, $6) AS last_body, lm.sent_at AS last_sent_at, lm.redacted AS last_redacted,
+       CASE WHEN v.access = 'observer' THEN NULL ELSE (
+         SELECT count(*)::int FROM events e
+         WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > GREATEST(v.window_seq, v.marker) AND e.from_id <> $1
+       ) END AS unread,
+       CASE WHEN v.access = 'observer' THEN NULL WHEN c.kind = 'direct' THEN 0 ELSE (
+         SELECT count(*)::int FROM events e
+         WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > GREATEST(v.window_seq, v.marker) AND e.from_id <> $1
+           AND e.mentions @> jsonb_build_array(jsonb_build_object('member_id', $1::text))
+       ) END AS mentions_unread,
+       EXISTS (SELECT 1 FROM pins pn WHERE pn.human_id = $1 AND pn.conversation_id = c.id) AS pinned
+FROM visible v
+JOIN conversations c ON c.id = v.id
+JOIN projects pr ON pr.id = c.project_id
+JOIN bays b ON b.id = pr.bay_id
+LEFT JOIN LATERAL (
+  SELECT e.seq, e.from_id, e.body, e.sent_at, e.redacted FROM events e
+  WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > v.window_seq
+  ORDER BY e.seq DESC LIMIT 1
+) lm ON true`;
+
+export interface KeysQuery {
+  projectId?: string | null;
+  observed?: boolean;
+  conversationId?: string | null;
+}
+
+/** One statement: every conversation `caller` sees (in a project, or across its memberships). */
+export async function readKeys(db: Db | Tx, caller: Caller, query: KeysQuery): Promise<KeyRow[]> {
+  const rows = await db.$queryRawUnsafe<RawKeyRow[]>(
+    KEYS_SQL,
+    caller.id,
+    caller.kind,
+    query.projectId ?? null,
+    query.observed ?? false,
+    query.conversationId ?? null,
+    PREVIEW_LIMIT,
+  );
+  return rows.map((r) => ({
+    key: r.key,
+    id: r.id,
+    kind: r.kind,
+    projectId: r.project_id,
+    projectOwner: r.project_owner,
+    projectSlug: r.project_slug,
+    projectName: r.project_name,
+    projectArchived: r.project_archived,
+    access: r.access,
+    windowSeq: Number(r.window_seq),
+    marker: r.marker === null ? null : Number(r.marker),
+    title: r.title,
+    createdById: r.created_by_id,
+    createdAt: date(r.created_at),
+    closedAt: dateOrNull(r.closed_at),
+    closedReason: r.closed_reason,
+    agentId: r.agent_id,
+    agentJoinedAt: dateOrNull(r.agent_joined_at),
+    last:
+      r.last_seq === null || r.last_from === null || r.last_sent_at === null
+        ? null
+        : { seq: Number(r.last_seq), from: r.last_from, body: r.last_body, sentAt: date(r.last_sent_at), redacted: r.last_redacted === true },
+    unread: r.unread === null ? null : Number(r.unread),
+    mentionsUnread: r.mentions_unread === null ? null : Number(r.mentions_unread),
+    pinned: r.pinned,
+  }));
+}
+
+/** The §9.3 order key: band, activity (last message, else created_at / the agent's joined_at), project, id. */
+export function listKeyOf(row: KeyRow): ListKey {
+  const activity = row.last?.sentAt ?? (row.kind === "group" ? row.createdAt : (row.agentJoinedAt ?? row.createdAt));
+  return {
+    band: bandOf({ pinned: row.pinned, unread: row.unread }),
+    activity: activity.toISOString(),
+    project: projectFullName(row.projectOwner, row.projectSlug),
+    id: row.id,
+  };
+}
+
+export interface ParticipantRow {
+  conversationKey: string;
+  memberId: string;
+  kind: "human" | "agent";
+  joinedAt: Date;
+  meatProxyChat: boolean | null;
+  handle: string;
+  /** Human: display name; agent: null. */
+  displayName: string | null;
+  lead: boolean;
+  hands: boolean;
+  note: string | null;
+  ownerId: string | null;
+  ownerHandle: string | null;
+}
+
+type RawParticipantRow = {
+  conversation_id: string;
+  member_id: string;
+  member_kind: "human" | "agent";
+  joined_at: Date | string;
+  meat_proxy_chat: boolean | null;
+  human_handle: string | null;
+  display_name: string | null;
+  meat_proxy_lead: boolean | null;
+  meat_proxy_hands: boolean | null;
+  meat_proxy_note: string | null;
+  agent_handle: string | null;
+  owner_id: string | null;
+  owner_handle: string | null;
+};
+
+const PARTICIPANTS_SQL = `
+SELECT p.conversation_id, p.member_id, p.member_kind, p.joined_at, p.meat_proxy_chat,
+       h.handle AS human_handle, h.display_name, h.meat_proxy_lead, h.meat_proxy_hands, h.meat_proxy_note,
+       a.handle AS agent_handle, a.owner_id, oh.handle AS owner_handle
+FROM participations p
+LEFT JOIN humans h ON h.id = p.member_id
+LEFT JOIN agents a ON a.id = p.member_id
+LEFT JOIN humans oh ON oh.id = a.owner_id
+WHERE p.conversation_id = ANY($1::text[]) AND p.left_at IS NULL
+ORDER BY p.joined_at, p.id`;
+
+/** One statement: the current participants of the given conversations, in the order they joined. */
+export async function readParticipants(db: Db | Tx, conversationKeys: string[]): Promise<Map<string, ParticipantRow[]>> {
+  const byConversation = new Map<string, ParticipantRow[]>(conversationKeys.map((k) => [k, []]));
+  if (conversationKeys.length === 0) return byConversation;
+  const rows = await db.$queryRawUnsafe<RawParticipantRow[]>(PARTICIPANTS_SQL, conversationKeys);
+  for (const r of rows) {
+    byConversation.get(r.conversation_id)?.push({
+      conversationKey: r.conversation_id,
+      memberId: r.member_id,
+      kind: r.member_kind,
+      joinedAt: date(r.joined_at),
+      meatProxyChat: r.meat_proxy_chat,
+      handle: (r.member_kind === "agent" ? r.agent_handle : r.human_handle) ?? r.member_id,
+      displayName: r.display_name,
+      lead: r.meat_proxy_lead === true,
+      hands: r.meat_proxy_hands === true,
+      note: r.meat_proxy_note,
+      ownerId: r.owner_id,
+      ownerHandle: r.owner_handle,
+    });
+  }
+  return byConversation;
+}
+
+/** The reader of a rendering; null renders for an event payload, where meat_proxy_chat is nobody's. */
+export type Reader = { id: string } | null;
+
+function listParticipant(p: ParticipantRow, reader: Reader) {
+  if (p.kind === "agent") return { member_id: p.memberId, kind: "agent" as const, handle: p.handle, name: agentName(p.ownerHandle ?? "", p.handle) };
+  const meat = meatProxyFields({ lead: p.lead, hands: p.hands, note: p.note }, p.meatProxyChat, reader?.id === p.memberId);
+  return { member_id: p.memberId, kind: "human" as const, handle: p.handle, ...meat };
+}
+
+/** Observers: owners of agent participants who are not participants themselves (§9.2). */
+export function observersOf(participants: ParticipantRow[]): string[] {
+  const ids = new Set(participants.map((p) => p.memberId));
+  return [...new Set(participants.filter((p) => p.kind === "agent" && p.ownerId).map((p) => p.ownerId as string))].filter((id) => !ids.has(id)).sort();
+}
+
+function lastMessage(row: KeyRow) {
+  if (!row.last) return null;
+  const redacted = row.last.redacted || row.last.body === null;
+  return { seq: row.last.seq, from: row.last.from, body: redacted || row.last.body === null ? null : cutPreview(row.last.body), sent_at: row.last.sentAt.toISOString(), redacted };
+}
+
+/** A §9.3 list item (the direct one is also the §9.1 GET answer). */
+export function renderItem(row: KeyRow, participants: ParticipantRow[], reader: Reader): ConversationItem {
+  const common = {
+    id: row.id,
+    last_message_at: row.last?.sentAt.toISOString() ?? null,
+    pinned: row.pinned,
+    last_message: lastMessage(row),
+  };
+  if (row.kind === "direct") {
+    // The human party first, then the agent (§9.3 example).
+    const ordered = [...participants].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === "human" ? -1 : 1));
+    const item: DirectItem = {
+      ...common,
+      kind: "direct",
+      agent_id: row.agentId ?? row.id,
+      title: null,
+      participants: ordered.map((p) => listParticipant(p, reader)),
+      access: "party",
+      closed_at: null,
+      unread: row.unread ?? 0,
+      mentions_unread: 0,
+    };
+    return orderDirect(item);
+  }
+  const item: GroupItem = {
+    id: row.id,
+    kind: "group",
+    title: row.title,
+    created_at: row.createdAt.toISOString(),
+    participants: participants.map((p) => listParticipant(p, reader)),
+    observers: observersOf(participants),
+    access: row.access === "observer" ? "observer" : "participant",
+    closed_at: row.closedAt?.toISOString() ?? null,
+    last_message_at: common.last_message_at,
+    unread: row.access === "observer" ? null : (row.unread ?? 0),
+    mentions_unread: row.access === "observer" ? null : (row.mentionsUnread ?? 0),
+    pinned: row.pinned,
+    last_message: common.last_message,
+  };
+  return item;
+}
+
+/** Field order as the §9.3 example shows it (JSON readers see the spec's shape). */
+function orderDirect(item: DirectItem): DirectItem {
+  return {
+    id: item.id,
+    kind: item.kind,
+    agent_id: item.agent_id,
+    title: item.title,
+    participants: item.participants,
+    access: item.access,
+    closed_at: item.closed_at,
+    last_message_at: item.last_message_at,
+    unread: item.unread,
+    mentions_unread: item.mentions_unread,
+    pinned: item.pinned,
+    last_message: item.last_message,
+  };
+}
+
+/** The §9.2 conversation view of a group chat. */
+export function renderView(
+  row: Pick<KeyRow, "id" | "title" | "createdById" | "createdAt" | "closedAt" | "closedReason" | "pinned"> & { access: Relation },
+  participants: ParticipantRow[],
+  reader: Reader,
+): GroupView {
+  return {
+    id: row.id,
+    kind: "group",
+    title: row.title,
+    created_by: row.createdById ?? "",
+    created_at: row.createdAt.toISOString(),
+    participants: participants.map((p) => ({ ...listParticipant(p, reader), owner_id: p.kind === "agent" ? p.ownerId : null, joined_at: p.joinedAt.toISOString() })),
+    observers: observersOf(participants),
+    closed_at: row.closedAt?.toISOString() ?? null,
+    closed_reason: row.closedReason === "no_human" ? "no_human" : null,
+    access: row.access === "observer" ? "observer" : "participant",
+    pinned: row.pinned,
+  };
+}
+
+/** The view as it stands in a conversation_created/_updated payload: no caller's access, no pin (§9.3). */
+export async function payloadView(tx: Tx | Db, conversationKey: string): Promise<Record<string, unknown>> {
+  const c = await tx.conversation.findUniqueOrThrow({
+    where: { id: conversationKey },
+    select: { publicId: true, title: true, createdById: true, createdAt: true, closedAt: true, closedReason: true },
+  });
+  const participants = (await readParticipants(tx, [conversationKey])).get(conversationKey) ?? [];
+  const { access: _access, pinned: _pinned, ...view } = renderView(
+    { id: c.publicId, title: c.title, createdById: c.createdById, createdAt: c.createdAt, closedAt: c.closedAt, closedReason: c.closedReason, pinned: false, access: "participant" },
+    participants,
+    null,
+  );
+  return view;
+}
