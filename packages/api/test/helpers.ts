@@ -1,13 +1,13 @@
 import { freshDatabase } from "@maity/db/testing";
-import { createHub, type Hub } from "@maity/hub";
+import { createHub, type Hub, type HubOptions } from "@maity/hub";
 import { handleTrpc } from "../src/fetch.ts";
 import { handleRest } from "../src/rest/index.ts";
 
 export const ADMIN = "test-admin-token";
 export const BASE = "http://127.0.0.1:3000";
 
-export async function testHub(): Promise<Hub> {
-  return createHub(await freshDatabase());
+export async function testHub(options: HubOptions = {}): Promise<Hub> {
+  return createHub(await freshDatabase(), options);
 }
 
 export function restClient(hub: Hub, adminToken: string | undefined = ADMIN) {
