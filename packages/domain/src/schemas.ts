@@ -5,7 +5,7 @@ import { HANDLE_PATTERN, PERMISSIONS } from "./ids.ts";
 export const handleSchema = z
   .string()
   .regex(HANDLE_PATTERN, "lowercase letters, digits and dashes, 1–40 characters");
-export const memberIdSchema = z.string().regex(/^(hum|agt)-[a-z0-9-]{1,80}$/, "a member id (hum-… or agt-…)");
+export const memberIdSchema = z.string({ error: "a member id (hum-… or agt-…)" }).regex(/^(hum|agt)-[a-z0-9-]{1,80}$/, "a member id (hum-… or agt-…)");
 const nameSchema = z.string().trim().min(1, "required").max(120, "at most 120 characters");
 
 export const createHumanInput = z.object({

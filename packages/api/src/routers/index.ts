@@ -144,6 +144,7 @@ export const appRouter = router({
         rest: {
           method: "POST",
           path: `${P}/conversations`,
+          status: 201,
           summary: "Create a group chat (§9.2); a replay with the same Idempotency-Key answers 200",
           headers: { "idempotency-key": "idempotency_key" },
           respond: (out: z.infer<typeof createGroupOutput>) => ({ status: out.replayed ? 200 : 201, body: out.conversation }),
