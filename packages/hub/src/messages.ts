@@ -153,7 +153,8 @@ export function messagesService(db: Db, bus: LiveBus) {
         },
         select: messageSelect,
       });
-      await tx.conversation.update({ where: { id: row.key }, data: { lastSeq: event.seq, lastMessageAt: event.sentAt } });
+      // Only forward: a concurrent post with a higher seq may commit first.
+      await tx.conversation.updateMany({ where: { id: row.key, OR: [{ lastSeq: null }, { lastSeq: { lt: event.seq } }] }, data: { lastSeq: event.seq, lastMessageAt: event.sentAt } });
       // Whoever speaks has read up to there (§9.2 Read and unread).
       await tx.participation.updateMany({ where: { conversationId: row.key, memberId: caller.id, leftAt: null }, data: { readMarkerSeq: event.seq } });
       return { event, audience: participants.map((p) => p.memberId) };

@@ -121,11 +121,11 @@ SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
        c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
        (SELECT am.joined_at FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id) AS agent_joined_at,
        lm.seq AS last_seq, lm.from_id AS last_from, left(lm.body, $6) AS last_body, lm.sent_at AS last_sent_at, lm.redacted AS last_redacted,
-       CASE WHEN v.access = 'observer' THEN NULL ELSE (
+       CASE WHEN v.access = 'observer' THEN NULL WHEN c.last_seq IS NULL OR c.last_seq <= GREATEST(v.window_seq, v.marker) THEN 0 ELSE (
          SELECT count(*)::int FROM events e
          WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > GREATEST(v.window_seq, v.marker) AND e.from_id <> $1
        ) END AS unread,
-       CASE WHEN v.access = 'observer' THEN NULL WHEN c.kind = 'direct' THEN 0 ELSE (
+       CASE WHEN v.access = 'observer' THEN NULL WHEN c.kind = 'direct' OR c.last_seq IS NULL OR c.last_seq <= GREATEST(v.window_seq, v.marker) THEN 0 ELSE (
          SELECT count(*)::int FROM events e
          WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > GREATEST(v.window_seq, v.marker) AND e.from_id <> $1
            AND e.mentions @> jsonb_build_array(jsonb_build_object('member_id', $1::text))
@@ -135,11 +135,8 @@ FROM visible v
 JOIN conversations c ON c.id = v.id
 JOIN projects pr ON pr.id = c.project_id
 JOIN bays b ON b.id = pr.bay_id
-LEFT JOIN LATERAL (
-  SELECT e.seq, e.from_id, e.body, e.sent_at, e.redacted FROM events e
-  WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > v.window_seq
-  ORDER BY e.seq DESC LIMIT 1
-) lm ON true`;
+-- conversations.last_seq is the newest message: inside the window exactly when above its start.
+LEFT JOIN events lm ON lm.seq = c.last_seq AND c.last_seq > v.window_seq`;
 
 export interface KeysQuery {
   projectId?: string | null;
