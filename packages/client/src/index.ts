@@ -1,7 +1,12 @@
 import type { AppRouter } from "@maity/api";
 import {
   agentOutput,
-  directItemSchema,
+  conversationPage,
+  conversationSchema,
+  eventPage,
+  groupViewSchema,
+  meConversationPage,
+  participationSchema,
   humanOutput,
   memberOutput,
   messagePage,
@@ -38,8 +43,8 @@ export function createRestClient(options: RestClientOptions) {
   const doFetch = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, "");
 
-  async function call<T>(method: string, path: string, schema: Schema<T> | null, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = {};
+  async function call<T>(method: string, path: string, schema: Schema<T> | null, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { ...extraHeaders };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     const res = await doFetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -58,6 +63,12 @@ export function createRestClient(options: RestClientOptions) {
   }
 
   const project = (owner: string, slug: string) => `/api/projects/${enc(owner)}/${enc(slug)}`;
+  const conversation = (owner: string, slug: string, id: string) => `${project(owner, slug)}/conversations/${enc(id)}`;
+  const qs = (query: Record<string, string | number | boolean | undefined>) => {
+    const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    return params.size ? `?${params}` : "";
+  };
+  type ListQuery = { observed?: boolean; limit?: number; cursor?: string };
   const adminProject = (owner: string, slug: string) => `/api/admin/projects/${enc(owner)}/${enc(slug)}`;
 
   return {
@@ -74,17 +85,31 @@ export function createRestClient(options: RestClientOptions) {
       revokeToken: (input: { token: string }) => call<{ revoked: boolean }>("POST", "/api/admin/tokens/revoke", null, input),
     },
     conversations: {
-      list: (owner: string, slug: string) => call<{ items: unknown[]; next_cursor: string | null }>("GET", `${project(owner, slug)}/conversations`, null),
-      get: (owner: string, slug: string, id: string) => call("GET", `${project(owner, slug)}/conversations/${enc(id)}`, directItemSchema),
+      list: (owner: string, slug: string, query: ListQuery = {}) => call("GET", `${project(owner, slug)}/conversations${qs(query)}`, conversationPage),
+      mine: (query: ListQuery = {}) => call("GET", `/api/me/conversations${qs(query)}`, meConversationPage),
+      get: (owner: string, slug: string, id: string) => call("GET", conversation(owner, slug, id), conversationSchema),
+      /** A group chat (§9.2); pass an idempotency key to make a retry safe. */
+      create: (owner: string, slug: string, input: { title?: string | null; participants: string[] }, options: { idempotencyKey?: string } = {}) =>
+        call("POST", `${project(owner, slug)}/conversations`, groupViewSchema, input, options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {}),
+      rename: (owner: string, slug: string, id: string, title: string | null) => call("PATCH", conversation(owner, slug, id), groupViewSchema, { title }),
+      addParticipant: (owner: string, slug: string, id: string, memberId: string) => call("POST", `${conversation(owner, slug, id)}/participants`, groupViewSchema, { member_id: memberId }),
+      removeParticipant: (owner: string, slug: string, id: string, memberId: string) =>
+        call("DELETE", `${conversation(owner, slug, id)}/participants/${enc(memberId)}`, participationSchema),
+      pin: (owner: string, slug: string, id: string) => call("PUT", `${conversation(owner, slug, id)}/pin`, null),
+      unpin: (owner: string, slug: string, id: string) => call("DELETE", `${conversation(owner, slug, id)}/pin`, null),
+      setMeatProxy: (owner: string, slug: string, id: string, value: boolean | null) => call("PUT", `${conversation(owner, slug, id)}/meat-proxy`, null, { meat_proxy: value }),
     },
     messages: {
-      list: (owner: string, slug: string, id: string, query: { after?: number; before?: number; limit?: number } = {}) => {
-        const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
-        const qs = params.size ? `?${params}` : "";
-        return call("GET", `${project(owner, slug)}/conversations/${enc(id)}/messages${qs}`, messagePage);
-      },
-      post: (owner: string, slug: string, id: string, input: { body: string; to_instance?: string | null }) =>
-        call("POST", `${project(owner, slug)}/conversations/${enc(id)}/messages`, messageSchema, input),
+      list: (owner: string, slug: string, id: string, query: { after?: number; before?: number; limit?: number } = {}) =>
+        call("GET", `${conversation(owner, slug, id)}/messages${qs(query)}`, messagePage),
+      post: (owner: string, slug: string, id: string, input: { body: string; to_instance?: string | null }) => call("POST", `${conversation(owner, slug, id)}/messages`, messageSchema, input),
+      redact: (owner: string, slug: string, id: string, seq: number, reason?: string | null) =>
+        call("POST", `${conversation(owner, slug, id)}/messages/${seq}/redact`, messageSchema, reason === undefined ? {} : { reason }),
+    },
+    events: {
+      list: (owner: string, slug: string, query: { after?: number; limit?: number } = {}) => call("GET", `${project(owner, slug)}/events${qs(query)}`, eventPage),
+      post: (owner: string, slug: string, input: { type: "chat"; conversation_id: string; body: string; to_instance?: string | null }) =>
+        call("POST", `${project(owner, slug)}/events`, messageSchema, input),
     },
   };
 }

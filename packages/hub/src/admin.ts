@@ -11,12 +11,11 @@ import {
   memberKindOf,
   mintTokenInput,
   parseInput,
-  projectFullName,
   projectRef,
   removeMemberReason,
   revokeTokenInput,
 } from "@maity/domain";
-import type { Db, Tx } from "@maity/db";
+import type { Db } from "@maity/db";
 import { hashPassword, mintSecret, sha256 } from "./credentials.ts";
 import { findProject, renderProject } from "./projects.ts";
 import type { LiveBus } from "./bus.ts";

@@ -36,7 +36,7 @@ const renderParticipation = (p: { memberId: string; joinedAt: Date; leftAt: Date
 /** The group chat view for `caller` (it must see the chat). */
 export async function viewFor(tx: Db | Tx, caller: Caller, projectId: string, publicId: string): Promise<GroupView> {
   const [row] = await readKeys(tx, caller, { projectId, observed: true, conversationId: publicId });
-  if (!row || row.kind !== "group") throw HubError.notFound("conversation not found");
+  if (row?.kind !== "group") throw HubError.notFound("conversation not found");
   const participants = (await readParticipants(tx, [row.key])).get(row.key) ?? [];
   return renderView(row, participants, { id: caller.id });
 }
