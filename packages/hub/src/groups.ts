@@ -207,6 +207,18 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     },
 
     /**
+     * PATCH …/participants/{member_id}: the participation's own settings — today only `wake`,
+     * which is not built (§9.2), so every change is refused by name (OQ-M-23).
+     */
+    async updateParticipant(caller: Caller, ref: unknown, conversationId: string, memberId: string): Promise<never> {
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      refuseDirect(row);
+      const participant = await db.participation.findFirst({ where: { conversationId: row.key, memberId, leftAt: null }, select: { id: true } });
+      if (!participant) throw HubError.notFound("participant not found");
+      throw HubError.invalid({ wake: "not_supported" }, "per-participation wake is not built");
+    },
+
+    /**
      * DELETE …/participants/{member_id}: anyone leaves (own id); managers remove others. Not a
      * participant: 200 with its last participation, or not_found when it never took part (§9.2).
      */

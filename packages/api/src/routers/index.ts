@@ -193,6 +193,11 @@ export const appRouter = router({
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...addParticipantInput.shape }))
       .output(groupViewSchema)
       .mutation(({ ctx, input }) => ctx.hub.groups.addParticipant(ctx.caller, input, input.conversation_id, pick(input, ["member_id", "wake"]))),
+    update: authedProcedure
+      .meta({ rest: { method: "PATCH", path: `${C}/participants/{member_id}`, summary: "Change a participation (wake: not built, refused)" } })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, member_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters"), wake: z.unknown().optional() }))
+      .output(participationSchema)
+      .mutation(({ ctx, input }) => ctx.hub.groups.updateParticipant(ctx.caller, input, input.conversation_id, input.member_id)),
     remove: authedProcedure
       .meta({ rest: { method: "DELETE", path: `${C}/participants/{member_id}`, summary: "Remove a participant, or leave with your own id (§9.2)" } })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, member_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters") }))
