@@ -169,8 +169,9 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       const row = await resolveConversation(db, caller, ref, conversationId);
       refuseDirect(row);
       refuseObserver(row);
-      await refuseNonManager(db, caller, row);
+      // A closed chat says so to everyone in it, before who may manage it (§9.2 M-107).
       refuseClosed(row);
+      await refuseNonManager(db, caller, row);
       if (data.title === undefined || data.title === row.title) return viewFor(db, caller, row.projectId, row.id);
       const title = data.title;
       const message = await db.$transaction(async (tx) => {
@@ -187,8 +188,9 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       const row = await resolveConversation(db, caller, ref, conversationId);
       refuseDirect(row);
       refuseObserver(row);
-      await refuseNonManager(db, caller, row);
+      // A closed chat says so to everyone in it, before who may manage it (§9.2 M-107).
       refuseClosed(row);
+      await refuseNonManager(db, caller, row);
       if (row.projectArchived) throw new HubError("project_closed", "the project is archived");
       const message = await db.$transaction(async (tx) => {
         const already = await tx.participation.findFirst({ where: { conversationId: row.key, memberId: data.member_id, leftAt: null }, select: { id: true } });

@@ -281,15 +281,21 @@ export function messagesService(db: Db, bus: LiveBus) {
     for (const m of undelivered) m.deliveredAt = now;
   }
 
-  /** The conversation for a redaction, with the former human participants of a closed chat let in (§9.2 Closing). */
+  /**
+   * The conversation for a redaction. A human participant or party redacts; in a closed chat its
+   * former human participants still do — also one now reading along through its agent (§9.2
+   * Closing). Agents and other observers do not (§8.5).
+   */
   async function resolveRedactor(caller: Caller, ref: unknown, conversationId: string): Promise<KeyRow> {
-    try {
-      const row = await resolveConversation(db, caller, ref, conversationId);
-      refuseObserver(row);
+    const row = await resolveConversation(db, caller, ref, conversationId).catch((error: unknown) => {
+      if (isHubError(error) && error.code === "not_found") return null;
+      throw error;
+    });
+    if (row && row.access !== "observer") {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "no agent redacts (§8.5)");
       return row;
-    } catch (error) {
-      if (!isHubError(error) || error.code !== "not_found" || caller.kind !== "human") throw error;
+    }
+    if (caller.kind === "human") {
       const project = await projectOf(db, ref);
       const closed =
         project &&
@@ -297,34 +303,49 @@ export function messagesService(db: Db, bus: LiveBus) {
           where: { projectId: project.id, publicId: conversationId, kind: "group", closedAt: { not: null }, participations: { some: { memberId: caller.id } } },
           select: { id: true, publicId: true, projectId: true, createdAt: true, createdById: true, closedAt: true, closedReason: true, title: true },
         }));
-      if (!closed) throw conversationNotFound();
-      return {
-        key: closed.id,
-        id: closed.publicId,
-        kind: "group",
-        projectId: closed.projectId,
-        projectOwner: "",
-        projectSlug: "",
-        projectName: "",
-        projectArchived: false,
-        access: "participant",
-        windowSeq: 0,
-        marker: null,
-        title: closed.title,
-        createdById: closed.createdById,
-        createdAt: closed.createdAt,
-        closedAt: closed.closedAt,
-        closedReason: closed.closedReason,
-        agentId: null,
-        agentJoinedAt: null,
-        last: null,
-        unread: null,
-        mentionsUnread: null,
-        pinned: false,
-      };
+      if (closed)
+        return {
+          ...(row ?? emptyRow),
+          key: closed.id,
+          id: closed.publicId,
+          kind: "group",
+          projectId: closed.projectId,
+          access: "participant",
+          title: closed.title,
+          createdById: closed.createdById,
+          createdAt: closed.createdAt,
+          closedAt: closed.closedAt,
+          closedReason: closed.closedReason,
+        };
     }
+    if (row) refuseObserver(row);
+    throw conversationNotFound();
   }
 }
+const emptyRow: KeyRow = {
+  key: "",
+  id: "",
+  kind: "group",
+  projectId: "",
+  projectOwner: "",
+  projectSlug: "",
+  projectName: "",
+  projectArchived: false,
+  access: "participant",
+  windowSeq: 0,
+  marker: null,
+  title: null,
+  createdById: null,
+  createdAt: new Date(0),
+  closedAt: null,
+  closedReason: null,
+  agentId: null,
+  agentJoinedAt: null,
+  last: null,
+  unread: null,
+  mentionsUnread: null,
+  pinned: false,
+};
 export type MessagesService = ReturnType<typeof messagesService>;
 
 export function renderEvent(row: MessageRow, reader: MessageReader): HubEvent {
