@@ -18,6 +18,7 @@ const ELSEWHERE = {
   "M-059": "the agent's event cursor — agent protocol (/updates, /ws)",
   "M-060": "wait — agent protocol",
   "M-086": "§20.5 jour fixe — not in this spec",
+  "M-159": "§5.3 pausing agents — agent protocol (no pause yet; posting needs no pause check)",
   "M-167": "wait/resume delivery — agent protocol",
   "M-209": "§5.2 resume packet — agent protocol",
   "M-226": "§18.2 counts — not in this spec",
