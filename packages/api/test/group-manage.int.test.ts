@@ -843,7 +843,7 @@ describe("§9.2 who manages", () => {
     expect(await state()).toEqual(before);
   });
 
-  it("M-103 a member removed from the project leaves every chat of that project with reason membership_removed (only that project's)", async () => {
+  it("M-103 M-247 a member removed from the project leaves every chat of that project with reason membership_removed (only that project's)", async () => {
     const earlier = await hub.db.participation.findMany({ where: { memberId: "hum-fay", leftAt: null, conversation: { projectId: "prj-olga-lab" } }, select: { id: true } });
     const one = await create(T.ben as string, { participants: ["hum-fay", "hum-dan"] });
     const two = await create(T.dan as string, { participants: ["hum-fay", "agt-a"] });
@@ -891,7 +891,7 @@ describe("§9.2 who manages", () => {
     expect(last.body).toEqual({ member_id: "agt-r", joined_at: room.participants[1]?.joined_at, left_at: expect.stringMatching(ISO), reason: "membership_removed" });
   });
 
-  it("M-104 an isolated agent leaves every chat of the project with reason membership_isolated", async () => {
+  it("M-104 M-247 an isolated agent leaves every chat of the project with reason membership_isolated", async () => {
     const one = await create(T.ben as string, { participants: ["agt-i", "hum-dan"] });
     const two = await create(T.olga as string, { participants: ["agt-i", "agt-a"] });
     expect(one.observers).toEqual(["hum-olga"]);
@@ -1117,7 +1117,7 @@ describe("§9.2 a closed (archived) project", () => {
     await admin(rest, "POST", "/api/admin/projects/olga/arch/archive");
   });
 
-  it("M-112 creating a group chat answers project_closed 409, nothing written", async () => {
+  it("M-112 M-246 creating a group chat answers project_closed 409, nothing written", async () => {
     const before = await state();
     const res = await rest("POST", `${ARCH}/conversations`, { token: T.ben, body: { participants: ["hum-dan"] } });
     expect(res.status).toBe(409);
@@ -1139,7 +1139,7 @@ describe("§9.2 a closed (archived) project", () => {
     expect(await view(T.dan as string, pair.id, ARCH)).toMatchObject({ closed_at: null, closed_reason: null });
   });
 
-  it("M-114 posting (…/messages and POST /events, human and agent) and renaming stay allowed", async () => {
+  it("M-114 M-246 posting (…/messages and POST /events, human and agent) and renaming stay allowed", async () => {
     const human = await rest("POST", `${conv(room.id, ARCH)}/messages`, { token: T.ben, body: { body: "still talking" } });
     expect(human.status).toBe(201);
     expect(human.body).toMatchObject({ conversation_id: room.id, from: "hum-ben", to: room.id, body: "still talking" });

@@ -131,7 +131,7 @@ describe("unknown fields and wrong types name the field (M-240)", () => {
     [`/conversations/CHAT/messages?limit=1.5`, { limit: "an integer" }],
     [`/conversations/CHAT/messages?page=2`, { page: "unknown_field" }],
     [`/events?after=z`, { after: "an integer" }],
-  ])("GET …%s → %j", async (suffix, fields) => {
+  ])("M-241 M-242 GET …%s → %j (paging and its limits)", async (suffix, fields) => {
     const res = await rest("GET", `${P}${suffix.replace("CHAT", chat)}`, { token });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fields).toEqual(fields);

@@ -45,7 +45,9 @@ export function decodeListCursor(cursor: string): ListKey | null {
     if (!Array.isArray(value) || value.length !== 4) return null;
     const [band, activity, project, id] = value as unknown[];
     if (band !== 0 && band !== 1 && band !== 2 && band !== 3) return null;
-    if (typeof activity !== "string" || typeof project !== "string" || typeof id !== "string") return null;
+    if (typeof activity !== "string" || typeof project !== "string" || typeof id !== "string" || id === "") return null;
+    // The activity of a key the list gave out is an ISO timestamp it rendered itself.
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(activity) || Number.isNaN(Date.parse(activity))) return null;
     return { band, activity, project, id };
   } catch {
     return null;

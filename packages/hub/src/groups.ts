@@ -97,6 +97,8 @@ export async function endParticipation(tx: Tx, conversationKey: string, memberId
     const closed = await tx.conversation.updateMany({ where: { id: conversationKey, closedAt: null }, data: { closedAt: new Date(), closedReason: "no_human" } });
     if (closed.count > 0) changed.closed = true;
   }
+  // The one who leaves keeps no pin, even while it still reads along through its agent (§9.3).
+  await tx.pin.deleteMany({ where: { conversationId: conversationKey, humanId: memberId } });
   await prunePins(tx, [conversationKey]);
   const bus = await emitUpdated(tx, conversationKey, actorId, changed, [memberId]);
   return { participation: renderParticipation(ended), bus };
