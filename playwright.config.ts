@@ -24,6 +24,6 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,
-    env: { PORT: String(port), HOST: "127.0.0.1", MAITY_DATA_DIR: dataDir, MAITY_ADMIN_TOKEN: "e2e-admin-token", MAITY_SEED: "1", DATABASE_URL: "" },
+    env: { PORT: String(port), HOST: "127.0.0.1", MAITY_DATA_DIR: dataDir, MAITY_ADMIN_TOKEN: "e2e-admin-token", MAITY_SEED: "1", MAITY_GROUP_CHAT_QUOTA: "1000", DATABASE_URL: "" },
   },
 });

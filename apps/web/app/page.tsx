@@ -1,5 +1,5 @@
-import { Chat } from "../src/Chat";
+import { Dashboard } from "../src/Dashboard";
 
 export default function Home() {
-  return <Chat open={null} />;
+  return <Dashboard open={null} />;
 }

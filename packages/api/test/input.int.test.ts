@@ -190,7 +190,7 @@ describe("every route and the OpenAPI document", () => {
     expect(create.parameters).toContainEqual(expect.objectContaining({ name: "idempotency-key", in: "header" }));
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "201"]));
     const list = res.body.paths["/api/projects/{owner}/{slug}/conversations"].get;
-    expect(list.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name)).toEqual(["observed", "limit", "cursor"]);
+    expect(list.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name)).toEqual(["observed", "limit", "cursor", "direction"]);
     const pin = res.body.paths["/api/projects/{owner}/{slug}/conversations/{conversation_id}/pin"].put;
     expect(pin.responses["204"]).toEqual({ description: "No content" });
   });

@@ -272,3 +272,23 @@ export const postEventInput = z.strictObject({
   body: messageBody,
   to_instance: postMessageInput.shape.to_instance,
 });
+
+/** An active member of a project, as the dashboard offers it for a group chat. */
+export const projectMemberSchema = z.object({
+  member_id: z.string(),
+  kind: z.enum(["human", "agent"]),
+  handle: z.string(),
+  /** A human's display name; an agent's `owner/handle`. */
+  name: z.string(),
+  owner_id: z.string().nullable(),
+  permissions: z.array(z.string()),
+});
+
+/** One item of the dashboard's live feed: where something happened; readers reload from the hub. */
+export const liveEventSchema = z.object({
+  seq: z.number().int(),
+  kind: z.string(),
+  conversation_id: z.string().nullable(),
+  project: z.object({ owner: z.string(), slug: z.string() }).nullable(),
+});
+export type LiveEvent = z.infer<typeof liveEventSchema>;

@@ -102,6 +102,26 @@ export function conversationService(db: Db) {
       return renderView(row, participants, { id: caller.id });
     },
 
+    /** GET …/members: the project's active members, for choosing participants (members only, §9.2). */
+    async members(caller: Caller, ref: unknown) {
+      const project = await projectOf(db, ref);
+      const member = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
+      if (!project || !member) throw HubError.notFound("project not found");
+      const rows = await db.membership.findMany({ where: { projectId: project.id, status: "active" }, select: { memberId: true, memberKind: true, permissions: true }, orderBy: { joinedAt: "asc" } });
+      const ids = rows.map((r) => r.memberId);
+      const [humans, agents] = await Promise.all([
+        db.human.findMany({ where: { id: { in: ids } }, select: { id: true, handle: true, displayName: true } }),
+        db.agent.findMany({ where: { id: { in: ids } }, select: { id: true, handle: true, ownerId: true, owner: { select: { handle: true } } } }),
+      ]);
+      type ProjectMember = { member_id: string; kind: "human" | "agent"; handle: string; name: string; owner_id: string | null; permissions: string[] };
+      return rows.flatMap((r): ProjectMember[] => {
+        const human = humans.find((h) => h.id === r.memberId);
+        if (human) return [{ member_id: r.memberId, kind: "human" as const, handle: human.handle, name: human.displayName, owner_id: null, permissions: r.permissions }];
+        const agent = agents.find((a) => a.id === r.memberId);
+        return agent ? [{ member_id: r.memberId, kind: "agent" as const, handle: agent.handle, name: `${agent.owner.handle}/${agent.handle}`, owner_id: agent.ownerId, permissions: r.permissions }] : [];
+      });
+    },
+
     /** PUT …/pin: humans only, idempotent, at most 20 per human across projects (§9.3). */
     async pin(caller: Caller, ref: unknown, conversationId: string): Promise<void> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "pins are a human's own");

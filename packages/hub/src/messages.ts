@@ -265,6 +265,36 @@ export function messagesService(db: Db, bus: LiveBus) {
       return { items: page.map((e) => renderEvent(e, reader)), next_cursor: rows.length > q.limit ? String(page.at(-1)?.seq ?? 0) : null };
     },
 
+    /**
+     * The live feed's backfill (dashboard): events addressed to the caller after `after`, oldest
+     * first, with the project and conversation they belong to. Ids and seqs only: readers reload.
+     */
+    async feedSince(caller: Caller, after: number, limit = 100) {
+      const rows = await db.event.findMany({
+        where: { seq: { gt: after }, audience: { some: { memberId: caller.id } } },
+        orderBy: { seq: "asc" },
+        take: limit,
+        select: { seq: true, kind: true, conversation: { select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } } } },
+      });
+      return rows.map((r) => ({
+        seq: r.seq,
+        kind: r.kind,
+        conversation_id: r.conversation?.publicId ?? null,
+        project: r.conversation ? { owner: r.conversation.project.bay.handle, slug: r.conversation.project.slug } : null,
+      }));
+    },
+
+    /** The newest seq of the log (where a fresh live feed starts). */
+    async lastSeq(): Promise<number> {
+      return (await db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+    },
+
+    /** Where a redaction happened, for the live feed. */
+    async eventPlace(seq: number) {
+      const e = await db.event.findUnique({ where: { seq }, select: { conversation: { select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } } } } });
+      return e?.conversation ? { conversation_id: e.conversation.publicId, project: { owner: e.conversation.project.bay.handle, slug: e.conversation.project.slug } } : null;
+    },
+
     /** POST …/events with type chat: the same write as POST …/messages (§8.4, M-158). */
     async postEvent(caller: Caller, ref: unknown, input: unknown): Promise<Message> {
       const data = parseInput(postEventInput, input);

@@ -26,6 +26,8 @@ import {
   participationSchema,
   postEventInput,
   postMessageInput,
+  liveEventSchema,
+  projectMemberSchema,
   projectOutput,
   projectRef,
   redactInput,
@@ -33,6 +35,8 @@ import {
   revokeTokenInput,
   updateGroupInput,
 } from "@maity/domain";
+import type { BusMessage } from "@maity/hub";
+import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
 import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router } from "../trpc.ts";
@@ -48,6 +52,8 @@ const projectInput = z.strictObject(projectRef.shape);
 const conversationInput = z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema });
 const noContent = z.null();
 const idempotencyKey = z.string({ error: "a string" }).min(1, "1–200 characters").max(200, "1–200 characters").optional();
+/** tRPC's infinite queries send `direction`; lists page forward only, so it is accepted and ignored. */
+const direction = z.enum(["forward", "backward"], { error: "forward or backward" }).optional();
 const createGroupOutput = z.object({ replayed: z.boolean(), conversation: groupViewSchema });
 const pick = <T extends Record<string, unknown>, K extends string>(input: T, keys: readonly K[]) =>
   Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as unknown as Partial<Pick<T, K & keyof T>>;
@@ -122,18 +128,69 @@ export const appRouter = router({
   }),
   projects: router({
     mine: authedProcedure.output(z.array(projectOutput)).query(({ ctx }) => ctx.hub.conversations.projects(ctx.caller)),
+    members: authedProcedure
+      .meta({ rest: { method: "GET", path: `${P}/members`, summary: "The project's active members (members only)" } })
+      .input(projectInput)
+      .output(z.array(projectMemberSchema))
+      .query(({ ctx, input }) => ctx.hub.conversations.members(ctx.caller, input)),
+  }),
+  live: router({
+    /**
+     * The dashboard's live feed over SSE: listen to the bus first, then backfill from the log after
+     * `lastEventId`, and yield `tracked(seq)` so a dropped connection resumes where it stopped.
+     * Items say where something happened; the client reloads what it shows (no message is doubled).
+     */
+    feed: authedProcedure.input(z.object({ lastEventId: z.string().nullish() }).optional()).subscription(async function* ({ ctx, input, signal }) {
+      const caller = ctx.caller;
+      const queue: BusMessage[] = [];
+      let wake: (() => void) | null = null;
+      const stop = ctx.hub.bus.subscribe((message) => {
+        if (!message.audience.includes(caller.id)) return;
+        queue.push(message);
+        wake?.();
+      });
+      const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+      try {
+        const resumeFrom = Number(input?.lastEventId);
+        let last = Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : await ctx.hub.messages.lastSeq();
+        const backfill = async function* () {
+          for (;;) {
+            const batch = await ctx.hub.messages.feedSince(caller, last);
+            for (const item of batch) {
+              last = item.seq;
+              yield tracked(String(item.seq), liveEventSchema.parse(item));
+            }
+            if (batch.length < 100) return;
+          }
+        };
+        yield* backfill();
+        while (!signal?.aborted) {
+          if (queue.length === 0) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+          wake = null;
+          const messages = queue.splice(0);
+          if (messages.some((m) => m.type === "event")) yield* backfill();
+          for (const m of messages.filter((m) => m.type === "redaction")) {
+            const place = await ctx.hub.messages.eventPlace(m.seq);
+            // A redaction changes an old event; it is not a new seq to resume from.
+            if (place) yield { seq: m.seq, kind: "redaction", ...place };
+          }
+        }
+      } finally {
+        stop();
+      }
+    }),
   }),
   conversations: router({
     list: authedProcedure
       .meta({ rest: { method: "GET", path: `${P}/conversations`, summary: "The conversation list of a project (§9.3)" } })
-      .input(z.strictObject({ ...projectRef.shape, ...listConversationsQuery.shape }))
+      .input(z.strictObject({ ...projectRef.shape, ...listConversationsQuery.shape, direction }))
       .output(conversationPage)
       .query(({ ctx, input }) => ctx.hub.conversations.list(ctx.caller, input, pick(input, ["observed", "limit", "cursor"]))),
     mine: authedProcedure
       .meta({ rest: { method: "GET", path: "/api/me/conversations", summary: "Every conversation across the caller's projects (§9.3)" } })
-      .input(listConversationsQuery.optional())
+      .input(z.strictObject({ ...listConversationsQuery.shape, direction }).optional())
       .output(meConversationPage)
-      .query(({ ctx, input }) => ctx.hub.conversations.mine(ctx.caller, input ?? {})),
+      .query(({ ctx, input }) => ctx.hub.conversations.mine(ctx.caller, pick(input ?? {}, ["observed", "limit", "cursor"]))),
     get: authedProcedure
       .meta({ rest: { method: "GET", path: C, summary: "A conversation: the direct item (§9.1) or the group chat view (§9.2)" } })
       .input(conversationInput)

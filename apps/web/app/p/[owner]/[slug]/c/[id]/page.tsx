@@ -1,6 +1,6 @@
-import { Chat } from "../../../../../../src/Chat";
+import { Dashboard } from "../../../../../../src/Dashboard";
 
 export default async function ConversationPage({ params }: { params: Promise<{ owner: string; slug: string; id: string }> }) {
   const { owner, slug, id } = await params;
-  return <Chat open={{ owner, slug, id }} />;
+  return <Dashboard open={{ owner, slug, id }} />;
 }

@@ -1,0 +1,177 @@
+import { expect, test } from "@playwright/test";
+import { admin, as, list, login, person, titles } from "./helpers";
+
+// Issue 4: one test per scenario, each keeping a screenshot in e2e/artifacts.
+
+test("bands reorder after a pin and after a new message from another client", async ({ page, request }, info) => {
+  const ann = await person(request, "ann");
+  const bob = await person(request, "bob");
+  await admin(request, "POST", "/projects", { owner: "ann", slug: "bands", name: "Bands" });
+  await admin(request, "POST", "/projects/ann/bands/members", { member_id: bob.id });
+  const P = "/api/projects/ann/bands/conversations";
+  for (const title of ["Alpha", "Beta", "Gamma"]) await as(request, ann.token, "POST", P, { title, participants: [bob.id] });
+  await login(page, ann.handle, ann.password);
+  await expect.poll(() => titles(page)).toEqual(["Gamma", "Beta", "Alpha"]);
+  // Pinned (no unread) rises above the rest.
+  await page.getByRole("button", { name: "Pin Alpha" }).click();
+  await expect.poll(() => titles(page)).toEqual(["Alpha", "Gamma", "Beta"]);
+  // A message from another client: unread rises above a quiet pin, live, without a reload.
+  const beta = (await as(request, ann.token, "GET", P)).body.items.find((i: { title: string }) => i.title === "Beta").id;
+  await as(request, bob.token, "POST", `${P}/${beta}/messages`, { body: "news in Beta" });
+  await expect.poll(() => titles(page)).toEqual(["Beta", "Alpha", "Gamma"]);
+  await expect(list(page).locator("li.row").first()).toContainText("1 unread");
+  await expect(page).toHaveTitle(/^\(1\) Maity/);
+  await page.screenshot({ path: info.outputPath("bands.png"), fullPage: true });
+});
+
+test("the 21st pin is refused and says so", async ({ page, request }, info) => {
+  const cy = await person(request, "cy");
+  const dee = await person(request, "dee");
+  await admin(request, "POST", "/projects", { owner: "cy", slug: "pins", name: "Pins" });
+  await admin(request, "POST", "/projects/cy/pins/members", { member_id: dee.id });
+  const P = "/api/projects/cy/pins/conversations";
+  for (let i = 1; i <= 21; i++) {
+    const chat = (await as(request, cy.token, "POST", P, { title: `Room ${String(i).padStart(2, "0")}`, participants: [dee.id] })).body.id;
+    if (i <= 20) expect((await as(request, cy.token, "PUT", `${P}/${chat}/pin`)).status).toBe(204);
+  }
+  await login(page, cy.handle, cy.password);
+  await page.getByRole("button", { name: "Pin Room 21" }).click();
+  await expect(list(page).getByRole("alert")).toContainText("You can pin at most 20 conversations");
+  await expect(page.getByRole("button", { name: "Pin Room 21" })).toHaveAttribute("aria-pressed", "false");
+  await page.screenshot({ path: info.outputPath("pin-limit.png"), fullPage: true });
+});
+
+test("group creation errors show at the field", async ({ page, request }, info) => {
+  const eve = await person(request, "eve");
+  await admin(request, "POST", "/agents", { owner: "eve", handle: "helper" });
+  await admin(request, "POST", "/projects", { owner: "eve", slug: "forms", name: "Forms" });
+  await admin(request, "POST", "/projects/eve/forms/members", { member_id: "agt-helper" });
+  await login(page, eve.handle, eve.password);
+  await page.getByRole("button", { name: "New group chat" }).click();
+  const form = page.getByRole("form", { name: "New group chat" });
+  await form.getByRole("button", { name: "Create" }).click();
+  await expect(form.getByRole("alert")).toHaveText("Choose at least one other participant.");
+  await expect(form.getByRole("group", { name: "Participants" })).toHaveAttribute("aria-invalid", "true");
+  await form.getByLabel("eve/helper (agent)").check();
+  await form.getByRole("button", { name: "Create" }).click();
+  await expect(form.getByRole("alert")).toHaveText("That is your direct conversation with your agent: open it instead.");
+  await page.screenshot({ path: info.outputPath("group-errors.png"), fullPage: true });
+});
+
+test("the observer header names the owner reading along", async ({ page }, info) => {
+  await login(page, "maintainer", "maintainer-demo");
+  await list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ }).click();
+  await expect(page.getByRole("note")).toContainText("Read along by hum-guest");
+  await page.screenshot({ path: info.outputPath("observer-header.png"), fullPage: true });
+  // The owner reading along sees the same header and why it cannot post.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await login(page, "guest", "guest-demo");
+  await page.getByLabel("Read along").check();
+  await list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ }).click();
+  await expect(page.getByRole("note")).toContainText("Read along by hum-guest");
+  await expect(page.getByRole("status")).toContainText("You read along");
+  await page.screenshot({ path: info.outputPath("observer-view.png"), fullPage: true });
+});
+
+test("the meat-proxy switch starts from the profile and persists per chat", async ({ page, request }, info) => {
+  const fay = await person(request, "fay");
+  const gil = await person(request, "gil");
+  await admin(request, "POST", "/projects", { owner: "fay", slug: "meat", name: "Meat" });
+  await admin(request, "POST", "/projects/fay/meat/members", { member_id: gil.id });
+  const P = "/api/projects/fay/meat/conversations";
+  const one = (await as(request, fay.token, "POST", P, { title: "One", participants: [gil.id] })).body.id;
+  const two = (await as(request, fay.token, "POST", P, { title: "Two", participants: [gil.id] })).body.id;
+  await login(page, fay.handle, fay.password);
+  await page.goto(`/p/fay/meat/c/${one}`);
+  const toggle = page.getByRole("switch", { name: "Meat proxy (lead)" });
+  await expect(toggle).not.toBeChecked(); // the profile's lead part is off
+  await toggle.check();
+  await expect.poll(async () => (await as(request, fay.token, "GET", `${P}/${one}`)).body.participants.find((p: { member_id: string }) => p.member_id === fay.id).meat_proxy_chat).toBe(true);
+  await page.reload();
+  await expect(page.getByRole("switch", { name: "Meat proxy (lead)" })).toBeChecked();
+  await page.goto(`/p/fay/meat/c/${two}`);
+  await expect(page.getByRole("switch", { name: "Meat proxy (lead)" })).not.toBeChecked(); // per chat
+  await page.screenshot({ path: info.outputPath("meat-proxy.png"), fullPage: true });
+});
+
+test("a REST post by an agent token appears live in the open chat", async ({ page, request }, info) => {
+  const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-a" });
+  await login(page, "maintainer", "maintainer-demo");
+  await list(page).getByRole("link", { name: /maintainer\/agent-a/ }).click();
+  await expect(page.getByRole("list", { name: "Messages" })).toContainText("How far is the API contract?");
+  const body = `Live from the agent ${Date.now()}`;
+  expect((await as(request, token, "POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", { body })).status).toBe(201);
+  await expect(page.getByRole("list", { name: "Messages" })).toContainText(body, { timeout: 5_000 });
+  await page.screenshot({ path: info.outputPath("live.png"), fullPage: true });
+});
+
+test("redaction turns a message into a tombstone for the other participant", async ({ browser, request }, info) => {
+  const hal = await person(request, "hal");
+  const ida = await person(request, "ida");
+  await admin(request, "POST", "/projects", { owner: "hal", slug: "redact", name: "Redact" });
+  await admin(request, "POST", "/projects/hal/redact/members", { member_id: ida.id });
+  const P = "/api/projects/hal/redact/conversations";
+  const chat = (await as(request, hal.token, "POST", P, { title: "Secrets", participants: [ida.id] })).body.id;
+  await as(request, hal.token, "POST", `${P}/${chat}/messages`, { body: "the password is hunter2" });
+  const hPage = await (await browser.newContext()).newPage();
+  const iPage = await (await browser.newContext()).newPage();
+  await login(iPage, ida.handle, ida.password);
+  await iPage.goto(`/p/hal/redact/c/${chat}`);
+  await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("hunter2");
+  await login(hPage, hal.handle, hal.password);
+  await hPage.goto(`/p/hal/redact/c/${chat}`);
+  await hPage.getByRole("button", { name: /^Remove message/ }).click();
+  await hPage.getByLabel("Reason (optional)").fill("leaked secret");
+  await hPage.getByRole("button", { name: "Remove for everyone" }).click();
+  await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by hum-hal");
+  await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("leaked secret");
+  // The other participant sees the tombstone live, without the reason (§8.5: redactor and admins only).
+  await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by hum-hal", { timeout: 5_000 });
+  await expect(iPage.getByRole("list", { name: "Messages" })).not.toContainText("hunter2");
+  await expect(iPage.getByRole("list", { name: "Messages" })).not.toContainText("leaked secret");
+  await iPage.screenshot({ path: info.outputPath("tombstone.png"), fullPage: true });
+});
+
+test("paging back through history with earlier messages", async ({ page, request }, info) => {
+  const jo = await person(request, "jo");
+  const kim = await person(request, "kim");
+  const lee = await person(request, "lee");
+  await admin(request, "POST", "/projects", { owner: "jo", slug: "history", name: "History" });
+  for (const m of [kim, lee]) await admin(request, "POST", "/projects/jo/history/members", { member_id: m.id });
+  const P = "/api/projects/jo/history/conversations";
+  const room = (await as(request, jo.token, "POST", P, { title: "Long", participants: [kim.id] })).body.id;
+  for (let i = 1; i <= 60; i++) await as(request, kim.token, "POST", `${P}/${room}/messages`, { body: `old message ${i}` });
+  // Lee is added after the backlog: its window starts empty, the history is one click away.
+  await as(request, jo.token, "POST", `${P}/${room}/participants`, { member_id: lee.id });
+  await login(page, lee.handle, lee.password);
+  await page.goto(`/p/jo/history/c/${room}`);
+  const timeline = page.getByRole("list", { name: "Messages" });
+  await expect(timeline).toContainText("No messages yet.");
+  await page.getByRole("button", { name: "Earlier messages" }).click();
+  await expect(timeline.locator("li")).toHaveCount(50);
+  await expect(timeline.locator("li").first()).toContainText("old message 11");
+  await page.getByRole("button", { name: "Earlier messages" }).click();
+  await expect(timeline.locator("li")).toHaveCount(60);
+  await expect(timeline.locator("li").first()).toContainText("old message 1");
+  await expect(page.getByText("The start of the conversation.")).toBeVisible();
+  await page.screenshot({ path: info.outputPath("history.png"), fullPage: true });
+});
+
+test("a closed chat's composer explains itself", async ({ page, request }, info) => {
+  const lu = await person(request, "lu");
+  await admin(request, "POST", "/agents", { owner: "lu", handle: "bot" });
+  await admin(request, "POST", "/agents", { owner: "guest", handle: "other" });
+  await admin(request, "POST", "/projects", { owner: "lu", slug: "closing", name: "Closing" });
+  await admin(request, "POST", "/projects/lu/closing/members", { member_id: "agt-bot" });
+  await admin(request, "POST", "/projects/lu/closing/members", { member_id: "agt-other" });
+  const P = "/api/projects/lu/closing/conversations";
+  const chat = (await as(request, lu.token, "POST", P, { title: "Last one out", participants: ["agt-bot", "agt-other"] })).body.id;
+  await as(request, lu.token, "POST", `${P}/${chat}/messages`, { body: "bye" });
+  expect((await as(request, lu.token, "DELETE", `${P}/${chat}/participants/${lu.id}`)).status).toBe(200);
+  await login(page, lu.handle, lu.password);
+  // Lu still reads along through its agent; the chat is closed.
+  await page.goto(`/p/lu/closing/c/${chat}`);
+  await expect(page.getByRole("status")).toContainText("This chat is closed");
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveCount(0);
+  await page.screenshot({ path: info.outputPath("closed.png"), fullPage: true });
+});

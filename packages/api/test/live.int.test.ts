@@ -1,0 +1,75 @@
+import { seedDemo } from "@maity/hub";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "../src/routers/index.ts";
+import { ADMIN, restClient, testHub } from "./helpers.ts";
+
+// The dashboard's live feed (issue 4 "Live"): tracked(seq) items, backfill on resume, no doubles.
+const hub = await testHub();
+const rest = restClient(hub);
+afterAll(() => hub.close());
+const P = "/api/projects/maintainer/maity/conversations";
+const tokens: Record<string, string> = {};
+const human = (id: string, handle: string) => ({ kind: "human" as const, id, handle, name: handle });
+
+function feed(caller: ReturnType<typeof human>, lastEventId?: string) {
+  const controller = new AbortController();
+  const ctx = { hub, caller, session: null, resHeaders: new Headers(), secure: false, admin: "hidden" as const };
+  const iterable = appRouter.createCaller(ctx, { signal: controller.signal }).live.feed(lastEventId ? { lastEventId } : undefined);
+  let iterator: AsyncIterator<unknown> | null = null;
+  return {
+    async next(): Promise<{ id?: string; data?: { seq: number; kind: string; conversation_id: string | null } } & Record<string, unknown>> {
+      iterator ??= (await iterable)[Symbol.asyncIterator]();
+      const { value } = await iterator.next();
+      // tracked() items arrive as [id, data, symbol]; plain ones as the object.
+      if (Array.isArray(value)) return { id: value[0], data: value[1] };
+      return { data: value as never };
+    },
+    stop: () => controller.abort(),
+  };
+}
+
+beforeAll(async () => {
+  await seedDemo(hub);
+  for (const id of ["hum-maintainer", "hum-guest"]) tokens[id] = (await rest("POST", "/api/admin/tokens", { body: { member_id: id }, token: ADMIN })).body.token;
+});
+
+describe("live.feed", () => {
+  it("pushes a message posted over REST to a participant, tracked by its seq; redaction comes as its own item", async () => {
+    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Live", participants: ["hum-guest"] } })).body.id;
+    const guest = feed(human("hum-guest", "guest"));
+    const first = guest.next();
+    await new Promise((r) => setTimeout(r, 50));
+    const posted = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "live?" } });
+    expect(await first).toEqual({ id: String(posted.body.seq), data: { seq: posted.body.seq, kind: "message", conversation_id: chat, project: { owner: "maintainer", slug: "maity" } } });
+    const redaction = guest.next();
+    await rest("POST", `${P}/${chat}/messages/${posted.body.seq}/redact`, { token: tokens["hum-maintainer"], body: {} });
+    expect((await redaction).data).toMatchObject({ seq: posted.body.seq, kind: "redaction", conversation_id: chat });
+    guest.stop();
+  });
+
+  it("resumes after lastEventId with what it missed, in order, without doubles", async () => {
+    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Resume", participants: ["hum-guest"] } })).body.id;
+    const a = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "one" } });
+    const b = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "two" } });
+    const c = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "three" } });
+    const resumed = feed(human("hum-guest", "guest"), String(a.body.seq));
+    expect((await resumed.next()).id).toBe(String(b.body.seq));
+    expect((await resumed.next()).id).toBe(String(c.body.seq));
+    const d = resumed.next();
+    const posted = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "four" } });
+    expect((await d).id).toBe(String(posted.body.seq));
+    resumed.stop();
+  });
+
+  it("nothing reaches a member outside the audience", async () => {
+    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Private", participants: ["agt-a", "agt-x"] } })).body.id;
+    const guest = feed(human("hum-guest", "guest"));
+    const next = guest.next();
+    await new Promise((r) => setTimeout(r, 50));
+    await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "not for the guest" } });
+    const marker = await rest("POST", `${P}/agt-x/messages`, { token: tokens["hum-guest"], body: { body: "the guest's own" } });
+    // The first item the guest sees is its own direct message, not the chat it only reads along.
+    expect((await next).data).toMatchObject({ seq: marker.body.seq, conversation_id: "agt-x" });
+    guest.stop();
+  });
+});
