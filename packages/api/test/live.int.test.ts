@@ -61,6 +61,17 @@ describe("live.feed", () => {
     resumed.stop();
   });
 
+  it("a read on one device tells the reader's other devices (the badge clears)", async () => {
+    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Read", participants: ["hum-guest"] } })).body.id;
+    const posted = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "read me" } });
+    const guest = feed(human("hum-guest", "guest"));
+    const next = guest.next();
+    await new Promise((r) => setTimeout(r, 50));
+    await rest("GET", `${P}/${chat}/messages`, { token: tokens["hum-guest"] });
+    expect((await next).data).toMatchObject({ seq: posted.body.seq, kind: "read", conversation_id: chat });
+    guest.stop();
+  });
+
   it("nothing reaches a member outside the audience", async () => {
     const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Private", participants: ["agt-a", "agt-x"] } })).body.id;
     const guest = feed(human("hum-guest", "guest"));

@@ -212,11 +212,13 @@ export function messagesService(db: Db, bus: LiveBus) {
       const page = rows.slice(0, q.limit);
       const highest = page.at(-1)?.seq ?? 0;
       // An observer marks nothing read (§9.2).
-      if (row.access !== "observer" && row.marker !== null && highest > row.marker)
+      if (row.access !== "observer" && row.marker !== null && highest > row.marker) {
         await db.participation.updateMany({
           where: { conversationId: row.key, memberId: caller.id, leftAt: null, readMarkerSeq: { lt: highest } },
           data: { readMarkerSeq: highest },
         });
+        bus.publish({ type: "read", seq: highest, conversationId: row.id, audience: [caller.id] });
+      }
       await markDelivered(caller, row, page);
       return { items: page.map((m) => renderMessage(m, reader)), next_cursor: rows.length > q.limit ? String(highest) : null };
     },

@@ -169,10 +169,10 @@ export const appRouter = router({
           wake = null;
           const messages = queue.splice(0);
           if (messages.some((m) => m.type === "event")) yield* backfill();
-          for (const m of messages.filter((m) => m.type === "redaction")) {
+          for (const m of messages.filter((m) => m.type !== "event")) {
             const place = await ctx.hub.messages.eventPlace(m.seq);
-            // A redaction changes an old event; it is not a new seq to resume from.
-            if (place) yield { seq: m.seq, kind: "redaction", ...place };
+            // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
+            if (place) yield { seq: m.seq, kind: m.type, ...place };
           }
         }
       } finally {
