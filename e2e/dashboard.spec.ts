@@ -175,3 +175,14 @@ test("a closed chat's composer explains itself", async ({ page, request }, info)
   await expect(page.getByRole("textbox", { name: "Message" })).toHaveCount(0);
   await page.screenshot({ path: info.outputPath("closed.png"), fullPage: true });
 });
+
+test("readable at a phone's width: the list stacks above the open chat", async ({ page }, info) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await login(page, "maintainer", "maintainer-demo");
+  await list(page).getByRole("link", { name: /maintainer\/agent-a/ }).click();
+  const listBox = await list(page).boundingBox();
+  const chatBox = await page.getByRole("region", { name: "Open conversation" }).boundingBox();
+  expect(listBox && chatBox && chatBox.y >= listBox.y + listBox.height - 1).toBe(true);
+  expect(chatBox?.width ?? 0).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: info.outputPath("phone.png"), fullPage: true });
+});
