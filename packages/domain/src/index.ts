@@ -9,3 +9,4 @@ export * from "./mentions.ts";
 export * from "./groups.ts";
 export * from "./wake.ts";
 export * from "./meatproxy.ts";
+export * from "./routing.ts";

@@ -1,0 +1,119 @@
+// Agent protocol §4 "When to speak" (B-052…B-077): the one routing function. For a message in a
+// GROUP it decides, for every agent participant, whether it should respond. (Issue 5, first part:
+// the rule and its tables; the hub still stores MENTIONS verdicts through decideWake.)
+
+export const REPLY_POLICIES = ["MENTIONS", "DEDICATED", "ORCHESTRATOR", "ROUTER", "OPEN"] as const;
+export type ReplyPolicy = (typeof REPLY_POLICIES)[number];
+export const MAX_AGENT_ROUNDS_DEFAULT = 2;
+export const MAX_AGENT_ROUNDS_LIMIT = 20;
+/** Above this, a group admin must accept the token cost (B-067). */
+export const MAX_AGENT_ROUNDS_UNACCEPTED = 5;
+
+export interface RoutedAgent {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** Picks agents for a human message (ROUTER); a model-backed router plugs in here. */
+export type Router = (body: string, agents: readonly RoutedAgent[]) => string[];
+
+export interface RoutingInput {
+  policy: ReplyPolicy;
+  /** DEDICATED: the designated agent; ORCHESTRATOR: the orchestrator; ROUTER: the fallback. */
+  designatedAgentId: string | null;
+  maxAgentRounds: number;
+  author: { id: string; kind: "human" | "agent" };
+  body: string;
+  agents: readonly RoutedAgent[];
+  /** Agent ids the body @mentions (server-parsed). */
+  mentions: readonly string[];
+  /** The author of the message replied to, if any. */
+  replyTo: { id: string; kind: "human" | "agent" } | null;
+  /** Consecutive agent messages right before this one, since the last human message. */
+  agentRoundsBefore: number;
+  router?: Router;
+}
+
+export type RoutingReason = "own_message" | "round_cap" | "mentioned" | "replied_to" | "named" | "designated" | "orchestrator" | "routed" | "fallback" | "open" | "not_addressed";
+export interface RoutingVerdict {
+  agentId: string;
+  shouldRespond: boolean;
+  reason: RoutingReason;
+}
+export interface RoutingDecision {
+  verdicts: RoutingVerdict[];
+  /** metadata.addressedAgents: agents a human named without @ (B-063). */
+  addressedAgents: string[];
+}
+
+const WORD = /[\p{L}\p{N}_]/u;
+const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
+const STOP = new Set(["the", "and", "for", "you", "bot", "agent", "can", "are", "with", "this", "that", "from", "have", "what", "when"]);
+
+/** B-061/B-062: a human naming an agent without `@` — whole name or a distinctive word; all that fit. */
+export function addressedAgents(body: string, agents: readonly RoutedAgent[]): string[] {
+  const text = body.toLowerCase();
+  const found = (needle: string): boolean => {
+    for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
+      const before = text[i - 1];
+      const after = text[i + needle.length];
+      if (before === "@") continue; // a structured mention, not a name
+      if ((before === undefined || !WORD.test(before)) && (after === undefined || !WORD.test(after))) return true;
+    }
+    return false;
+  };
+  return agents
+    .filter((a) => {
+      const name = a.name.toLowerCase();
+      if (name && found(name)) return true;
+      return words(a.name).some((w) => w.length >= 3 && !STOP.has(w) && found(w));
+    })
+    .map((a) => a.id);
+}
+
+/** The deterministic router: the agents whose name and description share the most words with the message. */
+export const keywordRouter: Router = (body, agents) => {
+  const said = new Set(words(body).filter((w) => w.length >= 4 && !STOP.has(w)));
+  const scored = agents.map((a) => ({ id: a.id, score: new Set(words(`${a.name} ${a.description}`).filter((w) => said.has(w))).size }));
+  const best = Math.max(0, ...scored.map((s) => s.score));
+  return best === 0 ? [] : scored.filter((s) => s.score === best).map((s) => s.id);
+};
+
+export function decideRouting(input: RoutingInput): RoutingDecision {
+  const human = input.author.kind === "human";
+  // Name addressing is for human messages only (B-064).
+  const addressed = human ? addressedAgents(input.body, input.agents.filter((a) => a.id !== input.author.id)) : [];
+  // B-068/B-069: the cap counts consecutive agent messages; a human message resets it.
+  const capped = !human && input.agentRoundsBefore + 1 >= input.maxAgentRounds;
+  const repliedTo = human && input.replyTo?.kind === "agent" ? input.replyTo.id : null; // B-072/B-073
+  const mentioned = new Set(input.mentions);
+  const namesAddress = input.policy !== "ORCHESTRATOR"; // B-065
+  const unaddressed = mentioned.size === 0 && repliedTo === null && (!namesAddress || addressed.length === 0);
+  const routed = human && input.policy === "ROUTER" && unaddressed ? (input.router ?? keywordRouter)(input.body, input.agents) : [];
+
+  const verdicts = input.agents.map((agent): RoutingVerdict => {
+    const v = (shouldRespond: boolean, reason: RoutingReason) => ({ agentId: agent.id, shouldRespond, reason });
+    if (agent.id === input.author.id) return v(false, "own_message");
+    if (capped) return v(false, "round_cap"); // the cap overrides mentions
+    if (mentioned.has(agent.id)) return v(true, "mentioned"); // mentions always win (B-060)
+    if (!human) return v(false, "not_addressed"); // B-076, B-089
+    if (repliedTo === agent.id) return v(true, "replied_to");
+    if (namesAddress && addressed.includes(agent.id)) return v(true, "named");
+    switch (input.policy) {
+      case "DEDICATED":
+        return unaddressed && agent.id === input.designatedAgentId ? v(true, "designated") : v(false, "not_addressed");
+      case "ORCHESTRATOR":
+        return unaddressed && agent.id === input.designatedAgentId ? v(true, "orchestrator") : v(false, "not_addressed");
+      case "ROUTER":
+        if (!unaddressed) return v(false, "not_addressed");
+        if (routed.includes(agent.id)) return v(true, "routed");
+        return routed.length === 0 && agent.id === input.designatedAgentId ? v(true, "fallback") : v(false, "not_addressed");
+      case "OPEN":
+        return v(true, "open");
+      default:
+        return v(false, "not_addressed");
+    }
+  });
+  return { verdicts, addressedAgents: addressed };
+}
