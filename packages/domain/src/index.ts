@@ -10,3 +10,4 @@ export * from "./groups.ts";
 export * from "./wake.ts";
 export * from "./meatproxy.ts";
 export * from "./routing.ts";
+export * from "./instructions.ts";
