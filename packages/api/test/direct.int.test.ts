@@ -917,6 +917,7 @@ describe("§9.1 delivered_at and unread", () => {
     expect(delivered).toMatch(ISO);
     expect(new Date(delivered).getTime()).toBeGreaterThanOrEqual(new Date(h.sent_at).getTime());
     // Later reads, by any cursor, instance or party, see the same value.
+    await hub.db.agentInstance.create({ data: { id: "agt-r-other", agentId: "agt-r" } });
     expect((await read("agt-r", "agt-r", "after=0", { instance: "agt-r-other" })).items.find((m) => m.seq === h.seq)?.delivered_at).toBe(delivered);
     expect((await read("agt-r", "agt-r", `before=${h.seq + 1}&limit=1`)).items[0]?.delivered_at).toBe(delivered);
     expect((await read("ben", "agt-r", `after=${start}`)).items[0]?.delivered_at).toBe(delivered);
@@ -1073,5 +1074,24 @@ describe("§9.1 GET on a direct conversation", () => {
     const unpinned = await item("ben", "agt-b");
     expect(unpinned.pinned).toBe(false);
     expect((await list("ben")).find((i) => i.id === "agt-b")).toEqual(unpinned);
+  });
+});
+
+describe("instances are the agent's own (M-031 M-032, DESIGN §1)", () => {
+  it("M-031 without X-Agent-Instance the agent writes as its default instance; another agent's instance is a wrong credential", async () => {
+    const own = await post("agt-b", "agt-b", "from the default");
+    expect(own.from_instance).toBe("agt-b-default");
+    const foreign = await rest("POST", `${conv("agt-b")}/messages`, { token: tok("agt-b"), body: { body: "x" }, headers: { "x-agent-instance": "agt-r-default" } });
+    const unknown = await rest("POST", `${conv("agt-b")}/messages`, { token: tok("agt-b"), body: { body: "x" }, headers: { "x-agent-instance": "agt-nope" } });
+    expect(foreign).toEqual({ status: 401, body: { error: { code: "unauthenticated", message: "missing or invalid credentials", details: {} } } });
+    expect(unknown).toEqual(foreign);
+  });
+
+  it("M-032 to_instance must name one of the agent's instances; nothing written otherwise", async () => {
+    const before = await hub.db.event.count();
+    const res = await rest("POST", `${conv("agt-b")}/messages`, { token: T.ben, body: { body: "x", to_instance: "agt-r-default" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ fields: { to_instance: "not_an_instance" } });
+    expect(await hub.db.event.count()).toBe(before);
   });
 });

@@ -49,7 +49,14 @@ export function authService(db: Db) {
       if (!row || row.revokedAt) return null;
       if (row.kind === "human" && row.human) return { kind: "human", id: row.human.id, handle: row.human.handle, name: row.human.displayName };
       if (row.kind === "agent" && row.agent) {
-        const caller: AgentCaller = { kind: "agent", id: row.agent.id, handle: row.agent.handle, ownerId: row.agent.ownerId, instanceId: instanceId ?? null };
+        // DESIGN §1: X-Agent-Instance names one of the agent's instances; without it, its default one.
+        // Naming another agent's (or no) instance is a wrong credential, answered like one.
+        const instance = await db.agentInstance.findFirst({
+          where: instanceId ? { id: instanceId, agentId: row.agent.id } : { agentId: row.agent.id, isDefault: true },
+          select: { id: true },
+        });
+        if (instanceId && !instance) return null;
+        const caller: AgentCaller = { kind: "agent", id: row.agent.id, handle: row.agent.handle, ownerId: row.agent.ownerId, instanceId: instance?.id ?? null };
         return caller;
       }
       return null;

@@ -125,6 +125,9 @@ export function messagesService(db: Db, bus: LiveBus) {
       if (pings > 0) await checkPingRate(tx, caller.id, pings);
       const direct = row.kind === "direct";
       const toInstance = direct && caller.kind === "human" ? (data.to_instance ?? null) : null;
+      // §9.1: to_instance names one of the agent's instances (a replaced one still counts: it is kept as written).
+      if (toInstance && !(await tx.agentInstance.findFirst({ where: { id: toInstance, agentId: row.agentId ?? "" }, select: { id: true } })))
+        throw HubError.invalid({ to_instance: "not_an_instance" }, "to_instance names no instance of this agent");
       const wake = decideWake({
         conversationKind: row.kind,
         authorId: caller.id,
