@@ -30,6 +30,9 @@ test("login, open the direct conversation, send; the agent reads it over REST", 
   const minted = await request.post("/api/admin/tokens", { headers: { authorization: "Bearer e2e-admin-token" }, data: { member_id: "agt-a" } });
   expect(minted.status()).toBe(201);
   const { token } = (await minted.json()) as { token: string };
+  // The agent protocol answers on the same server (issue 5: identity first).
+  const me = await request.get("/api/agent-api/me", { headers: { authorization: `Bearer ${token}` } });
+  expect(await me.json()).toMatchObject({ id: "agt-a", name: "maintainer/agent-a", protocolVersion: "1.23" });
   const read = await request.get("/api/projects/maintainer/maity/conversations/agt-a/messages", { headers: { authorization: `Bearer ${token}` } });
   expect(read.status()).toBe(200);
   const { items } = (await read.json()) as { items: { body: string; from: string }[] };

@@ -1,0 +1,43 @@
+import { seedDemo } from "@maity/hub";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleAgentApi, PROTOCOL_VERSION } from "../src/agent/index.ts";
+import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
+
+// Agent protocol identity (issue 5, first part): B-010 B-011 B-012 B-029 B-031.
+const hub = await testHub();
+const rest = restClient(hub);
+afterAll(() => hub.close());
+const tokens: Record<string, string> = {};
+const call = async (path: string, token?: string, headers: Record<string, string> = {}) => {
+  const res = await handleAgentApi(hub, new Request(`${BASE}/api/agent-api${path}`, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } }));
+  return { status: res.status, body: await res.json() };
+};
+
+beforeAll(async () => {
+  await seedDemo(hub);
+  for (const id of ["agt-a", "hum-maintainer"]) tokens[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+});
+
+describe("GET /api/agent-api/me", () => {
+  it("B-012 B-029 B-031 names the agent and the protocol version", async () => {
+    expect(await call("/me", tokens["agt-a"])).toEqual({
+      status: 200,
+      body: { id: "agt-a", name: "maintainer/agent-a", description: "Builds and reviews the hub's API contract.", instanceId: "agt-a-default", protocolVersion: "1.23" },
+    });
+    expect(PROTOCOL_VERSION).toMatch(/^\d+\.\d+$/);
+  });
+
+  it("B-010 B-011 a missing, unknown or revoked token, or a human's token, answers the same 401", async () => {
+    const unauthorized = { status: 401, body: { error: "missing or invalid agent token", code: "UNAUTHORIZED" } };
+    expect(await call("/me")).toEqual(unauthorized);
+    expect(await call("/me", "bay_not-a-real-token")).toEqual(unauthorized);
+    expect(await call("/me", tokens["hum-maintainer"])).toEqual(unauthorized);
+    const { token } = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "agt-a" } })).body;
+    await rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } });
+    expect(await call("/me", token)).toEqual(unauthorized);
+  });
+
+  it("an unknown agent-api path answers the protocol's 404 shape", async () => {
+    expect(await call("/nothing", tokens["agt-a"])).toEqual({ status: 404, body: { error: "no such route", code: "NOT_FOUND" } });
+  });
+});
