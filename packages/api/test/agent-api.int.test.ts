@@ -41,3 +41,17 @@ describe("GET /api/agent-api/me", () => {
     expect(await call("/nothing", tokens["agt-a"])).toEqual({ status: 404, body: { error: "no such route", code: "NOT_FOUND" } });
   });
 });
+
+describe("GET /api/agent-api/conversations", () => {
+  it("lists the agent's DM and GROUP rooms with global ids and where they live in Maity", async () => {
+    const res = await call("/conversations", tokens["agt-a"]);
+    expect(res.status).toBe(200);
+    const rooms = res.body.conversations as { id: string; type: string; title: string | null; maity: { project: string; id: string }; project: { name: string } }[];
+    expect(rooms.map((r) => [r.type, r.title, r.maity])).toEqual([
+      ["GROUP", "Release 0.2 go/no-go", { project: "maintainer/maity", id: expect.stringMatching(/^cnv-/) }],
+      ["DM", null, { project: "maintainer/maity", id: "agt-a" }],
+    ]);
+    expect(new Set(rooms.map((r) => r.id)).size).toBe(2);
+    expect(rooms.every((r) => r.project.name === "Maity")).toBe(true);
+  });
+});

@@ -1,6 +1,7 @@
 import {
   type Conversation,
   type ConversationItem,
+  compareListKeys,
   decodeListCursor,
   encodeListCursor,
   HubError,
@@ -100,6 +101,22 @@ export function conversationService(db: Db) {
       const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
       if (row.kind === "direct") return renderItem(row, participants, { id: caller.id }) as Conversation;
       return renderView(row, participants, { id: caller.id });
+    },
+
+    /** The agent protocol's conversation list (004 §11): DM and GROUP rooms in every project of the agent. */
+    async forAgent(caller: Caller) {
+      const rows = await readKeys(db, caller, { projectId: null, observed: false });
+      return rows
+        .sort((a, b) => compareListKeys(listKeyOf(a), listKeyOf(b)))
+        .map((r) => ({
+          id: r.key,
+          type: r.kind === "direct" ? ("DM" as const) : ("GROUP" as const),
+          title: r.title,
+          maity: { project: projectFullName(r.projectOwner, r.projectSlug), id: r.id },
+          project: { id: r.projectId, name: r.projectName },
+          closed: r.closedAt !== null,
+          lastMessageAt: r.last?.sentAt.toISOString() ?? null,
+        }));
     },
 
     /** GET …/members: the project's active members, for choosing participants (members only, §9.2). */

@@ -24,6 +24,14 @@ const routes: Route[] = [
       return answer(200, { id: agent.id, name: `${row.owner.handle}/${row.handle}`, description: row.description, instanceId: agent.instanceId, protocolVersion: PROTOCOL_VERSION });
     },
   },
+  {
+    method: "GET",
+    path: /^\/api\/agent-api\/conversations$/,
+    // §3/§11: the agent's rooms across its projects. Ids here are the hub's global conversation
+    // keys (opaque, one per conversation), since a direct conversation's Maity id — the agent's
+    // member id — repeats in every project the agent is in.
+    handler: async (hub, agent) => answer(200, { conversations: await hub.conversations.forAgent(agent) }),
+  },
 ];
 
 export async function handleAgentApi(hub: Hub, req: Request): Promise<Response> {
