@@ -55,3 +55,39 @@ describe("GET /api/agent-api/conversations", () => {
     expect(rooms.every((r) => r.project.name === "Maity")).toBe(true);
   });
 });
+
+describe("GET /api/agent-api/conversations/:id/context (B-036 B-038 B-039 B-040 B-042 B-046 B-049)", () => {
+  it("the group envelope: roster without private fields, MENTIONS policy, instructions in order, visitors marked", async () => {
+    const rooms = (await call("/conversations", tokens["agt-a"])).body.conversations as { id: string; type: string }[];
+    const group = rooms.find((r) => r.type === "GROUP")?.id as string;
+    const res = await call(`/conversations/${group}/context`, tokens["agt-a"]);
+    expect(res.status).toBe(200);
+    expect(res.body.conversation).toEqual({ id: group, type: "GROUP", title: "Release 0.2 go/no-go" });
+    expect(res.body.policy).toEqual({ rule: "MENTIONS", effectiveRule: "MENTIONS", policyApplies: true, maxAgentRounds: 2 });
+    expect(res.body.you).toEqual({ id: "agt-a", name: "maintainer/agent-a", isOrchestrator: false });
+    expect(res.body.participants).toEqual([
+      { id: "hum-maintainer", name: "Maintainer", kind: "user", role: "creator", visiting: null },
+      { id: "agt-a", name: "maintainer/agent-a", kind: "agent", role: "member", description: "Builds and reviews the hub's API contract.", visiting: null },
+      { id: "agt-x", name: "guest/agent-x", kind: "agent", role: "member", description: "Release checks and changelogs.", visiting: { homeBay: "guest", broughtBy: "Guest" } },
+    ]);
+    expect(res.body.instructions.split("\n")[0]).toBe('You are "maintainer/agent-a", an agent in the "Release 0.2 go/no-go" group chat.');
+    expect(res.body.instructions).toContain("- guest/agent-x (agent) — Release checks and changelogs. (visiting from another Bay: guest, brought by Guest)");
+  });
+
+  it("B-046 a direct conversation: no policy machinery", async () => {
+    const rooms = (await call("/conversations", tokens["agt-a"])).body.conversations as { id: string; type: string }[];
+    const dm = rooms.find((r) => r.type === "DM")?.id as string;
+    const res = await call(`/conversations/${dm}/context`, tokens["agt-a"]);
+    expect(res.body.policy).toEqual({ rule: null, effectiveRule: "EVERY_USER_MESSAGE", policyApplies: false, maxAgentRounds: null });
+    expect(res.body.instructions).toContain("answer every human message");
+  });
+
+  it("B-038 a room the agent is not in answers 403 NOT_PARTICIPANT exactly like an unknown id", async () => {
+    const { token } = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "agt-x" } })).body;
+    const rooms = (await call("/conversations", tokens["agt-a"])).body.conversations as { id: string; type: string }[];
+    const dmOfA = rooms.find((r) => r.type === "DM")?.id as string;
+    const hidden = await call(`/conversations/${dmOfA}/context`, token);
+    expect(hidden).toEqual({ status: 403, body: { error: "you are not a participant of this conversation", code: "NOT_PARTICIPANT" } });
+    expect(await call("/conversations/nope/context", token)).toEqual(hidden);
+  });
+});

@@ -32,6 +32,15 @@ const routes: Route[] = [
     // member id — repeats in every project the agent is in.
     handler: async (hub, agent) => answer(200, { conversations: await hub.conversations.forAgent(agent) }),
   },
+  {
+    method: "GET",
+    path: /^\/api\/agent-api\/conversations\/([^/]+)\/context$/,
+    // §3: the envelope; 403 NOT_PARTICIPANT for a room the agent is not in, whether it exists or not.
+    handler: async (hub, agent, match) => {
+      const context = await hub.conversations.contextForAgent(agent, decodeURIComponent(match[1] ?? ""));
+      return context ? answer(200, context) : refuse(403, "NOT_PARTICIPANT", "you are not a participant of this conversation");
+    },
+  },
 ];
 
 export async function handleAgentApi(hub: Hub, req: Request): Promise<Response> {
