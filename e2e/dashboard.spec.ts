@@ -180,9 +180,15 @@ test("readable at a phone's width: the list stacks above the open chat", async (
   await page.setViewportSize({ width: 390, height: 844 });
   await login(page, "maintainer", "maintainer-demo");
   await list(page).getByRole("link", { name: /maintainer\/agent-a/ }).click();
-  const listBox = await list(page).boundingBox();
-  const chatBox = await page.getByRole("region", { name: "Open conversation" }).boundingBox();
-  expect(listBox && chatBox && chatBox.y >= listBox.y + listBox.height - 1).toBe(true);
-  expect(chatBox?.width ?? 0).toBeLessThanOrEqual(390);
+  // Measure once both are on screen (the list re-renders while the route changes).
+  await expect(page.getByRole("heading", { name: "maintainer/agent-a" })).toBeVisible();
+  await expect(list(page)).toBeVisible();
+  await expect(page.getByRole("list", { name: "Messages" })).toContainText("How far is the API contract?");
+  const stacked = async () => {
+    const listBox = await list(page).boundingBox();
+    const chatBox = await page.getByRole("region", { name: "Open conversation" }).boundingBox();
+    return Boolean(listBox && chatBox && chatBox.y >= listBox.y + listBox.height - 1 && chatBox.width <= 390);
+  };
+  await expect.poll(stacked).toBe(true);
   await page.screenshot({ path: info.outputPath("phone.png"), fullPage: true });
 });
