@@ -1,5 +1,5 @@
 "use client";
-import type { LiveEvent } from "@maity/domain";
+import type { ConversationItem, LiveEvent, MeItem } from "@maity/domain";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
@@ -127,20 +127,8 @@ function ListControls(props: { filter: Project | null; setFilter: (p: Project | 
   );
 }
 
-type ListItem = {
-  id: string;
-  kind: "direct" | "group";
-  title: string | null;
-  participants: { member_id: string; kind: string; handle: string; name?: string }[];
-  access: string;
-  closed_at: string | null;
-  last_message_at: string | null;
-  unread: number | null;
-  mentions_unread: number | null;
-  pinned: boolean;
-  last_message: { body: string | null; redacted: boolean; from: string } | null;
-  project?: { owner: string; slug: string; full_name: string; name: string };
-};
+/** A list item as the hub sends it (inferred from the domain's zod schemas); /me items carry `project`. */
+type ListItem = ConversationItem & { project?: MeItem["project"] };
 
 function ConversationList({ filter, observed, open }: { filter: Project | null; observed: boolean; open: Open }) {
   const trpc = useTRPC();
@@ -158,8 +146,8 @@ function ConversationList({ filter, observed, open }: { filter: Project | null; 
   const query = filter ? project : mine;
   const items: (ListItem & { owner: string; slug: string })[] = (query.data?.pages ?? []).flatMap((page) =>
     page.items.map((item) => {
-      const p = (item as ListItem).project;
-      return { ...(item as ListItem), owner: p?.owner ?? filter?.owner ?? "", slug: p?.slug ?? filter?.slug ?? "" };
+      const listed: ListItem = item;
+      return { ...listed, owner: listed.project?.owner ?? filter?.owner ?? "", slug: listed.project?.slug ?? filter?.slug ?? "" };
     }),
   );
   // Paging as the user scrolls: the sentinel at the end loads the next page.

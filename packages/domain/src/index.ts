@@ -11,3 +11,4 @@ export * from "./wake.ts";
 export * from "./meatproxy.ts";
 export * from "./routing.ts";
 export * from "./instructions.ts";
+export * from "./permissions.ts";

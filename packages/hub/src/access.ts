@@ -1,4 +1,4 @@
-import { HubError, parseInput, projectRef } from "@maity/domain";
+import { HubError, isManager, parseInput, projectRef } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import { findProject } from "./projects.ts";
 import type { Caller } from "./caller.ts";
@@ -41,11 +41,25 @@ export async function isProjectAdmin(db: Db | Tx, projectId: string, memberId: s
   return m?.permissions.includes("members:admin") ?? false;
 }
 
-/** §9.2 Who manages: the creator while a participant, and human participants holding members:admin. */
+/** §9.2 Who manages (domain isManager); agents and other participants are not managers. */
 export async function refuseNonManager(db: Db | Tx, caller: Caller, row: KeyRow): Promise<void> {
-  if (caller.kind === "human" && row.access === "participant") {
-    if (row.createdById === caller.id) return;
-    if (await isProjectAdmin(db, row.projectId, caller.id)) return;
-  }
-  throw HubError.forbidden("not_a_manager", "only the chat's creator and participants holding members:admin manage it");
+  const participant = row.access === "participant";
+  const creator = row.createdById === caller.id;
+  // The admin lookup only matters for a human participant who did not create the chat.
+  const projectAdmin = caller.kind === "human" && participant && !creator && (await isProjectAdmin(db, row.projectId, caller.id));
+  if (!isManager({ callerKind: caller.kind, participant, creator, projectAdmin }))
+    throw HubError.forbidden("not_a_manager", "only the chat's creator and participants holding members:admin manage it");
+}
+
+/**
+ * The group chat a manager changes: not_found, then direct → invalid, observer → forbidden,
+ * closed → conversation_closed (before who may manage it, §9.2 M-107), then not_a_manager.
+ */
+export async function resolveManaged(db: Db | Tx, caller: Caller, ref: unknown, conversationId: string): Promise<KeyRow> {
+  const row = await resolveConversation(db, caller, ref, conversationId);
+  refuseDirect(row);
+  refuseObserver(row);
+  refuseClosed(row);
+  await refuseNonManager(db, caller, row);
+  return row;
 }

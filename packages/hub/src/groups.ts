@@ -13,7 +13,7 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, Tx } from "@maity/db";
-import { projectOf, refuseClosed, refuseDirect, refuseNonManager, refuseObserver, resolveConversation } from "./access.ts";
+import { projectOf, refuseDirect, refuseNonManager, refuseObserver, resolveConversation, resolveManaged } from "./access.ts";
 import type { BusMessage, LiveBus } from "./bus.ts";
 import type { Caller } from "./caller.ts";
 import { payloadView, readKeys, readParticipants, renderView } from "./read.ts";
@@ -168,12 +168,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     /** PATCH …/conversations/{id}: rename (managers; allowed in an archived project, refused once closed). */
     async update(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<GroupView> {
       const data = parseInput(updateGroupInput, input);
-      const row = await resolveConversation(db, caller, ref, conversationId);
-      refuseDirect(row);
-      refuseObserver(row);
-      // A closed chat says so to everyone in it, before who may manage it (§9.2 M-107).
-      refuseClosed(row);
-      await refuseNonManager(db, caller, row);
+      const row = await resolveManaged(db, caller, ref, conversationId);
       if (data.title === undefined || data.title === row.title) return viewFor(db, caller, row.projectId, row.id);
       const title = data.title;
       const message = await db.$transaction(async (tx) => {
@@ -187,12 +182,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     /** POST …/participants {member_id}: a manager adds an active member; already in → 200 as it is. */
     async addParticipant(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<GroupView> {
       const data = parseInput(addParticipantInput, input);
-      const row = await resolveConversation(db, caller, ref, conversationId);
-      refuseDirect(row);
-      refuseObserver(row);
-      // A closed chat says so to everyone in it, before who may manage it (§9.2 M-107).
-      refuseClosed(row);
-      await refuseNonManager(db, caller, row);
+      const row = await resolveManaged(db, caller, ref, conversationId);
       if (row.projectArchived) throw new HubError("project_closed", "the project is archived");
       const message = await db.$transaction(async (tx) => {
         const already = await tx.participation.findFirst({ where: { conversationId: row.key, memberId: data.member_id, leftAt: null }, select: { id: true } });

@@ -13,6 +13,7 @@ import {
   postEventInput,
   postMessageInput,
   redactInput,
+  redactionReasonVisible,
   resolveMentions,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
@@ -82,7 +83,7 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
       ? {
           at: row.redaction.at.toISOString(),
           by: row.redaction.byId,
-          reason: reader.admin || reader.id === row.redaction.byId ? row.redaction.reason : null,
+          reason: redactionReasonVisible(reader, row.redaction.byId) ? row.redaction.reason : null,
         }
       : null,
   };
