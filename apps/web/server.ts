@@ -1,11 +1,11 @@
-// The app server: Next's request handler plus the WebSocket upgrade path reserved for the agent
-// protocol (/api/agent-api/ws), on HOST/PORT (default 127.0.0.1:3000).
+// The app server: Next's request handler plus the agent protocol's WebSocket (/api/agent-api/ws),
+// on HOST/PORT (default 127.0.0.1:3000).
 import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeHub, getHub, runtimeOptionsFromEnv } from "@maity/api";
 import next from "next";
-import { WebSocketServer } from "ws";
+import { agentSocketServer } from "@maity/api/ws";
 
 const dev = process.env.NODE_ENV !== "production";
 const hostname = process.env.HOST || "127.0.0.1";
@@ -25,13 +25,11 @@ const app = next({ dev, hostname, port, dir });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const agentSockets = new WebSocketServer({ noServer: true });
-agentSockets.on("connection", (socket) => {
-  // The agent protocol issue fills this in (hello, resume, event frames); until then say so and close.
-  socket.close(4003, "agent websocket not available yet");
-});
+const agentSockets = agentSocketServer(hub);
 
 const server = createServer((req, res) => {
+  // The client's address for the pre-auth limits of the agent API; never the client's own claim.
+  req.headers["x-maity-remote"] = req.socket.remoteAddress ?? "unknown";
   handle(req, res).catch((error: unknown) => {
     console.error(error);
     res.statusCode = 500;
@@ -41,7 +39,7 @@ const server = createServer((req, res) => {
 server.on("upgrade", (req, socket, head) => {
   const { pathname } = new URL(req.url ?? "/", "http://localhost");
   if (pathname === "/api/agent-api/ws") {
-    agentSockets.handleUpgrade(req, socket, head, (ws) => agentSockets.emit("connection", ws, req));
+    void agentSockets.upgrade(req, socket, head);
   } else if (dev) {
     app.getUpgradeHandler()(req, socket, head);
   } else {
@@ -51,8 +49,9 @@ server.on("upgrade", (req, socket, head) => {
 server.listen(port, hostname, () => console.log(`maity: listening on http://${hostname}:${port}`));
 
 const stop = async () => {
+  // B-156: 4003, the server is going away.
+  agentSockets.closeAll();
   server.close();
-  agentSockets.close();
   await closeHub();
   process.exit(0);
 };

@@ -136,7 +136,7 @@ describe("GET /api/health (issue 2 §7)", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ok: true,
-      database: { engine: process.env.TEST_DATABASE_URL ? "postgresql" : "pglite", migrations: { applied: [expect.stringMatching(/_init$/), expect.stringMatching(/_pings$/)], pending: [] } },
+      database: { engine: process.env.TEST_DATABASE_URL ? "postgresql" : "pglite", migrations: { applied: [expect.stringMatching(/_init$/), expect.stringMatching(/_pings$/), expect.stringMatching(/_agent_protocol$/)], pending: [] } },
     });
   });
   it("an unknown /api path is the error shape's not_found", async () => {

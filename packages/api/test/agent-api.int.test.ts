@@ -68,7 +68,7 @@ describe("GET /api/agent-api/conversations/:id/context (B-036 B-038 B-039 B-040 
     expect(res.body.participants).toEqual([
       { id: "hum-maintainer", name: "Maintainer", kind: "user", role: "creator", visiting: null },
       { id: "agt-a", name: "maintainer/agent-a", kind: "agent", role: "member", description: "Builds and reviews the hub's API contract.", visiting: null },
-      { id: "agt-x", name: "guest/agent-x", kind: "agent", role: "member", description: "Release checks and changelogs.", visiting: { homeBay: "guest", broughtBy: "Guest" } },
+      { id: "agt-x", name: "guest/agent-x", kind: "agent", role: "member", description: "Release checks and changelogs.", visiting: { homeBay: "guest", sponsor: { id: "hum-guest", name: "Guest" } } },
     ]);
     expect(res.body.instructions.split("\n")[0]).toBe('You are "maintainer/agent-a", an agent in the "Release 0.2 go/no-go" group chat.');
     expect(res.body.instructions).toContain("- guest/agent-x (agent) — Release checks and changelogs. (visiting from another Bay: guest, brought by Guest)");

@@ -159,7 +159,7 @@ describe("§9.2 the conversation view", () => {
     const after = new Date();
     const res = await rest("GET", conv(created.id), { token: T.ben });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["access", "closed_at", "closed_reason", "created_at", "created_by", "id", "kind", "observers", "participants", "pinned", "title"]);
+    expect(Object.keys(res.body).sort()).toEqual(["access", "closed_at", "closed_reason", "created_at", "created_by", "custom_rules", "designated_agent_id", "id", "kind", "max_agent_rounds", "observers", "participants", "pinned", "reply_policy", "title"]);
     expect(res.body).toEqual({
       id: created.id,
       kind: "group",
@@ -172,6 +172,11 @@ describe("§9.2 the conversation view", () => {
       closed_reason: null,
       access: "participant",
       pinned: false,
+      // 004 §4: a new chat answers only @mentions, with the default round cap.
+      reply_policy: "MENTIONS",
+      designated_agent_id: null,
+      max_agent_rounds: 2,
+      custom_rules: null,
     });
     expect(res.body.id).toMatch(/^cnv-/);
     const createdAt = new Date(res.body.created_at).getTime();
@@ -387,17 +392,17 @@ describe("§9.2 wake — not built: refused, never half-working", () => {
 
   it("M-077 M-079 an agent in a group chat is woken only by a mention: a human's message without one wakes no agent (no wake: all)", async () => {
     const created = await create(T.ben as string, { participants: ["agt-a", "agt-b", "hum-dan"] });
-    const plain = await post(T.ben as string, created.id, "Anyone around? agent-a should read this");
+    const plain = await post(T.ben as string, created.id, "Anyone around? someone should read this");
     const mention = await post(T.dan as string, created.id, "@agent-a can we tag today?");
     const events = await eventsOf(created.id);
     const byseq = new Map(events.map((e) => [e.seq, e]));
     expect(byseq.get(plain.seq)?.verdicts).toEqual([
-      { agentId: "agt-a", shouldRespond: false, reason: "not_mentioned" },
-      { agentId: "agt-b", shouldRespond: false, reason: "not_mentioned" },
+      { agentId: "agt-a", shouldRespond: false, reason: "not_addressed" },
+      { agentId: "agt-b", shouldRespond: false, reason: "not_addressed" },
     ]);
     expect(byseq.get(mention.seq)?.verdicts).toEqual([
       { agentId: "agt-a", shouldRespond: true, reason: "mentioned" },
-      { agentId: "agt-b", shouldRespond: false, reason: "not_mentioned" },
+      { agentId: "agt-b", shouldRespond: false, reason: "not_addressed" },
     ]);
     // The message is addressed to every participant all the same.
     expect(byseq.get(plain.seq)?.audience).toEqual(["agt-a", "agt-b", "hum-ben", "hum-dan"]);
@@ -408,11 +413,13 @@ describe("§9.2 wake — not built: refused, never half-working", () => {
   it("M-080 an agent's message wakes another agent only by mentioning it, and never wakes its author", async () => {
     const created = await create(T.ben as string, { participants: ["agt-a", "agt-b"] });
     const plain = await post(T.a as string, created.id, "I am done with the build.");
+    // A human speaks between the two, so the round cap (004 §4, B-068) does not stop the hand-over.
+    await post(T.ben as string, created.id, "thanks");
     const mention = await post(T.a as string, created.id, "@agent-b your turn");
     const events = new Map((await eventsOf(created.id)).map((e) => [e.seq, e]));
     expect(events.get(plain.seq)?.verdicts).toEqual([
       { agentId: "agt-a", shouldRespond: false, reason: "own_message" },
-      { agentId: "agt-b", shouldRespond: false, reason: "not_mentioned" },
+      { agentId: "agt-b", shouldRespond: false, reason: "not_addressed" },
     ]);
     expect(events.get(mention.seq)?.verdicts).toEqual([
       { agentId: "agt-a", shouldRespond: false, reason: "own_message" },

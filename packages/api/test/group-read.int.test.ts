@@ -1,4 +1,4 @@
-import type { BusMessage, Hub } from "@maity/hub";
+import { type BusMessage, type Hub, reaches } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
 
@@ -502,8 +502,8 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
     expect(await rest("GET", "/api/me/conversations?observed=true", { token })).toEqual({ status: 200, body: { items: [], next_cursor: null, totals: { unread: 0, mentions_unread: 0 } } });
     // No event reaches a non-member: not in any audience, not on the live bus, while its agent's are.
     expect(await hub.db.eventAudience.count({ where: { memberId: "hum-olga" } })).toBe(0);
-    expect(published.filter((p) => p.audience.includes("agt-o")).length).toBeGreaterThan(0);
-    expect(published.filter((p) => p.audience.includes("hum-olga"))).toEqual([]);
+    expect(published.filter((p) => reaches(p, "agt-o")).length).toBeGreaterThan(0);
+    expect(published.filter((p) => reaches(p, "hum-olga"))).toEqual([]);
   });
 
   it("M-145 a chat none of its agents is in answers not_found, as a chat that does not exist", async () => {
@@ -575,7 +575,7 @@ describe("wake (§9.2 Wake)", () => {
   beforeAll(async () => {
     K = await createChat(L, "hum-maintainer", ["hum-guest", "agt-a", "agt-x", "agt-d"], "Wake room");
   });
-  const notMentioned = (agentId: string) => ({ agentId, instanceId: null, shouldRespond: false, reason: "not_mentioned" });
+  const notMentioned = (agentId: string) => ({ agentId, instanceId: null, shouldRespond: false, reason: "not_addressed" });
   const mentioned = (agentId: string, instanceId: string | null = null) => ({ agentId, instanceId, shouldRespond: true, reason: "mentioned" });
 
   it("M-149 M-150 M-132 a group message is addressed to every participant and wakes the human participants other than its author", async () => {
@@ -609,6 +609,8 @@ describe("wake (§9.2 Wake)", () => {
   it("M-151 M-080 an agent's message wakes another agent only by mentioning it, and never itself", async () => {
     const plain = await say(L, "agt-x", K, "done");
     expect(await verdicts(plain.seq)).toEqual([notMentioned("agt-a"), notMentioned("agt-d"), { agentId: "agt-x", instanceId: null, shouldRespond: false, reason: "own_message" }]);
+    // A human speaks between, so the round cap (004 §4, B-068) does not stop the hand-over.
+    await say(L, "hum-guest", K, "ok");
     const handOver = await say(L, "agt-a", K, "@agent-x over to you, says @agent-a");
     expect(await verdicts(handOver.seq)).toEqual([{ agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "own_message" }, notMentioned("agt-d"), mentioned("agt-x")]);
   });
@@ -646,26 +648,40 @@ describe("wake (§9.2 Wake)", () => {
       expect(await audience(updated.seq)).toEqual(to);
       const event = (await events(L, "hum-guest")).find((e) => e.seq === updated.seq);
       expect(event).toMatchObject({ kind: "conversation_updated", conversation_id: K2, from: "hum-maintainer", payload: { changed } });
-      expect(Object.keys(event?.payload?.conversation ?? {}).sort()).toEqual(["closed_at", "closed_reason", "created_at", "created_by", "id", "kind", "observers", "participants", "title"]);
+      expect(Object.keys(event?.payload?.conversation ?? {}).sort()).toEqual([
+        "closed_at", "closed_reason", "created_at", "created_by", "custom_rules", "designated_agent_id", "id", "kind", "max_agent_rounds", "observers", "participants", "reply_policy", "title",
+      ]);
     }
     expect(await hub.db.routingVerdict.count({ where: { event: { conversation: { publicId: K2 } } } })).toBe(0);
   });
 
-  it("M-153 there is no per-chat switch that wakes every agent on every message", async () => {
+  it("M-153 B-059 no per-chat switch wakes every agent on every message: OPEN wakes on human messages only, so agents cannot loop", async () => {
     const count = await eventCount();
     const conversations = await hub.db.conversation.count();
     const unknown = (field: string) => ({ status: 400, body: { error: { code: "invalid", message: `invalid input: ${field}`, details: { fields: { [field]: "unknown_field" } } } } });
-    for (const field of ["wake", "reply_policy", "wake_all"])
+    for (const field of ["wake", "wake_all"])
       expect(await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { [field]: "all" } })).toEqual(unknown(field));
+    expect((await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "all" } })).body.error.details.fields).toEqual({
+      reply_policy: "one of MENTIONS, DEDICATED, ORCHESTRATOR, ROUTER, OPEN",
+    });
     for (const field of ["reply_policy", "wake_all"])
       expect(await rest("POST", `${L}/conversations`, { token: tok("hum-maintainer"), body: { participants: ["hum-guest", "agt-a"], [field]: "all" } })).toEqual(unknown(field));
     expect(await eventCount()).toBe(count);
     expect(await hub.db.conversation.count()).toBe(conversations);
     const view = await rest("GET", chatPath(L, K), { token: tok("hum-maintainer") });
-    expect(Object.keys(view.body).sort()).toEqual(["access", "closed_at", "closed_reason", "created_at", "created_by", "id", "kind", "observers", "participants", "pinned", "title"]);
+    expect(Object.keys(view.body).sort()).toEqual([
+      "access", "closed_at", "closed_reason", "created_at", "created_by", "custom_rules", "designated_agent_id", "id", "kind", "max_agent_rounds", "observers", "participants", "pinned", "reply_policy", "title",
+    ]);
     for (const p of view.body.participants as Record<string, unknown>[]) expect(p).not.toHaveProperty("wake");
     const plain = await say(L, "hum-guest", K, "still only mentions wake anyone");
     expect(await verdicts(plain.seq)).toEqual([notMentioned("agt-a"), notMentioned("agt-d"), notMentioned("agt-x")]);
+    // OPEN: every agent answers a human; an agent's message still wakes nobody without a mention.
+    expect(await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "OPEN" } })).toMatchObject({ status: 200, body: { reply_policy: "OPEN" } });
+    const open = await say(L, "hum-guest", K, "anyone?");
+    expect((await verdicts(open.seq)).map((v) => [v.agentId, v.shouldRespond])).toEqual([["agt-a", true], ["agt-d", true], ["agt-x", true]]);
+    const reply = await say(L, "agt-a", K, "here");
+    expect((await verdicts(reply.seq)).map((v) => v.shouldRespond)).toEqual([false, false, false]);
+    expect((await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "MENTIONS" } })).status).toBe(200);
   });
 
   it("M-154 the hub inserts no mention of its own, not even of a chat's only agent", async () => {
@@ -704,7 +720,7 @@ describe("mentions (§9.2 Mentions, §8.6)", () => {
   it("M-155 mentions resolve to current participants only; anyone else's @handle is plain text", async () => {
     const msg = await say(L, "hum-guest", N, "@agent-x @dave @agent-d @olga @agent-o @sam @nobody, anyone?");
     expect(msg.mentions).toEqual([]);
-    expect(await verdicts(msg.seq)).toEqual([{ agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "not_mentioned" }]);
+    expect(await verdicts(msg.seq)).toEqual([{ agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "not_addressed" }]);
     expect(await audience(msg.seq)).toEqual(["agt-a", "hum-carol", "hum-guest", "hum-maintainer"]);
     expect((await hub.db.event.findUniqueOrThrow({ where: { seq: msg.seq }, select: { pings: true } })).pings).toBe(0);
     // A participant who left is plain text again.
@@ -894,7 +910,7 @@ describe("the group message and its two write routes (§9.2 Message shape, §8.4
     expect(await verdicts(viaEvents.body.seq)).toEqual(await verdicts(viaMessages.seq));
     expect(await verdicts(viaEvents.body.seq)).toEqual([
       { agentId: "agt-a", instanceId: null, shouldRespond: true, reason: "mentioned" },
-      { agentId: "agt-d", instanceId: null, shouldRespond: false, reason: "not_mentioned" },
+      { agentId: "agt-d", instanceId: null, shouldRespond: false, reason: "not_addressed" },
     ]);
     expect(seqsOf(await read(L, "hum-guest", S))).toEqual([viaEvents.body.seq, viaMessages.seq]);
   });

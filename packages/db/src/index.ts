@@ -6,4 +6,4 @@ export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
 export { applyMigrations, migrationsDir, type MigrationState } from "./migrate.ts";
-export { openDatabase, type Database, type DatabaseOptions } from "./open.ts";
+export { openDatabase, type Database, type DatabaseOptions, type PubSub } from "./open.ts";

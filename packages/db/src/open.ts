@@ -20,7 +20,18 @@ export interface Database {
   sql: SqlRunner;
   /** Calls `listener` with every SQL statement Prisma sends (tests count statements, benches too). */
   observeQueries(listener: (sql: string) => void): () => void;
+  /**
+   * PostgreSQL's LISTEN/NOTIFY, so the app instances on one database share a live bus (DESIGN §3).
+   * Absent on PGlite: its data folder belongs to one process, whose bus is in-process anyway.
+   */
+  pubsub?: PubSub;
   close(): Promise<void>;
+}
+
+export interface PubSub {
+  notify(channel: string, payload: string): Promise<void>;
+  /** Holds one connection LISTENing on `channel`, reconnecting when it drops, until `stop()`. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<{ stop(): Promise<void> }>;
 }
 
 type QueryEvents = { $on(event: "query", listener: (e: { query: string }) => void): void };
@@ -122,9 +133,67 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     migrations,
     sql,
     observeQueries: queryObserver(prisma),
+    pubsub: postgresPubSub(url, pool, pgMod.default.Client),
     close: async () => {
       await prisma.$disconnect();
       await pool.end().catch(() => {});
+    },
+  };
+}
+
+type PgPool = { query(text: string, params?: unknown[]): Promise<unknown> };
+type PgClient = {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  on(event: "notification", fn: (n: { channel: string; payload?: string }) => void): void;
+  on(event: "error" | "end", fn: () => void): void;
+  end(): Promise<void>;
+};
+
+/** NOTIFY through the pool; LISTEN on a connection of its own, re-opened (after a pause) if it drops. */
+function postgresPubSub(url: string, pool: PgPool, Client: new (options: { connectionString: string }) => PgClient): PubSub {
+  return {
+    notify: async (channel, payload) => {
+      await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+    listen: async (channel, onMessage) => {
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name: ${channel}`);
+      let stopped = false;
+      let client: PgClient | null = null;
+      let retry: NodeJS.Timeout | null = null;
+      const open = async (initial: boolean): Promise<void> => {
+        const c = new Client({ connectionString: url });
+        let dropped = false;
+        const drop = () => {
+          if (dropped) return;
+          dropped = true;
+          c.end().catch(() => {});
+          if (!stopped) retry = setTimeout(() => void open(false).catch(() => {}), 1000);
+        };
+        c.on("error", drop);
+        c.on("end", drop);
+        c.on("notification", (n) => {
+          if (n.channel === channel && n.payload !== undefined) onMessage(n.payload);
+        });
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${channel}`);
+          client = c;
+        } catch (error) {
+          // The first connection fails loudly; a later one keeps retrying until stop().
+          if (initial) stopped = true;
+          drop();
+          if (initial) throw error;
+        }
+      };
+      await open(true);
+      return {
+        stop: async () => {
+          stopped = true;
+          if (retry) clearTimeout(retry);
+          await client?.end().catch(() => {});
+        },
+      };
     },
   };
 }

@@ -12,3 +12,5 @@ export * from "./meatproxy.ts";
 export * from "./routing.ts";
 export * from "./instructions.ts";
 export * from "./permissions.ts";
+export * from "./agentApi.ts";
+export * from "./history.ts";

@@ -21,7 +21,7 @@ export interface RosterEntry {
   name: string;
   kind: "human" | "agent";
   description?: string;
-  visiting?: { homeBay: string; broughtBy: string } | null;
+  visiting?: { homeBay: string; sponsor: { id: string; name: string } } | null;
 }
 
 export interface InstructionsInput {
@@ -70,7 +70,7 @@ export function buildInstructions(input: InstructionsInput): string {
   for (const r of input.roster) {
     const tags = [r.kind, r.id === orchestrator?.id ? "orchestrator" : null, r.id === input.you.id ? "you" : null].filter(Boolean).join(", ");
     const what = r.kind === "agent" && r.description ? ` — ${oneLine(r.description, DESCRIPTION_MAX)}` : "";
-    const visiting = r.visiting ? ` (visiting from another Bay: ${oneLine(r.visiting.homeBay)}, brought by ${oneLine(r.visiting.broughtBy)})` : "";
+    const visiting = r.visiting ? ` (visiting from another Bay: ${oneLine(r.visiting.homeBay)}, brought by ${oneLine(r.visiting.sponsor.name)})` : "";
     lines.push(`- ${oneLine(r.name)} (${tags})${what}${visiting}`);
   }
   // (3) the orchestrator, or that there is none

@@ -9,6 +9,43 @@ export const MAX_AGENT_ROUNDS_LIMIT = 20;
 /** Above this, a group admin must accept the token cost (B-067). */
 export const MAX_AGENT_ROUNDS_UNACCEPTED = 5;
 
+/** A stored policy name read back; anything unknown is the default (MENTIONS). */
+export function replyPolicyOf(value: string | null | undefined): ReplyPolicy {
+  return (REPLY_POLICIES as readonly string[]).includes(value ?? "") ? (value as ReplyPolicy) : "MENTIONS";
+}
+
+/** Which policies name an agent: DEDICATED its designated agent, ORCHESTRATOR the orchestrator, ROUTER the fallback. */
+export const POLICY_NAMES_AGENT: Record<ReplyPolicy, "required" | "optional" | "none"> = {
+  MENTIONS: "none",
+  DEDICATED: "required",
+  ORCHESTRATOR: "required",
+  ROUTER: "optional",
+  OPEN: "none",
+};
+
+export interface PolicyChange {
+  policy: ReplyPolicy;
+  designatedAgentId: string | null;
+  maxAgentRounds: number;
+  /** The rounds already accepted above the limit (a kept value needs no second acceptance). */
+  acceptedRounds: number | null;
+  acceptTokenCost: boolean;
+}
+
+/**
+ * B-066/B-067, §4: is this policy valid for a room whose agent participants are `agents`?
+ * Answers the refused fields (empty when valid).
+ */
+export function checkPolicy(change: PolicyChange, agents: readonly string[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const names = POLICY_NAMES_AGENT[change.policy];
+  if (change.designatedAgentId === null && names === "required") fields.designated_agent_id = "required";
+  else if (change.designatedAgentId !== null && names === "none") fields.designated_agent_id = "not_used";
+  else if (change.designatedAgentId !== null && !agents.includes(change.designatedAgentId)) fields.designated_agent_id = "not_an_agent_participant";
+  if (change.maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED && !change.acceptTokenCost && change.acceptedRounds !== change.maxAgentRounds) fields.max_agent_rounds = "needs_accept_token_cost";
+  return fields;
+}
+
 export interface RoutedAgent {
   id: string;
   name: string;
@@ -63,11 +100,16 @@ export function addressedAgents(body: string, agents: readonly RoutedAgent[]): s
     }
     return false;
   };
+  // An agent's roster name is `owner/handle`: the owner's part names the owner, not the agent, so
+  // only the whole name, the handle, and the handle's distinctive words address it (OQ-B-10).
+  const own = (a: RoutedAgent) => a.name.slice(a.name.lastIndexOf("/") + 1).toLowerCase();
   return agents
     .filter((a) => {
       const name = a.name.toLowerCase();
       if (name && found(name)) return true;
-      return words(a.name).some((w) => w.length >= 3 && !STOP.has(w) && found(w));
+      const handle = own(a);
+      if (handle && found(handle)) return true;
+      return words(handle).some((w) => w.length >= 3 && !STOP.has(w) && found(w));
     })
     .map((a) => a.id);
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HANDLE_PATTERN, PERMISSIONS } from "./ids.ts";
+import { MAX_AGENT_ROUNDS_LIMIT, REPLY_POLICIES } from "./routing.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document.
 export const handleSchema = z
@@ -100,6 +101,8 @@ const messageBody = z
 export const postMessageInput = z.strictObject({
   body: messageBody,
   to_instance: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters").nullable().optional(),
+  /** The seq of the message this one answers (the reply action; 004 §4 B-072 addresses its agent). */
+  reply_to: z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq").nullable().optional(),
 });
 
 /** Query values arrive as strings over REST and as numbers over tRPC: both parse. */
@@ -192,6 +195,11 @@ export const groupViewSchema = z.object({
   closed_reason: z.enum(["no_human"]).nullable(),
   access: z.enum(["participant", "observer"]),
   pinned: z.boolean(),
+  /** 004 §4: the reply policy its managers set. */
+  reply_policy: z.enum(REPLY_POLICIES),
+  designated_agent_id: z.string().nullable(),
+  max_agent_rounds: z.number().int(),
+  custom_rules: z.string().nullable(),
 });
 export type GroupView = z.infer<typeof groupViewSchema>;
 /** GET …/conversations/{id}: the direct item (§9.1) or the group chat view (§9.2). */
@@ -235,8 +243,24 @@ export const createGroupInput = z.strictObject({
   participants: z.array(memberIdSchema, { error: "a list of member ids" }).max(100, "too_many"),
   wake: wakeNotBuilt,
 });
+/** The room's custom rules, appended verbatim to every agent's instructions (004 §3 item 8). */
+export const CUSTOM_RULES_MAX = 4000;
 export const updateGroupInput = z
-  .strictObject({ title: titleSchema.optional() })
+  .strictObject({
+    title: titleSchema.optional(),
+    // 004 §4 / DESIGN §4a: the reply policy, set by those who manage the chat.
+    reply_policy: z.enum(REPLY_POLICIES, { error: `one of ${REPLY_POLICIES.join(", ")}` }).optional(),
+    designated_agent_id: z.string({ error: "a member id or null" }).min(1, "required").max(100, "at most 100 characters").nullable().optional(),
+    max_agent_rounds: z
+      .number({ error: "an integer 0–20" })
+      .int("an integer 0–20")
+      .min(0, "an integer 0–20")
+      .max(MAX_AGENT_ROUNDS_LIMIT, "an integer 0–20")
+      .optional(),
+    /** B-067: more than 5 rounds only with the manager's explicit acceptance of the token cost. */
+    accept_token_cost: z.boolean({ error: "true or false" }).optional(),
+    custom_rules: z.string({ error: "a string or null" }).max(CUSTOM_RULES_MAX, `at most ${CUSTOM_RULES_MAX} characters`).nullable().optional(),
+  })
   .refine((v) => Object.keys(v).length > 0, { error: "nothing to change", path: ["title"] });
 export const addParticipantInput = z.strictObject({ member_id: memberIdSchema, wake: wakeNotBuilt });
 export const leftReasonSchema = z.enum(["left", "removed", "membership_removed", "membership_isolated"]);
@@ -271,6 +295,7 @@ export const postEventInput = z.strictObject({
   conversation_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters"),
   body: messageBody,
   to_instance: postMessageInput.shape.to_instance,
+  reply_to: postMessageInput.shape.reply_to,
 });
 
 /** An active member of a project, as the dashboard offers it for a group chat. */

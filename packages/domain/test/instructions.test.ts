@@ -56,7 +56,7 @@ describe("buildInstructions", () => {
   });
 
   it("B-049 a visitor's line says where it is from and who brought it", () => {
-    const visitor = { id: "agt-v", name: "Scout", kind: "agent" as const, description: "Scouts.", visiting: { homeBay: "acme", broughtBy: "Ann" } };
+    const visitor = { id: "agt-v", name: "Scout", kind: "agent" as const, description: "Scouts.", visiting: { homeBay: "acme", sponsor: { id: "hum-ann", name: "Ann" } } };
     const text = buildInstructions({ ...base, roster: [...roster, visitor], you: { id: "agt-ops", name: "Ops Bot" }, policy: "MENTIONS" });
     expect(text).toContain("- Scout (agent) — Scouts. (visiting from another Bay: acme, brought by Ann)");
   });

@@ -37,7 +37,37 @@ describe("decideWake (§9.2 Wake, §9.1; M-045 M-046 M-077 M-080 M-150 M-151)", 
     expect(decideWake({ conversationKind: "direct", authorId: "agt-a", authorKind: "agent", participants: parties, mentions: [] })).toEqual({
       humans: ["hum-maintainer"],
       agents: [{ agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "own_message" }],
+      addressedAgents: [],
     });
+  });
+});
+
+describe("decideWake in a group chat follows the reply policy (004 §4; B-054 B-061 B-064 B-068)", () => {
+  const named = [
+    { member_id: "hum-maintainer", kind: "human" as const },
+    { member_id: "agt-a", kind: "agent" as const, name: "maintainer/rex" },
+    { member_id: "agt-x", kind: "agent" as const, name: "guest/bay-brain" },
+  ];
+  it.each([
+    // [case, author, body, mentions, policy, rounds before, woken]
+    ["B-054 B-061 under MENTIONS a human naming an agent wakes it", "hum-maintainer", "rex, is the deploy green?", [], "MENTIONS", 0, ["agt-a"]],
+    ["B-064 an agent naming another agent wakes nobody", "agt-x", "rex said it is green", [], "MENTIONS", 0, []],
+    ["B-059 OPEN: a human message wakes every agent", "hum-maintainer", "status?", [], "OPEN", 0, ["agt-a", "agt-x"]],
+    ["B-068 the cap stops an agent's mention", "agt-x", "@maintainer/rex over to you", [m("agt-a")], "MENTIONS", 1, []],
+    ["B-069 a human's mention after the cap still wakes", "hum-maintainer", "@maintainer/rex go", [m("agt-a")], "MENTIONS", 5, ["agt-a"]],
+    ["B-086 a mentioned human wakes no agent", "agt-a", "@Maintainer done", [m("hum-maintainer")], "OPEN", 0, []],
+  ] as const)("%s", (_name, author, body, mentions, policy, rounds, woken) => {
+    const decision = decideWake({
+      conversationKind: "group",
+      authorId: author,
+      authorKind: author.startsWith("agt-") ? "agent" : "human",
+      participants: named,
+      mentions: [...mentions],
+      body,
+      policy: { policy, designatedAgentId: null, maxAgentRounds: 2 },
+      agentRoundsBefore: rounds,
+    });
+    expect(decision.agents.filter((v) => v.shouldRespond).map((v) => v.agentId)).toEqual(woken);
   });
 });
 

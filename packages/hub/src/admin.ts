@@ -178,7 +178,10 @@ export function adminService(db: Db, bus: LiveBus) {
     /** Revokes a token given its plaintext; afterwards it answers 401 like one that never existed. */
     async revokeToken(input: unknown) {
       const { token } = parseInput(revokeTokenInput, input);
+      const row = await db.accessToken.findUnique({ where: { hash: sha256(token) }, select: { agentId: true } });
       const result = await db.accessToken.updateMany({ where: { hash: sha256(token), revokedAt: null }, data: { revokedAt: new Date() } });
+      // An agent's open /ws sockets re-check their credential and close with 4001 (004 §11).
+      if (result.count > 0 && row?.agentId) bus.publish({ type: "credentials", agentId: row.agentId });
       return { revoked: result.count > 0 };
     },
 

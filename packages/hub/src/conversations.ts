@@ -1,9 +1,6 @@
 import {
   type Conversation,
   type ConversationItem,
-  buildInstructions,
-  compareListKeys,
-  DESCRIPTION_MAX,
   decodeListCursor,
   encodeListCursor,
   HubError,
@@ -12,11 +9,8 @@ import {
   meatProxyInput,
   pageAfter,
   parseInput,
-  oneLine,
   PINS_MAX,
   projectFullName,
-  REPLY_POLICIES,
-  type ReplyPolicy,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { projectOf, resolveConversation } from "./access.ts";
@@ -106,78 +100,6 @@ export function conversationService(db: Db) {
       const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
       if (row.kind === "direct") return renderItem(row, participants, { id: caller.id }) as Conversation;
       return renderView(row, participants, { id: caller.id });
-    },
-
-    /** The agent protocol's conversation list (004 §11): DM and GROUP rooms in every project of the agent. */
-    async forAgent(caller: Caller) {
-      const rows = await readKeys(db, caller, { projectId: null, observed: false });
-      return rows
-        .sort((a, b) => compareListKeys(listKeyOf(a), listKeyOf(b)))
-        .map((r) => ({
-          id: r.key,
-          type: r.kind === "direct" ? ("DM" as const) : ("GROUP" as const),
-          title: r.title,
-          maity: { project: projectFullName(r.projectOwner, r.projectSlug), id: r.id },
-          project: { id: r.projectId, name: r.projectName },
-          closed: r.closedAt !== null,
-          lastMessageAt: r.last?.sentAt.toISOString() ?? null,
-        }));
-    },
-
-    /**
-     * The context envelope (004 §3, "Agent Context Contract v2") of one of the agent's rooms, by
-     * its global id; null when the agent is not in it — known or not (B-038).
-     */
-    async contextForAgent(caller: Caller, conversationKey: string) {
-      if (caller.kind !== "agent") return null;
-      const row = (await readKeys(db, caller, { projectId: null, observed: false })).find((r) => r.key === conversationKey);
-      if (!row) return null;
-      const [c, participants, project] = await Promise.all([
-        db.conversation.findUniqueOrThrow({ where: { id: row.key }, select: { replyPolicy: true, designatedAgentId: true, maxAgentRounds: true, customRules: true } }),
-        readParticipants(db, [row.key]).then((m) => m.get(row.key) ?? []),
-        db.project.findUniqueOrThrow({ where: { id: row.projectId }, select: { bayId: true } }),
-      ]);
-      const agents = await db.agent.findMany({
-        where: { id: { in: participants.filter((p) => p.kind === "agent").map((p) => p.memberId) } },
-        select: { id: true, description: true, owner: { select: { displayName: true, bayId: true, bay: { select: { handle: true } } } } },
-      });
-      const group = row.kind === "group";
-      const policy = (REPLY_POLICIES as readonly string[]).includes(c.replyPolicy) ? (c.replyPolicy as ReplyPolicy) : "MENTIONS";
-      const designated = group && (policy === "ORCHESTRATOR" || policy === "DEDICATED" || policy === "ROUTER") ? c.designatedAgentId : null;
-      const roster = participants.map((p) => {
-        const agent = agents.find((a) => a.id === p.memberId);
-        // DESIGN §1: an agent whose owner's Bay is not the project's is visiting there.
-        const visiting = agent && agent.owner.bayId !== project.bayId ? { homeBay: agent.owner.bay.handle, broughtBy: agent.owner.displayName } : null;
-        const role = p.memberId === designated ? (policy === "ORCHESTRATOR" ? "orchestrator" : policy === "DEDICATED" ? "designated" : "fallback") : p.memberId === row.createdById ? "creator" : "member";
-        return {
-          id: p.memberId,
-          name: oneLine(p.kind === "agent" ? `${p.ownerHandle}/${p.handle}` : (p.displayName ?? p.handle)),
-          kind: p.kind === "agent" ? ("agent" as const) : ("user" as const),
-          role,
-          ...(agent ? { description: oneLine(agent.description, DESCRIPTION_MAX) } : {}),
-          visiting,
-        };
-      });
-      const you = roster.find((r) => r.id === caller.id);
-      const instructions = buildInstructions({
-        you: { id: caller.id, name: you?.name ?? caller.handle },
-        conversation: { type: group ? "GROUP" : "DM", title: row.title },
-        roster: roster.map((r) => ({ id: r.id, name: r.name, kind: r.kind === "agent" ? "agent" : "human", description: r.description ?? "", visiting: r.visiting })),
-        policy,
-        designatedAgentId: designated,
-        maxAgentRounds: c.maxAgentRounds,
-        customRules: group ? c.customRules : null,
-      });
-      return {
-        conversation: { id: row.key, type: group ? "GROUP" : "DM", title: row.title },
-        project: { id: row.projectId, name: row.projectName },
-        participants: roster,
-        policy: group
-          ? { rule: policy, effectiveRule: policy, policyApplies: true, maxAgentRounds: c.maxAgentRounds }
-          : { rule: null, effectiveRule: "EVERY_USER_MESSAGE", policyApplies: false, maxAgentRounds: null },
-        you: { id: caller.id, name: you?.name ?? caller.handle, isOrchestrator: group && policy === "ORCHESTRATOR" && designated === caller.id },
-        instructions,
-      };
     },
 
     /** GET …/members: the project's active members, for choosing participants (members only, §9.2). */

@@ -1,5 +1,10 @@
 import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin.ts";
+import { agentService } from "./agents.ts";
+import { agentFeed } from "./feed.ts";
+import { type LimitSettings, rateLimits } from "./limits.ts";
+import { pairingService } from "./pairing.ts";
+import { type WebhookOptions, webhookService } from "./webhooks.ts";
 import { authService } from "./auth.ts";
 import { LiveBus } from "./bus.ts";
 import { conversationService } from "./conversations.ts";
@@ -7,7 +12,11 @@ import { groupService } from "./groups.ts";
 import { messagesService } from "./messages.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
-export { LiveBus, type BusMessage } from "./bus.ts";
+export { LiveBus, type BusMessage, reaches } from "./bus.ts";
+export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed } from "./feed.ts";
+export { DEFAULT_LIMITS, type LimitSettings } from "./limits.ts";
+export { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.ts";
+export { PAIRING_TTL_MS, LINK_TTL_MS } from "./pairing.ts";
 export { DEMO_LOGINS, seedDemo } from "./seed.ts";
 export { hashPassword, sha256, verifyPassword } from "./credentials.ts";
 export { SESSION_TTL_MS } from "./auth.ts";
@@ -16,12 +25,22 @@ export { DEFAULT_GROUP_CHAT_QUOTA, type Participation } from "./groups.ts";
 export interface HubOptions {
   /** Open group chats per project (§1.7); default DEFAULT_GROUP_CHAT_QUOTA or MAITY_GROUP_CHAT_QUOTA. */
   groupChatQuota?: number;
+  /** How long an /updates or /ws cursor stays good after the first event it missed (default 15 min). */
+  replayWindowMs?: number;
+  /** Agent protocol rate limits per minute (B-360…B-363). */
+  limits?: Partial<LimitSettings>;
+  webhooks?: WebhookOptions;
 }
 
 /** The application: services over one database and one live bus. */
 export function createHub(database: Database, options: HubOptions = {}) {
   const db = database.prisma;
   const bus = new LiveBus();
+  const queued: { webhooksQueued?: () => void } = {};
+  const messages = messagesService(db, bus, queued);
+  const agents = agentService(db, bus, messages);
+  const webhooks = webhookService(db, agents, options.webhooks);
+  queued.webhooksQueued = webhooks.kick;
   return {
     database,
     db,
@@ -30,18 +49,34 @@ export function createHub(database: Database, options: HubOptions = {}) {
     auth: authService(db),
     conversations: conversationService(db),
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
-    messages: messagesService(db, bus),
+    messages,
+    agents,
+    feed: agentFeed(db, bus, messages, options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs }),
+    webhooks,
+    pairing: pairingService(db, bus),
+    limits: rateLimits(options.limits),
+    /** Joins the shared bus (PostgreSQL) and resumes queued webhook deliveries: what a server does at start. */
+    async start() {
+      if (database.pubsub) await bus.connect(database.pubsub);
+      webhooks.start();
+    },
     health() {
       return {
         ok: database.migrations.pending.length === 0,
         database: { engine: database.engine, migrations: { applied: database.migrations.applied, pending: database.migrations.pending } },
       };
     },
-    close: () => database.close(),
+    async close() {
+      await webhooks.close();
+      await bus.close();
+      await database.close();
+    },
   };
 }
 export type Hub = ReturnType<typeof createHub>;
 
 export async function openHub(options: DatabaseOptions & HubOptions): Promise<Hub> {
-  return createHub(await openDatabase(options), options);
+  const hub = createHub(await openDatabase(options), options);
+  await hub.start();
+  return hub;
 }

@@ -6,6 +6,7 @@ import {
   HubError,
   isHubError,
   listMessagesQuery,
+  memberKindOf,
   type Message,
   parseInput,
   parsePingRate,
@@ -14,6 +15,7 @@ import {
   postMessageInput,
   redactInput,
   redactionReasonVisible,
+  replyPolicyOf,
   resolveMentions,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
@@ -96,7 +98,16 @@ function withDelivered(message: Message, deliveredAt: Date | null): Message {
   return { id, seq, conversation_id, from, to, body, sent_at, delivered_at: deliveredAt?.toISOString() ?? null, ...rest };
 }
 
-export function messagesService(db: Db, bus: LiveBus) {
+/** One chat message as the write takes it, from either surface. */
+export interface WriteInput {
+  body: string;
+  to_instance?: string | null | undefined;
+  /** Agent API: the sender's metadata (reserved types refused by the route). */
+  metadata?: Record<string, unknown> | null | undefined;
+  replyToSeq?: number | null | undefined;
+}
+
+export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: () => void } = {}) {
   const pingRate = parsePingRate(process.env.MAITY_PING_RATE);
 
   async function readerOf(caller: Caller, projectId: string): Promise<MessageReader> {
@@ -104,7 +115,7 @@ export function messagesService(db: Db, bus: LiveBus) {
   }
 
   /** The one write of a chat message: POST …/messages and POST …/events with type chat (M-158). */
-  async function write(caller: Caller, row: KeyRow, data: { body: string; to_instance?: string | null | undefined }): Promise<Message> {
+  async function write(caller: Caller, row: KeyRow, data: WriteInput): Promise<Message> {
     refuseObserver(row);
     refuseClosed(row);
     if (row.kind === "group" && data.to_instance) throw HubError.invalid({ to_instance: "direct_only" }, "to_instance names an instance in a direct conversation only");
@@ -129,14 +140,39 @@ export function messagesService(db: Db, bus: LiveBus) {
       // §9.1: to_instance names one of the agent's instances (a replaced one still counts: it is kept as written).
       if (toInstance && !(await tx.agentInstance.findFirst({ where: { id: toInstance, agentId: row.agentId ?? "" }, select: { id: true } })))
         throw HubError.invalid({ to_instance: "not_an_instance" }, "to_instance names no instance of this agent");
+      // The message replied to: one of this conversation's messages (B-125, B-126).
+      const replyTo =
+        data.replyToSeq == null
+          ? null
+          : await tx.event.findFirst({ where: { seq: data.replyToSeq, conversationId: row.key, kind: "message" }, select: { seq: true, fromId: true } });
+      if (data.replyToSeq != null && !replyTo) throw HubError.invalid({ reply_to: "not_in_conversation" }, "the message replied to is not in this conversation");
+      // B-068: the consecutive agent messages right before this one.
+      const previous = await tx.event.findFirst({ where: { conversationId: row.key, kind: "message" }, orderBy: { seq: "desc" }, select: { agentRound: true } });
+      const agentRoundsBefore = previous?.agentRound ?? 0;
+      const policy = replyPolicyOf(row.policy.replyPolicy);
+      // ROUTER matches the message against what each agent is for.
+      const descriptions =
+        row.kind === "group" && policy === "ROUTER"
+          ? new Map((await tx.agent.findMany({ where: { id: { in: participants.filter((p) => p.kind === "agent").map((p) => p.memberId) } }, select: { id: true, description: true } })).map((a) => [a.id, a.description]))
+          : new Map<string, string>();
       const wake = decideWake({
         conversationKind: row.kind,
         authorId: caller.id,
         authorKind: caller.kind,
-        participants: participants.map((p) => ({ member_id: p.memberId, kind: p.kind })),
+        participants: participants.map((p) => ({
+          member_id: p.memberId,
+          kind: p.kind,
+          ...(p.kind === "agent" ? { name: `${p.ownerHandle}/${p.handle}`, description: descriptions.get(p.memberId) ?? "" } : {}),
+        })),
         mentions: resolved,
         toInstance,
+        body: data.body,
+        policy: { policy, designatedAgentId: row.policy.designatedAgentId, maxAgentRounds: row.policy.maxAgentRounds },
+        replyTo: replyTo ? { id: replyTo.fromId, kind: memberKindOf(replyTo.fromId) ?? "human" } : null,
+        agentRoundsBefore,
       });
+      // B-063: the agents a human named ride in metadata.addressedAgents.
+      const metadata = data.metadata || wake.addressedAgents.length ? { ...(data.metadata ?? {}), ...(wake.addressedAgents.length ? { addressedAgents: wake.addressedAgents } : {}) } : undefined;
       const toId = direct ? (participants.find((p) => p.memberId !== caller.id)?.memberId ?? row.agentId) : row.id;
       const event = await tx.event.create({
         data: {
@@ -151,19 +187,28 @@ export function messagesService(db: Db, bus: LiveBus) {
           body: data.body,
           mentions: resolved.map(({ instance, ...m }) => (instance ? { ...m, instance_id: instance } : m)),
           pings,
+          agentRound: caller.kind === "agent" ? agentRoundsBefore + 1 : 0,
+          replyToSeq: replyTo?.seq ?? null,
+          ...(metadata ? { metadata: metadata as object } : {}),
           // The audience: every participant (§9.2) / the two parties (§9.1), fixed at write time.
           audience: { create: participants.map((p) => ({ memberId: p.memberId })) },
           verdicts: { create: wake.agents.map((v) => ({ agentId: v.agentId, instanceId: v.instanceId, shouldRespond: v.shouldRespond, reason: v.reason })) },
         },
         select: messageSelect,
       });
+      // Webhook v2: one delivery per agent participant with a webhook, queued with the message and
+      // sent after it commits, so a slow receiver never holds the writer (B-163).
+      const agentIds = participants.filter((p) => p.kind === "agent" && p.memberId !== caller.id).map((p) => p.memberId);
+      const hooked = agentIds.length ? await tx.webhook.findMany({ where: { agentId: { in: agentIds } }, select: { agentId: true } }) : [];
+      if (hooked.length) await tx.webhookDelivery.createMany({ data: hooked.map((h) => ({ agentId: h.agentId, eventSeq: event.seq })) });
       // Only forward: a concurrent post with a higher seq may commit first.
       await tx.conversation.updateMany({ where: { id: row.key, OR: [{ lastSeq: null }, { lastSeq: { lt: event.seq } }] }, data: { lastSeq: event.seq, lastMessageAt: event.sentAt } });
       // Whoever speaks has read up to there (§9.2 Read and unread).
       await tx.participation.updateMany({ where: { conversationId: row.key, memberId: caller.id, leftAt: null }, data: { readMarkerSeq: event.seq } });
-      return { event, audience: participants.map((p) => p.memberId) };
+      return { event, audience: participants.map((p) => p.memberId), hooked: hooked.length > 0 };
     });
     bus.publish({ type: "event", seq: result.event.seq, conversationId: row.id, audience: result.audience });
+    if (result.hooked) hooks.webhooksQueued?.();
     return renderMessage(result.event, await readerOf(caller, row.projectId));
   }
 
@@ -179,10 +224,30 @@ export function messagesService(db: Db, bus: LiveBus) {
       });
   }
 
+  /** The participant's read marker moves up to `highest` (§9.2 Read and unread); an observer marks nothing. */
+  async function markRead(caller: Caller, row: KeyRow, highest: number): Promise<void> {
+    if (row.access === "observer" || row.marker === null || highest <= row.marker) return;
+    await db.participation.updateMany({
+      where: { conversationId: row.key, memberId: caller.id, leftAt: null, readMarkerSeq: { lt: highest } },
+      data: { readMarkerSeq: highest },
+    });
+    bus.publish({ type: "read", seq: highest, conversationId: row.id, audience: [caller.id] });
+  }
+
   return {
     async post(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<Message> {
       const data = parseInput(postMessageInput, input);
-      return write(caller, await resolveConversation(db, caller, ref, conversationId), data);
+      return write(caller, await resolveConversation(db, caller, ref, conversationId), { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null });
+    },
+
+    /** The agent API's write into a room it resolved itself (004 §7): the same write. */
+    writeIn: write,
+    markRead,
+
+    /** §9.1: a direct message to `agentId` handed to it is delivered, once (v1.23: its own token only). */
+    async markDeliveredTo(agentId: string, seqs: number[]): Promise<void> {
+      if (seqs.length === 0) return;
+      await db.event.updateMany({ where: { seq: { in: seqs }, toId: agentId, deliveredAt: null }, data: { deliveredAt: new Date() } });
     },
 
     /**
@@ -215,14 +280,7 @@ export function messagesService(db: Db, bus: LiveBus) {
       });
       const page = rows.slice(0, q.limit);
       const highest = page.at(-1)?.seq ?? 0;
-      // An observer marks nothing read (§9.2).
-      if (row.access !== "observer" && row.marker !== null && highest > row.marker) {
-        await db.participation.updateMany({
-          where: { conversationId: row.key, memberId: caller.id, leftAt: null, readMarkerSeq: { lt: highest } },
-          data: { readMarkerSeq: highest },
-        });
-        bus.publish({ type: "read", seq: highest, conversationId: row.id, audience: [caller.id] });
-      }
+      await markRead(caller, row, highest);
       await markDelivered(caller, row, page);
       return { items: page.map((m) => renderMessage(m, reader)), next_cursor: rows.length > q.limit ? String(highest) : null };
     },
@@ -304,7 +362,7 @@ export function messagesService(db: Db, bus: LiveBus) {
     /** POST …/events with type chat: the same write as POST …/messages (§8.4, M-158). */
     async postEvent(caller: Caller, ref: unknown, input: unknown): Promise<Message> {
       const data = parseInput(postEventInput, input);
-      return write(caller, await resolveConversation(db, caller, ref, data.conversation_id), { body: data.body, to_instance: data.to_instance });
+      return write(caller, await resolveConversation(db, caller, ref, data.conversation_id), { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null });
     },
   };
 
@@ -377,6 +435,7 @@ const emptyRow: KeyRow = {
   closedReason: null,
   agentId: null,
   agentJoinedAt: null,
+  policy: { replyPolicy: "MENTIONS", designatedAgentId: null, maxAgentRounds: 2, customRules: null },
   last: null,
   unread: null,
   mentionsUnread: null,

@@ -9,6 +9,7 @@ import {
   type ListKey,
   meatProxyFields,
   PREVIEW_LIMIT,
+  replyPolicyOf,
   projectFullName,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
@@ -43,6 +44,8 @@ export interface KeyRow {
   closedReason: string | null;
   agentId: string | null;
   agentJoinedAt: Date | null;
+  /** The group chat's reply policy (004 §4); direct conversations carry the defaults, unused. */
+  policy: { replyPolicy: string; designatedAgentId: string | null; maxAgentRounds: number; customRules: string | null };
   last: { seq: number; from: string; body: string | null; sentAt: Date; redacted: boolean } | null;
   unread: number | null;
   mentionsUnread: number | null;
@@ -68,6 +71,10 @@ type RawKeyRow = {
   closed_reason: string | null;
   agent_id: string | null;
   agent_joined_at: Date | string | null;
+  reply_policy: string;
+  designated_agent_id: string | null;
+  max_agent_rounds: number;
+  custom_rules: string | null;
   last_seq: number | null;
   last_from: string | null;
   last_body: string | null;
@@ -82,7 +89,7 @@ const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 const dateOrNull = (v: Date | string | null): Date | null => (v === null ? null : date(v));
 
 // $1 caller id, $2 caller kind, $3 project id (null: every project the caller is a member of),
-// $4 observed, $5 conversation public id (null: all), $6 preview length.
+// $4 observed, $5 conversation public id (null: all), $6 preview length, $7 conversation key (null: all).
 // mine: the caller's own participations in projects where it is an active member; a direct
 // conversation exists only while its agent is a member (§9.1). observed: group chats an agent the
 // caller owns is in while the caller is not (§9.2 "reads along"); across projects only where the
@@ -99,6 +106,7 @@ mine AS (
   WHERE p.member_id = $1 AND p.left_at IS NULL
     AND c.project_id IN (SELECT project_id FROM my_projects)
     AND ($5::text IS NULL OR c.public_id = $5)
+    AND ($7::text IS NULL OR c.id = $7)
     AND (c.kind = 'group' OR EXISTS (
       SELECT 1 FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id AND am.status = 'active'))
 ),
@@ -109,6 +117,7 @@ observed AS (
   JOIN conversations c ON c.id = p.conversation_id AND c.kind = 'group'
   WHERE $4 AND $2 = 'human' AND a.owner_id = $1
     AND ($5::text IS NULL OR c.public_id = $5)
+    AND ($7::text IS NULL OR c.id = $7)
     AND (($3::text IS NULL AND c.project_id IN (SELECT project_id FROM my_projects)) OR c.project_id = $3)
     AND NOT EXISTS (SELECT 1 FROM mine WHERE mine.id = c.id)
   GROUP BY c.id
@@ -119,6 +128,7 @@ SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
        (pr.archived_at IS NOT NULL) AS project_archived,
        v.access, v.window_seq, v.marker,
        c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
+       c.reply_policy, c.designated_agent_id, c.max_agent_rounds, c.custom_rules,
        (SELECT am.joined_at FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id) AS agent_joined_at,
        lm.seq AS last_seq, lm.from_id AS last_from, left(lm.body, $6) AS last_body, lm.sent_at AS last_sent_at, lm.redacted AS last_redacted,
        CASE WHEN v.access = 'observer' THEN NULL WHEN c.last_seq IS NULL OR c.last_seq <= GREATEST(v.window_seq, v.marker) THEN 0 ELSE (
@@ -142,6 +152,8 @@ export interface KeysQuery {
   projectId?: string | null;
   observed?: boolean;
   conversationId?: string | null;
+  /** The internal key (the agent API's global conversation id). */
+  conversationKey?: string | null;
 }
 
 /** One statement: every conversation `caller` sees (in a project, or across its memberships). */
@@ -154,6 +166,7 @@ export async function readKeys(db: Db | Tx, caller: Caller, query: KeysQuery): P
     query.observed ?? false,
     query.conversationId ?? null,
     PREVIEW_LIMIT,
+    query.conversationKey ?? null,
   );
   return rows.map((r) => ({
     key: r.key,
@@ -174,6 +187,7 @@ export async function readKeys(db: Db | Tx, caller: Caller, query: KeysQuery): P
     closedReason: r.closed_reason,
     agentId: r.agent_id,
     agentJoinedAt: dateOrNull(r.agent_joined_at),
+    policy: { replyPolicy: r.reply_policy, designatedAgentId: r.designated_agent_id, maxAgentRounds: Number(r.max_agent_rounds), customRules: r.custom_rules },
     last:
       r.last_seq === null || r.last_from === null || r.last_sent_at === null
         ? null
@@ -345,7 +359,7 @@ function orderDirect(item: DirectItem): DirectItem {
 
 /** The §9.2 conversation view of a group chat. */
 export function renderView(
-  row: Pick<KeyRow, "id" | "title" | "createdById" | "createdAt" | "closedAt" | "closedReason" | "pinned"> & { access: Relation },
+  row: Pick<KeyRow, "id" | "title" | "createdById" | "createdAt" | "closedAt" | "closedReason" | "pinned" | "policy"> & { access: Relation },
   participants: ParticipantRow[],
   reader: Reader,
 ): GroupView {
@@ -361,6 +375,11 @@ export function renderView(
     closed_reason: row.closedReason === "no_human" ? "no_human" : null,
     access: row.access === "observer" ? "observer" : "participant",
     pinned: row.pinned,
+    // 004 §4: the policy its managers set (PATCH …/conversations/{id}).
+    reply_policy: replyPolicyOf(row.policy.replyPolicy),
+    designated_agent_id: row.policy.designatedAgentId,
+    max_agent_rounds: row.policy.maxAgentRounds,
+    custom_rules: row.policy.customRules,
   };
 }
 
@@ -368,11 +387,12 @@ export function renderView(
 export async function payloadView(tx: Tx | Db, conversationKey: string): Promise<Record<string, unknown>> {
   const c = await tx.conversation.findUniqueOrThrow({
     where: { id: conversationKey },
-    select: { publicId: true, title: true, createdById: true, createdAt: true, closedAt: true, closedReason: true },
+    select: { publicId: true, title: true, createdById: true, createdAt: true, closedAt: true, closedReason: true, replyPolicy: true, designatedAgentId: true, maxAgentRounds: true, customRules: true },
   });
   const participants = (await readParticipants(tx, [conversationKey])).get(conversationKey) ?? [];
   const { access: _access, pinned: _pinned, ...view } = renderView(
-    { id: c.publicId, title: c.title, createdById: c.createdById, createdAt: c.createdAt, closedAt: c.closedAt, closedReason: c.closedReason, pinned: false, access: "participant" },
+    { id: c.publicId, title: c.title, createdById: c.createdById, createdAt: c.createdAt, closedAt: c.closedAt, closedReason: c.closedReason, pinned: false, access: "participant",
+      policy: { replyPolicy: c.replyPolicy, designatedAgentId: c.designatedAgentId, maxAgentRounds: c.maxAgentRounds, customRules: c.customRules } },
     participants,
     null,
   );

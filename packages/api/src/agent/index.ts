@@ -1,61 +1,61 @@
-import { isHubError } from "@maity/domain";
-import type { AgentCaller, Hub } from "@maity/hub";
+import { type HubError, isHubError } from "@maity/domain";
+import { CursorExpired, type Hub } from "@maity/hub";
 import { callerFromRequest } from "../session.ts";
+import { conversationRoutes } from "./conversations.ts";
+import { type AgentRoute, clientAddress, refuse } from "./http.ts";
+import { pairingRoutes } from "./pairing.ts";
+import { updatesRoutes } from "./updates.ts";
+import { webhookRoutes } from "./webhook.ts";
 
-// The agent protocol's HTTP surface (004 §11) under /api/agent-api, over the same hub services.
-// It speaks BayChat's shapes and errors: {"error": "<message>", "code": "<CODE>"}. Issue 5 builds
-// it out (context, messages, /updates, /ws, webhooks); this is its identity part.
+// The agent protocol's HTTP surface (004 §11) under /api/agent-api, over the same hub services as
+// the Maity routes (DESIGN §1). Each file holds one part of the protocol; this one routes,
+// authenticates, spends the rate budgets (B-360; /updates its own, B-141) and maps errors.
 
-/** The protocol version this hub speaks: the changelog's top entry (B-029, B-031). */
-export const PROTOCOL_VERSION = "1.23";
+export { PROTOCOL_VERSION } from "@maity/domain";
 
-const answer = (status: number, body: unknown): Response =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
-const refuse = (status: number, code: string, error: string): Response => answer(status, { error, code });
+const routes: AgentRoute[] = [...conversationRoutes, ...updatesRoutes, ...webhookRoutes, ...pairingRoutes];
 
-type Route = { method: string; path: RegExp; handler: (hub: Hub, agent: AgentCaller, match: RegExpExecArray) => Promise<Response> };
-const routes: Route[] = [
-  {
-    method: "GET",
-    path: /^\/api\/agent-api\/me$/,
-    // B-012: who the token is, and the protocol version.
-    handler: async (hub, agent) => {
-      const row = await hub.db.agent.findUniqueOrThrow({ where: { id: agent.id }, select: { handle: true, description: true, owner: { select: { handle: true } } } });
-      return answer(200, { id: agent.id, name: `${row.owner.handle}/${row.handle}`, description: row.description, instanceId: agent.instanceId, protocolVersion: PROTOCOL_VERSION });
-    },
-  },
-  {
-    method: "GET",
-    path: /^\/api\/agent-api\/conversations$/,
-    // §3/§11: the agent's rooms across its projects. Ids here are the hub's global conversation
-    // keys (opaque, one per conversation), since a direct conversation's Maity id — the agent's
-    // member id — repeats in every project the agent is in.
-    handler: async (hub, agent) => answer(200, { conversations: await hub.conversations.forAgent(agent) }),
-  },
-  {
-    method: "GET",
-    path: /^\/api\/agent-api\/conversations\/([^/]+)\/context$/,
-    // §3: the envelope; 403 NOT_PARTICIPANT for a room the agent is not in, whether it exists or not.
-    handler: async (hub, agent, match) => {
-      const context = await hub.conversations.contextForAgent(agent, decodeURIComponent(match[1] ?? ""));
-      return context ? answer(200, context) : refuse(403, "NOT_PARTICIPANT", "you are not a participant of this conversation");
-    },
-  },
-];
+/** The hub's error in the protocol's words: its code upper-cased, and the named refusals of §7/§2. */
+function renderError(error: HubError): Response {
+  const fields = error.details.fields;
+  if (fields?.reply_to) return refuse(400, "INVALID_REPLY_TARGET", "replyToMessageId names no message of this conversation"); // B-126
+  if (fields?.["metadata.type"] === "reserved") return refuse(400, "RESERVED_MESSAGE_TYPE", error.message, { fields }); // B-118, OQ-B-13
+  if (fields?.code === "invalid_or_expired") return refuse(400, "INVALID_PAIRING_CODE", error.message);
+  const code = error.code === "invalid" ? "INVALID_REQUEST" : error.code.toUpperCase();
+  const extra: Record<string, unknown> = fields ? { fields } : {};
+  if (error.code === "rate_limited") extra.details = error.details;
+  return refuse(error.status, code, error.message, extra);
+}
 
 export async function handleAgentApi(hub: Hub, req: Request): Promise<Response> {
-  const path = new URL(req.url).pathname.replace(/\/+$/, "");
+  const url = new URL(req.url);
+  const path = url.pathname.replace(/\/+$/, "");
   const candidates = routes.filter((r) => r.path.test(path));
   if (!candidates.length) return refuse(404, "NOT_FOUND", "no such route");
   const route = candidates.find((r) => r.method === req.method);
-  if (!route) return refuse(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed here`);
+  if (!route) return refuse(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed here`, {}, { allow: candidates.map((r) => r.method).join(", ") });
+  const match = route.path.exec(path) as RegExpExecArray;
   try {
+    if (route.auth === false) {
+      // Pre-auth routes guess at codes: a budget per client address.
+      const wait = hub.limits.take("preauth", clientAddress(req));
+      if (wait !== null) return refuse(429, "RATE_LIMITED", "too many attempts; wait and try again", {}, { "retry-after": String(wait) });
+      return await route.handler({ hub, req, url, match });
+    }
     // B-010/B-011: a bay_ agent token, nothing else; missing, unknown or revoked answer the same 401.
     const { caller } = await callerFromRequest(hub, req);
     if (caller?.kind !== "agent") return refuse(401, "UNAUTHORIZED", "missing or invalid agent token");
-    return await route.handler(hub, caller, route.path.exec(path) as RegExpExecArray);
+    const bucket = route.bucket ?? "agent";
+    const wait = hub.limits.take(bucket, caller.id);
+    if (wait !== null)
+      return bucket === "updates"
+        ? refuse(429, "UPDATES_RATE_LIMITED", `over ${hub.limits.settings.updates} /updates calls a minute; back off the poll loop`, {}, { "retry-after": String(wait) })
+        : refuse(429, "RATE_LIMITED", `over ${hub.limits.settings.agent} requests a minute`, {}, { "retry-after": String(wait) });
+    return await route.handler({ hub, req, url, match, agent: caller });
   } catch (error) {
-    if (isHubError(error)) return refuse(error.status, error.code.toUpperCase(), error.message);
+    // B-138: the one error a poller must handle, exactly as the spec writes it.
+    if (error instanceof CursorExpired) return refuse(409, "CURSOR_EXPIRED", "cursor_expired");
+    if (isHubError(error)) return renderError(error);
     console.error(error);
     return refuse(500, "INTERNAL", "internal error");
   }

@@ -35,7 +35,7 @@ import {
   revokeTokenInput,
   updateGroupInput,
 } from "@maity/domain";
-import type { BusMessage } from "@maity/hub";
+import { type BusMessage, reaches } from "@maity/hub";
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
@@ -145,7 +145,7 @@ export const appRouter = router({
       const queue: BusMessage[] = [];
       let wake: (() => void) | null = null;
       const stop = ctx.hub.bus.subscribe((message) => {
-        if (!message.audience.includes(caller.id)) return;
+        if (!reaches(message, caller.id)) return;
         queue.push(message);
         wake?.();
       });
@@ -169,7 +169,8 @@ export const appRouter = router({
           wake = null;
           const messages = queue.splice(0);
           if (messages.some((m) => m.type === "event")) yield* backfill();
-          for (const m of messages.filter((m) => m.type !== "event")) {
+          for (const m of messages) {
+            if (m.type !== "redaction" && m.type !== "read") continue;
             const place = await ctx.hub.messages.eventPlace(m.seq);
             // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
             if (place) yield { seq: m.seq, kind: m.type, ...place };
@@ -215,10 +216,10 @@ export const appRouter = router({
         return { replayed: status === 200, conversation: view };
       }),
     update: authedProcedure
-      .meta({ rest: { method: "PATCH", path: C, summary: "Rename a group chat (§9.2)" } })
+      .meta({ rest: { method: "PATCH", path: C, summary: "Rename a group chat (§9.2), set its reply policy and custom rules (004 §4)" } })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...updateGroupInput.shape }))
       .output(groupViewSchema)
-      .mutation(({ ctx, input }) => ctx.hub.groups.update(ctx.caller, input, input.conversation_id, pick(input, ["title"]))),
+      .mutation(({ ctx, input }) => ctx.hub.groups.update(ctx.caller, input, input.conversation_id, pick(input, ["title", "reply_policy", "designated_agent_id", "max_agent_rounds", "accept_token_cost", "custom_rules"]))),
     pin: authedProcedure
       .meta({ rest: { method: "PUT", path: `${C}/pin`, status: 204, summary: "Pin a conversation (§9.3)" } })
       .input(conversationInput)
@@ -271,7 +272,7 @@ export const appRouter = router({
       .meta({ rest: { method: "POST", path: `${C}/messages`, status: 201, summary: "Post a chat message" } })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...postMessageInput.shape }))
       .output(messageSchema)
-      .mutation(({ ctx, input }) => ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance"]))),
+      .mutation(({ ctx, input }) => ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance", "reply_to"]))),
     redact: authedProcedure
       .meta({ rest: { method: "POST", path: `${C}/messages/{seq}/redact`, summary: "Redact a message (§8.5); it keeps its place" } })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.string({ error: "a seq" }).or(z.number().int()), ...redactInput.shape }))
@@ -288,7 +289,7 @@ export const appRouter = router({
       .meta({ rest: { method: "POST", path: `${P}/events`, status: 201, summary: "Post an event; type chat is the same write as POST …/messages (§8.4)" } })
       .input(z.strictObject({ ...projectRef.shape, ...postEventInput.shape }))
       .output(messageSchema)
-      .mutation(({ ctx, input }) => ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance"]))),
+      .mutation(({ ctx, input }) => ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]))),
   }),
 });
 export type AppRouter = typeof appRouter;

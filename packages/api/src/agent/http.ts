@@ -1,0 +1,56 @@
+import type { AgentCaller, Hub } from "@maity/hub";
+
+// The agent protocol's wire helpers (004 §11): BayChat's error shape {"error": "<message>", "code": "<CODE>"}.
+
+export const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: status === 204 ? headers : { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+export const refuse = (status: number, code: string, error: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response =>
+  answer(status, { error, code, ...extra }, headers);
+
+export interface AgentRequest {
+  hub: Hub;
+  req: Request;
+  url: URL;
+  match: RegExpExecArray;
+}
+
+/** A route of the agent API; `auth: false` only for the pre-auth pairing and linking routes (B-010). */
+export type AgentRoute =
+  | { method: string; path: RegExp; auth?: true; bucket?: "agent" | "updates"; handler: (r: AgentRequest & { agent: AgentCaller }) => Promise<Response> }
+  | { method: string; path: RegExp; auth: false; handler: (r: AgentRequest) => Promise<Response> };
+
+/** Request bodies are small JSON objects (docs/agent-api.md "Limits"). */
+export const AGENT_BODY_MAX_BYTES = 256 * 1024;
+
+/** The JSON body of a request: `{}` when empty; null when it is not JSON or too large (the caller answers 400). */
+export async function jsonBody(req: Request): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > AGENT_BODY_MAX_BYTES) return { ok: false, response: refuse(413, "BODY_TOO_LARGE", `the body is over ${AGENT_BODY_MAX_BYTES} bytes`) };
+  const text = await req.text();
+  if (Buffer.byteLength(text) > AGENT_BODY_MAX_BYTES) return { ok: false, response: refuse(413, "BODY_TOO_LARGE", `the body is over ${AGENT_BODY_MAX_BYTES} bytes`) };
+  if (!text.trim()) return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, response: refuse(400, "INVALID_JSON", "the body is not valid JSON", { fields: { body: "invalid_json" } }) };
+  }
+}
+
+/** The query string as an object (each name once; a repeated name keeps its last value). */
+export const queryOf = (url: URL): Record<string, string> => Object.fromEntries(url.searchParams.entries());
+
+/** Where the hub is reached: MAITY_PUBLIC_URL, else the request's own origin (behind a proxy, its forwarded one). */
+export function baseUrlOf(req: Request): string {
+  if (process.env.MAITY_PUBLIC_URL) return process.env.MAITY_PUBLIC_URL.replace(/\/+$/, "");
+  const url = new URL(req.url);
+  const proto = req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() || url.protocol.replace(":", "");
+  const host = req.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || req.headers.get("host") || url.host;
+  return `${proto}://${host}`;
+}
+
+/** The client's address for pre-auth limits: the custom server's own header, else the proxy's. */
+export const clientAddress = (req: Request): string =>
+  req.headers.get("x-maity-remote") ?? req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "unknown";

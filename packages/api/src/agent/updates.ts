@@ -1,0 +1,11 @@
+import { type AgentRoute, answer, queryOf } from "./http.ts";
+
+// 004 §11 GET /updates: one held request over all the agent's conversations (B-127…B-145).
+export const updatesRoutes: AgentRoute[] = [
+  {
+    method: "GET",
+    path: /^\/api\/agent-api\/updates$/,
+    bucket: "updates",
+    handler: async ({ hub, agent, url, req }) => answer(200, await hub.feed.updates(agent, queryOf(url), req.signal)),
+  },
+];

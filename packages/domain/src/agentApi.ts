@@ -1,0 +1,248 @@
+import { z } from "zod";
+import type { ReplyPolicy } from "./routing.ts";
+import { MESSAGE_BODY_MAX } from "./schemas.ts";
+
+// The agent protocol's wire shapes (004, camelCase, BayChat's names): one zod schema per shape,
+// the source of the types the hub renders and the tests read. DESIGN §1 "Naming on the wire".
+
+/** The protocol version this hub speaks: the changelog's top entry (B-029, B-031, OQ-B-02). */
+export const PROTOCOL_VERSION = "1.23";
+
+// ---- the /updates and /ws cursor (§11, B-144) -------------------------------------------------
+
+/**
+ * A cursor is an opaque encoding of a position in the one event log (DESIGN §1): `u` and the seq
+ * in base 36, as the spec's `u1f`. It names the log, not a process, so it survives a restart.
+ */
+export const encodeUpdatesCursor = (seq: number): string => `u${seq.toString(36)}`;
+export function decodeUpdatesCursor(cursor: string): number | null {
+  if (!/^u[0-9a-z]{1,10}$/.test(cursor)) return null;
+  const seq = Number.parseInt(cursor.slice(1), 36);
+  return Number.isSafeInteger(seq) ? seq : null;
+}
+
+/** `evt-<seq>` → seq: a message id of either surface (DESIGN §1). */
+export function seqOfMessageId(id: string): number | null {
+  const m = /^evt-(\d{1,15})$/.exec(id);
+  return m ? Number(m[1]) : null;
+}
+
+/** GET /conversations/:id/messages history cursors: `m` and the seq to read before, base 36. */
+export const encodeHistoryCursor = (seq: number): string => `m${seq.toString(36)}`;
+export function decodeHistoryCursor(cursor: string): number | null {
+  if (!/^m[0-9a-z]{1,10}$/.test(cursor)) return null;
+  const seq = Number.parseInt(cursor.slice(1), 36);
+  return Number.isSafeInteger(seq) && seq > 0 ? seq : null;
+}
+
+/** BayChat's own message types: no sender may write them (B-118, OQ-B-14 every sender). */
+export const RESERVED_MESSAGE_TYPES = ["session.command", "note.edited", "note.read", "context.handoff", "context.compacted", "card.continuation"] as const;
+/** Metadata keys the hub writes itself (B-063); a sender may not forge them. */
+export const SERVER_METADATA_KEYS = ["addressedAgents"] as const;
+/** B-123: a reply's preview is the quoted message's first 80 characters (code points, OQ-B-35). */
+export const REPLY_PREVIEW_MAX = 80;
+export const replyPreview = (body: string | null): string => (body === null ? "" : Array.from(body).slice(0, REPLY_PREVIEW_MAX).join(""));
+
+// ---- shapes ---------------------------------------------------------------------------------------
+
+/** v1.14: set only for an agent from another Bay; null for every person and every own agent. */
+export const visitingSchema = z.object({ homeBay: z.string(), sponsor: z.object({ id: z.string(), name: z.string() }) });
+export type Visiting = z.infer<typeof visitingSchema>;
+
+export const senderTypeSchema = z.enum(["USER", "AGENT", "SYSTEM"]);
+/** §5: the resolved display identity of a sender; role null once it left the conversation (B-098). */
+export const agentSenderSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(["user", "agent", "system"]),
+  role: z.string().nullable(),
+  visiting: visitingSchema.nullable(),
+});
+/** v1.6 (B-122): the same four fields wherever a message reaches an agent. */
+export const replyToSchema = z.object({ id: z.string(), senderId: z.string(), senderType: senderTypeSchema, preview: z.string() });
+
+/** B-132: the message of an event carries exactly these fields, and no others. */
+export const agentEventMessageSchema = z.object({
+  id: z.string(),
+  senderId: z.string(),
+  senderType: senderTypeSchema,
+  content: z.string(),
+  createdAt: z.string(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  sender: agentSenderSchema,
+  /** B-087: the mentioned participant ids — agents only, the mentionable ones (B-086). */
+  mentions: z.array(z.string()),
+  shouldRespond: z.boolean(),
+  replyTo: replyToSchema.nullable(),
+});
+export type AgentEventMessage = z.infer<typeof agentEventMessageSchema>;
+
+/** B-099: the REST shape is the full one: where it lives, and the fields an event leaves out. */
+export const agentMessageSchema = agentEventMessageSchema.extend({
+  conversationId: z.string(),
+  cardPayload: z.null(),
+  reactions: z.array(z.never()),
+  /** A redacted message (Maity §8.5): content "", deletedAt the redaction's time. */
+  deletedAt: z.string().nullable(),
+});
+export type AgentMessage = z.infer<typeof agentMessageSchema>;
+
+export const agentConversationTypeSchema = z.enum(["GROUP", "DM"]);
+export const agentConversationRefSchema = z.object({ id: z.string(), type: agentConversationTypeSchema, title: z.string().nullable() });
+/** B-134: every conversation lives in a project (DESIGN §1); version moves with the brief (none yet: 0). */
+export const agentProjectRefSchema = z.object({ id: z.string(), name: z.string(), version: z.number().int() });
+
+/** B-131: one message event of /updates and /ws. */
+export const updatesEventSchema = z.object({
+  type: z.literal("message"),
+  conversationId: z.string(),
+  message: agentEventMessageSchema,
+  conversation: agentConversationRefSchema,
+  project: agentProjectRefSchema,
+});
+export type UpdatesEvent = z.infer<typeof updatesEventSchema>;
+/** B-129: the same shape whether or not anything happened. */
+export const updatesAnswerSchema = z.object({ cursor: z.string(), events: z.array(updatesEventSchema) });
+export type UpdatesAnswer = z.infer<typeof updatesAnswerSchema>;
+
+/** GET /conversations: the agent's rooms. */
+export const agentRoomSchema = z.object({
+  id: z.string(),
+  type: agentConversationTypeSchema,
+  title: z.string().nullable(),
+  /** Where the room lives in Maity: the project's full name and the conversation's Maity id. */
+  maity: z.object({ project: z.string(), id: z.string() }),
+  project: agentProjectRefSchema,
+  closed: z.boolean(),
+  lastMessageAt: z.string().nullable(),
+});
+export type AgentRoom = z.infer<typeof agentRoomSchema>;
+
+/** B-039: name, kind, role, and for agents the description — never email, phone or internals. */
+export const rosterEntrySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(["user", "agent"]),
+  role: z.string(),
+  description: z.string().optional(),
+  visiting: visitingSchema.nullable(),
+});
+export type RosterEntrySchema = z.infer<typeof rosterEntrySchema>;
+
+/** §3 the context envelope, "Agent Context Contract v2" (B-036, B-040). */
+export const contextEnvelopeSchema = z.object({
+  conversation: agentConversationRefSchema,
+  project: agentProjectRefSchema,
+  participants: z.array(rosterEntrySchema),
+  policy: z.object({
+    rule: z.string().nullable(),
+    effectiveRule: z.string(),
+    policyApplies: z.boolean(),
+    maxAgentRounds: z.number().int().nullable(),
+  }),
+  you: z.object({ id: z.string(), name: z.string(), isOrchestrator: z.boolean() }),
+  instructions: z.string(),
+});
+export type ContextEnvelope = z.infer<typeof contextEnvelopeSchema>;
+
+/** GET /conversations/:id/messages: the messages and the envelope (B-037). */
+export const agentMessagePageSchema = z.object({
+  messages: z.array(agentMessageSchema),
+  /** History mode: the cursor of the next older page, null at the chat's first message. */
+  nextCursor: z.string().nullable(),
+  context: contextEnvelopeSchema,
+});
+export type AgentMessagePage = z.infer<typeof agentMessagePageSchema>;
+
+// ---- inputs -------------------------------------------------------------------------------------
+
+const count = (name: string) => z.number({ error: `${name}: a whole number` }).int(`${name}: a whole number`).min(0, `${name}: at least 0`);
+
+/** §7 POST /conversations/:id/messages (B-114); attachments and cards come with their issues. */
+export const agentSendInput = z.strictObject({
+  content: z
+    .string({ error: "a string" })
+    .refine((s) => s.trim().length > 0, "required")
+    .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`),
+  metadata: z.record(z.string(), z.unknown(), { error: "an object or null" }).nullable().optional(),
+  replyToMessageId: z.string({ error: "a message id" }).max(40, "a message id").nullable().optional(),
+  /** OQ-B-27: the reply's token usage; validated, not stored. */
+  usage: z.strictObject({ inputTokens: count("inputTokens").optional(), outputTokens: count("outputTokens").optional() }, { error: "an object" }).optional(),
+});
+export type AgentSendInput = z.infer<typeof agentSendInput>;
+
+/** §5 the forward poll (`since`, ascending) or older history (`cursor`, newest first). */
+export const agentPollQuery = z.strictObject({
+  since: z.iso.datetime({ offset: true, error: "an ISO 8601 timestamp" }).optional(),
+  cursor: z.string({ error: "a cursor" }).max(40, "a cursor this route gave out").optional(),
+  limit: z.coerce.number({ error: "an integer 1–200" }).int("an integer 1–200").min(1, "an integer 1–200").max(200, "an integer 1–200").default(50),
+  features: z.string().max(200).optional(),
+});
+
+/** §11 GET /updates: wait 0–25 s (default 25, OQ-B-16), the cursor, the opt-in features. */
+export const UPDATES_WAIT_MAX = 25;
+export const updatesQuery = z.strictObject({
+  wait: z.coerce
+    .number({ error: `seconds, 0–${UPDATES_WAIT_MAX}` })
+    .min(0, `seconds, 0–${UPDATES_WAIT_MAX}`)
+    .transform((s) => Math.min(s, UPDATES_WAIT_MAX))
+    .default(UPDATES_WAIT_MAX),
+  cursor: z.string({ error: "a cursor" }).max(40, "a cursor /updates or /ws gave out").optional(),
+  features: z.string().max(200).optional(),
+});
+
+/** The /ws hello (B-150): the first frame, within 10 s. */
+export const wsHelloSchema = z.object({
+  t: z.literal("hello"),
+  resume: z.string().max(40).nullable().optional(),
+  features: z.array(z.string()).max(20).optional(),
+  instance: z.string().max(100).optional(),
+});
+
+/** §11 Webhook contract v2: where to deliver, and the secret that signs each delivery. */
+export const webhookInput = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).max(2000, "at most 2000 characters"),
+  secret: z.string({ error: "a string" }).min(16, "16–200 characters").max(200, "16–200 characters").optional(),
+});
+
+/** §2 pairing: the code an owner minted. */
+export const pairInput = z.strictObject({ code: z.string({ error: "a pairing code" }).min(1, "required").max(64, "a pairing code") });
+/** §2 reverse linking: the CLI names itself; the owner sees the label before approving. */
+export const linkRequestInput = z.strictObject({ label: z.string({ error: "a string" }).max(80, "at most 80 characters").optional() });
+export const linkPollInput = z.strictObject({ secret: z.string({ error: "the secret the link request gave" }).min(1, "required").max(200, "too long") });
+
+/** The feature names a client may opt in to (B-143, B-150); unknown names are ignored. */
+export function parseFeatures(value: string | readonly string[] | undefined): Set<string> {
+  const names = typeof value === "string" ? value.split(",") : (value ?? []);
+  return new Set(names.map((n) => n.trim()).filter((n) => ["brief", "notes", "notice"].includes(n)));
+}
+
+// ---- who is who in a room ---------------------------------------------------------------------------
+
+/** §5 `senderType` / `sender.kind` of a member id (B-133). */
+export function senderKindOf(memberId: string): { senderType: "USER" | "AGENT" | "SYSTEM"; kind: "user" | "agent" | "system" } {
+  if (memberId.startsWith("agt-")) return { senderType: "AGENT", kind: "agent" };
+  if (memberId.startsWith("hum-")) return { senderType: "USER", kind: "user" };
+  return { senderType: "SYSTEM", kind: "system" };
+}
+
+/**
+ * A member's conversation role (§3 roster, §5 sender.role): the agent a policy names (orchestrator,
+ * designated, fallback), the chat's creator, or member; null once it left (B-098).
+ */
+export function conversationRole(input: {
+  memberId: string;
+  participant: boolean;
+  createdById: string | null;
+  group: boolean;
+  policy: ReplyPolicy;
+  designatedAgentId: string | null;
+}): string | null {
+  if (!input.participant) return null;
+  if (input.group && input.designatedAgentId === input.memberId) {
+    if (input.policy === "ORCHESTRATOR") return "orchestrator";
+    if (input.policy === "DEDICATED") return "designated";
+    if (input.policy === "ROUTER") return "fallback";
+  }
+  return input.createdById === input.memberId ? "creator" : "member";
+}

@@ -1,0 +1,216 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { budgetHistory, HISTORY_TURNS_MAX, type HistoryTurn, HubError, parseInput, webhookInput } from "@maity/domain";
+import type { Db } from "@maity/db";
+import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
+import type { AgentCaller } from "./caller.ts";
+
+// Webhook contract v2 (004 §11, B-162…B-177): an agent that takes pushes instead of polling names a
+// URL; every message in its rooms but its own is POSTed there with the context envelope, its verdict
+// and a budgeted history, signed with HMAC-SHA256 of the body. Deliveries are rows queued in the
+// message's own transaction, sent after it commits and retried with backoff, so the sender never
+// waits on a receiver and a restart loses none.
+
+export const WEBHOOK_SIGNATURE_HEADER = "x-maity-signature";
+/** Pauses before each retry; after the last one the delivery is failed. */
+export const DEFAULT_WEBHOOK_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
+const LOCK_MS = 60_000;
+
+export interface WebhookOptions {
+  backoffMs?: number[];
+  timeoutMs?: number;
+}
+
+/** `sha256=<hex>` of the exact body bytes, keyed by the webhook's secret. */
+export const signWebhook = (secret: string, body: string): string => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+
+export function webhookService(db: Db, agents: AgentService, options: WebhookOptions = {}) {
+  const backoff = options.backoffMs ?? DEFAULT_WEBHOOK_BACKOFF_MS;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  /** The body of one delivery, rendered for the receiving agent; null when it left the room since. */
+  async function bodyFor(deliveryId: string, agentId: string, seq: number): Promise<Record<string, unknown> | null> {
+    const agent = await db.agent.findUnique({ where: { id: agentId }, select: { id: true, handle: true, ownerId: true } });
+    const event = await db.event.findUnique({ where: { seq }, select: agentMessageSelect });
+    if (!agent || !event?.conversation) return null;
+    const caller: AgentCaller = { kind: "agent", id: agent.id, handle: agent.handle, ownerId: agent.ownerId, instanceId: null };
+    const row = await agents.room(caller, event.conversation.id);
+    if (!row) return null;
+    const [rendered] = await renderForAgent(db, agent.id, [event]);
+    if (!rendered) return null;
+    const context = await agents.envelope(caller, row);
+    // B-175: the turns before this message, newest 20 read, and how many older ones exist.
+    const before = await db.event.findMany({
+      where: { conversationId: row.key, kind: "message", seq: { lt: seq } },
+      orderBy: { seq: "desc" },
+      take: HISTORY_TURNS_MAX,
+      select: agentMessageSelect,
+    });
+    const earlier = before.length < HISTORY_TURNS_MAX ? 0 : await db.event.count({ where: { conversationId: row.key, kind: "message", seq: { lt: before.at(-1)?.seq ?? 0 } } });
+    const turns = (await renderForAgent(db, agent.id, before.reverse())).map(
+      ({ message }): HistoryTurn => ({
+        id: message.id,
+        senderId: message.senderId,
+        senderName: message.sender.name,
+        senderType: message.senderType,
+        content: message.content,
+        createdAt: message.createdAt,
+        replyTo: message.replyTo,
+      }),
+    );
+    const event_ = toUpdatesEvent(rendered);
+    return {
+      event: "message.created",
+      deliveryId,
+      conversationId: event_.conversationId,
+      conversation: event_.conversation,
+      // B-167: metadata only; no notes or files exist yet.
+      project: { ...event_.project, notes: { pinned: [], shelfCount: 0, fileCount: 0 } },
+      message: eventMessage(rendered.message),
+      sender: rendered.message.sender,
+      replyTo: rendered.message.replyTo,
+      participants: context.participants,
+      instructions: context.instructions,
+      context,
+      // B-164: the same signal as `→ you should respond`.
+      you: { ...context.you, shouldRespond: rendered.message.shouldRespond },
+      history: budgetHistory(turns, earlier),
+    };
+  }
+
+  async function attempt(delivery: { id: string; agentId: string; eventSeq: number; attempts: number }): Promise<void> {
+    const hook = await db.webhook.findUnique({ where: { agentId: delivery.agentId }, select: { url: true, secret: true } });
+    const body = hook ? await bodyFor(delivery.id, delivery.agentId, delivery.eventSeq) : null;
+    if (!hook || !body) {
+      await db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: "dropped", lockedUntil: null, lastError: hook ? "no longer in the conversation" : "webhook removed" } });
+      return;
+    }
+    const text = JSON.stringify(body);
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(hook.url, {
+        method: "POST",
+        body: text,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "maity-hub-webhook/2",
+          "x-maity-event": "message.created",
+          "x-maity-delivery": delivery.id,
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(hook.secret, text),
+        },
+      });
+      status = res.status;
+      await res.body?.cancel().catch(() => {});
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    if (status !== null && status >= 200 && status < 300) {
+      await db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null } });
+      return;
+    }
+    const pause = backoff[delivery.attempts - 1];
+    await db.webhookDelivery.update({
+      where: { id: delivery.id },
+      data:
+        pause === undefined
+          ? { status: "failed", lockedUntil: null, lastStatus: status, lastError: error ?? `answered ${status}` }
+          : { nextAttemptAt: new Date(Date.now() + pause), lockedUntil: null, lastStatus: status, lastError: error ?? `answered ${status}` },
+    });
+  }
+
+  /** Sends what is due; several app instances share the table: a conditional update claims a row. */
+  async function drain(): Promise<void> {
+    for (;;) {
+      const now = new Date();
+      const due = await db.webhookDelivery.findMany({
+        where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+        orderBy: { nextAttemptAt: "asc" },
+        take: 20,
+        select: { id: true, agentId: true, eventSeq: true, attempts: true },
+      });
+      if (due.length === 0 || closed) break;
+      await Promise.all(
+        due.map(async (d) => {
+          const claimed = await db.webhookDelivery.updateMany({
+            where: { id: d.id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+            data: { lockedUntil: new Date(Date.now() + LOCK_MS), attempts: { increment: 1 } },
+          });
+          if (claimed.count === 1) await attempt({ ...d, attempts: d.attempts + 1 }).catch((e: unknown) => console.error("maity: webhook delivery failed", e));
+        }),
+      );
+    }
+    // Wake up for the next retry that is waiting.
+    const next = closed ? null : await db.webhookDelivery.findFirst({ where: { status: "pending" }, orderBy: { nextAttemptAt: "asc" }, select: { nextAttemptAt: true } });
+    if (timer) clearTimeout(timer);
+    timer = next ? setTimeout(kick, Math.max(10, next.nextAttemptAt.getTime() - Date.now())) : null;
+  }
+
+  /** Start sending (once at a time; a kick while sending runs one more round). */
+  function kick(): void {
+    if (closed) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await drain().catch((e: unknown) => console.error("maity: webhook worker", e));
+      } while (again && !closed);
+      running = null;
+    })();
+  }
+
+  return {
+    kick,
+    /** Resume what a previous process left pending. */
+    start: kick,
+    /** Waits for the round in flight (tests, shutdown). */
+    async idle(): Promise<void> {
+      while (running) await running;
+    },
+    async close(): Promise<void> {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      while (running) await running;
+    },
+
+    /** POST /webhook (B-162): set (or replace) the URL; the secret is shown in this answer only. */
+    async set(agent: AgentCaller, input: unknown) {
+      const data = parseInput(webhookInput, input);
+      const secret = data.secret ?? `whsec_${randomBytes(24).toString("base64url")}`;
+      const row = await db.webhook.upsert({
+        where: { agentId: agent.id },
+        create: { agentId: agent.id, url: data.url, secret },
+        update: { url: data.url, secret },
+        select: { url: true, createdAt: true, updatedAt: true },
+      });
+      return { url: row.url, secret, signatureHeader: WEBHOOK_SIGNATURE_HEADER, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+    },
+
+    async get(agent: AgentCaller) {
+      const row = await db.webhook.findUnique({ where: { agentId: agent.id }, select: { url: true, createdAt: true, updatedAt: true } });
+      if (!row) throw HubError.notFound("no webhook is set");
+      const [pending, failed] = await Promise.all([
+        db.webhookDelivery.count({ where: { agentId: agent.id, status: "pending" } }),
+        db.webhookDelivery.count({ where: { agentId: agent.id, status: "failed" } }),
+      ]);
+      return { url: row.url, signatureHeader: WEBHOOK_SIGNATURE_HEADER, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(), deliveries: { pending, failed } };
+    },
+
+    /** DELETE /webhook: no more pushes; what was queued is dropped. */
+    async remove(agent: AgentCaller): Promise<void> {
+      await db.$transaction([
+        db.webhookDelivery.updateMany({ where: { agentId: agent.id, status: "pending" }, data: { status: "dropped", lastError: "webhook removed" } }),
+        db.webhook.deleteMany({ where: { agentId: agent.id } }),
+      ]);
+    },
+  };
+}
+export type WebhookService = ReturnType<typeof webhookService>;
