@@ -211,6 +211,18 @@ export const pairInput = z.strictObject({ code: z.string({ error: "a pairing cod
 export const linkRequestInput = z.strictObject({ label: z.string({ error: "a string" }).max(80, "at most 80 characters").optional() });
 export const linkPollInput = z.strictObject({ secret: z.string({ error: "the secret the link request gave" }).min(1, "required").max(200, "too long") });
 
+/** What the owner is shown of a minted pairing code (Maity route, snake_case). */
+export const pairingCodeSchema = z.object({ code: z.string(), agent_id: z.string(), expires_at: z.string() });
+export const linkCodeSchema = z.string({ error: "a link code" }).min(1, "required").max(40, "a link code");
+export const linkViewSchema = z.object({
+  label: z.string().nullable(),
+  status: z.enum(["pending", "approved", "expired"]),
+  created_at: z.string(),
+  expires_at: z.string(),
+  /** The caller's agents, to pick the one this computer becomes. */
+  agents: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+
 /** The feature names a client may opt in to (B-143, B-150); unknown names are ignored. */
 export function parseFeatures(value: string | readonly string[] | undefined): Set<string> {
   const names = typeof value === "string" ? value.split(",") : (value ?? []);

@@ -27,6 +27,9 @@ import {
   postEventInput,
   postMessageInput,
   liveEventSchema,
+  linkCodeSchema,
+  linkViewSchema,
+  pairingCodeSchema,
   projectMemberSchema,
   projectOutput,
   projectRef,
@@ -290,6 +293,27 @@ export const appRouter = router({
       .input(z.strictObject({ ...projectRef.shape, ...postEventInput.shape }))
       .output(messageSchema)
       .mutation(({ ctx, input }) => ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]))),
+  }),
+  agents: router({
+    /** 004 §2: the owner mints a 10-minute, single-use pairing code for one of its agents (B-014). */
+    mintPairingCode: humanProcedure
+      .meta({ rest: { method: "POST", path: "/api/agents/{agent_id}/pairing-codes", status: 201, summary: "Mint a pairing code for your agent (agent protocol §2)" } })
+      .input(z.strictObject({ agent_id: memberIdSchema }))
+      .output(pairingCodeSchema)
+      .mutation(({ ctx, input }) => ctx.hub.pairing.mintPairingCode(ctx.caller, input.agent_id)),
+  }),
+  links: router({
+    /** 004 §2 reverse linking: what the owner approves (the request's label; the caller's agents). */
+    get: humanProcedure
+      .meta({ rest: { method: "GET", path: "/api/links/{code}", summary: "A link request the CLI opened (agent protocol §2)" } })
+      .input(z.strictObject({ code: linkCodeSchema }))
+      .output(linkViewSchema)
+      .query(({ ctx, input }) => ctx.hub.pairing.viewLink(ctx.caller, input.code)),
+    approve: humanProcedure
+      .meta({ rest: { method: "POST", path: "/api/links/{code}/approve", summary: "Approve a link request for one of your agents (agent protocol §2)" } })
+      .input(z.strictObject({ code: linkCodeSchema, agent_id: memberIdSchema }))
+      .output(z.object({ approved: z.literal(true), agent_id: z.string() }))
+      .mutation(({ ctx, input }) => ctx.hub.pairing.approveLink(ctx.caller, input.code, input.agent_id)),
   }),
 });
 export type AppRouter = typeof appRouter;
