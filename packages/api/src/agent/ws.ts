@@ -145,7 +145,8 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
           announce = woke === "timeout";
         }
       } catch (error) {
-        if (!done) throw error;
+        // A send that failed because the peer went away ends the stream; anything else is ours.
+        if (!done && ws.readyState === ws.OPEN) throw error;
       } finally {
         listener.stop();
       }
