@@ -34,7 +34,7 @@ export function toRequest(req: IncomingMessage, res: ServerResponse): Request {
 
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.setHeader(name, value));
+  for (const [name, value] of response.headers) res.setHeader(name, value);
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 

@@ -322,7 +322,12 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 `;
     const child = execFile(python, ["-c", script, wsUrl, T["agt-a"] as string], { timeout: 30_000 });
     let out = "";
-    const ready = new Promise<void>((resolve) => child.stdout?.on("data", (chunk) => ((out += chunk), out.includes("\n") && resolve())));
+    const ready = new Promise<void>((resolve) =>
+      child.stdout?.on("data", (chunk) => {
+        out += chunk;
+        if (out.includes("\n")) resolve();
+      }),
+    );
     const exited = promisify((cb: (e: Error | null, code?: number) => void) => child.on("exit", (code) => cb(null, code ?? -1)))();
     await ready;
     const posted = await say("hum-maintainer", "agt-a", "hello, Python");

@@ -112,7 +112,7 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
     async function start(resume: string | null, instance: string | undefined): Promise<void> {
       if (instance !== undefined && instance !== agent.instanceId) {
         const named = await hub.auth.fromToken(token, instance);
-        if (!named || named.kind !== "agent") return close(WS_CLOSE.credential, "no such instance for this credential");
+        if (named?.kind !== "agent") return close(WS_CLOSE.credential, "no such instance for this credential");
         agent = named;
       }
       if (done) return;
