@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// Writes docs/requirements-coverage.md from the test names: every M-id of the conversations
-// requirements with the tests whose title names it. Run: pnpm coverage:requirements
-// (MAITY_REQUIREMENTS points at another copy of maity-conversations.md; --check fails when the
-// committed document is stale).
+// Writes docs/requirements-coverage.md (M-ids, §9 conversations) and
+// docs/requirements-coverage-agent.md (B-ids, the agent protocol) from the test names: every id
+// with the tests whose title names it. Run: pnpm coverage:requirements (MAITY_REQUIREMENTS_DIR
+// points at another copy of the requirements folder; --check fails when a committed document is
+// stale).
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const requirementsFile = process.env.MAITY_REQUIREMENTS ?? path.resolve(root, "../shared/requirements/maity-conversations.md");
-const out = path.join(root, "docs/requirements-coverage.md");
+const requirementsDir = process.env.MAITY_REQUIREMENTS_DIR ?? path.resolve(root, "../shared/requirements");
 
 // Lines another issue owns: the dashboard (UI) and the agent protocol or sections §9 only refers to.
 const ELSEWHERE = {
@@ -47,6 +47,73 @@ const ELSEWHERE = {
   "M-260": "context documents — no behaviour to test",
 };
 
+// The agent protocol (B-ids): issue 5 owns identity, protocolVersion, the envelope, routing,
+// mentions, reading, sending, replyTo, /updates, /ws, webhooks and the rate limits. Whole sections
+// belong to later issues; within the owned ones, these lines do too, or are not server behaviour.
+const LATER_SECTIONS = {
+  7: "summary — a later issue",
+  13: "attachments — a later issue",
+  14: "cards — a later issue",
+  15: "polls — a later issue",
+  16: "notes — a later issue",
+  17: "projects' brief — a later issue",
+  18: "context reports — a later issue",
+  19: "visiting agents — a later issue",
+  20: "sessions and device credentials — a later issue",
+  21: "MCP — a later issue",
+  22: "connectors — a later issue",
+};
+const AGENT_ELSEWHERE = {
+  "B-001": "the served protocol document — a later issue",
+  "B-002": "the served protocol document — a later issue",
+  "B-003": "MCP resource — a later issue",
+  "B-006": "guidance carried in MCP tool descriptions — a later issue",
+  "B-008": "a promise about future versions (additive fields) — no behaviour to test",
+  "B-027": "MCP — a later issue",
+  "B-028": "device credentials — a later issue",
+  "B-030": "MCP initialize — a later issue",
+  "B-032": "release policy — no behaviour to test",
+  "B-033": "release policy — no behaviour to test",
+  "B-034": "release policy — no behaviour to test",
+  "B-050": "MCP server instructions — a later issue",
+  "B-051": "pickup instructions (relay/MCP) — a later issue",
+  "B-075": "sessions group / contact_agent — a later issue",
+  "B-079": "contact_agent — a later issue",
+  "B-103": "the relay — a later issue",
+  "B-104": "brief and notes opt-in — a later issue",
+  "B-120": "reactions — a later issue",
+  "B-121": "room creation by sessions — a later issue (an agent token has no such route: B-117)",
+  "B-137": "decided otherwise: DESIGN §1 — a redaction takes effect on every surface at once, queued events included",
+  "B-142": "a deployment without /updates — this hub has it",
+  "B-143": "brief, notes and notice deltas — a later issue (the names are parsed and ignored)",
+  "B-160": "device sockets — a later issue",
+  "B-167": "notes and file counts — a later issue (the webhook carries them as zeros)",
+  "B-168": "file library — a later issue",
+  "B-169": "brief in instructions — a later issue",
+  "B-170": "notes in instructions — a later issue",
+  "B-171": "notes in instructions — a later issue",
+  "B-172": "notes in instructions — a later issue",
+  "B-173": "notes in instructions — a later issue",
+  "B-174": "file library — a later issue",
+  "B-178": "BayBrain — a later issue",
+  "B-362": "note writes — a later issue",
+  "B-364": "timers collected from other lines — each is tested where it is owned",
+  "B-365": "limits collected from other lines — each is tested where it is owned",
+  "B-367": "web search — a later issue",
+  "B-370": "restricted tool profile — a later issue",
+  "B-371": "sessions — a later issue",
+  "B-372": "notes — a later issue",
+  "B-373": "handoff notes — a later issue",
+  "B-374": "context reports — a later issue",
+  "B-375": "projects' brief — a later issue",
+  "B-376": "polls — a later issue",
+  "B-377": "cards — a later issue",
+  "B-378": "attachments (the reserved-type 400 is tested as RESERVED_MESSAGE_TYPE under B-118)",
+  "B-379": "attachments — a later issue",
+  "B-383": "a deployment without /updates or /ws — this hub has both",
+  "B-385": "relay handoff — a later issue",
+};
+
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     if (e.name === "node_modules" || e.name.startsWith(".")) return [];
@@ -54,12 +121,6 @@ function walk(dir) {
     return e.isDirectory() ? walk(full) : [full];
   });
 }
-
-const requirements = readFileSync(requirementsFile, "utf8")
-  .split("\n")
-  .map((line) => /^- (M-\d{3}) (.*)$/.exec(line))
-  .filter(Boolean)
-  .map(([, id, text]) => ({ id, text: text.replace(/\s*\[[^\]]*\]\s*$/, "").replace(/\|/g, "\\|"), ui: /^UI\b/.test(text) }));
 
 // Test titles: the first string argument of it/test/describe, and the row names of it.each tables.
 const tests = new Map();
@@ -69,9 +130,9 @@ for (const file of testFiles) {
   const rel = path.relative(root, file);
   const titles = [];
   for (const m of text.matchAll(/\b(?:it|test|describe)(?:\.each\([\s\S]*?\))?\(\s*(["'`])((?:\\.|(?!\1)[^\\])*?)\1/g)) titles.push(m[2]);
-  for (const m of text.matchAll(/["'`](M-\d{3}(?:\\.|[^"'`\\])*?)["'`]/g)) titles.push(m[1]);
+  for (const m of text.matchAll(/["'`]([MB]-\d{3}(?:\\.|[^"'`\\])*?)["'`]/g)) titles.push(m[1]);
   for (const title of new Set(titles)) {
-    for (const [id] of title.matchAll(/M-\d{3}/g)) {
+    for (const [id] of title.matchAll(/[MB]-\d{3}/g)) {
       if (!tests.has(id)) tests.set(id, []);
       const list = tests.get(id);
       const entry = `${rel} › ${title.replace(/\|/g, "\\|").slice(0, 140)}`;
@@ -80,34 +141,66 @@ for (const file of testFiles) {
   }
 }
 
-const rows = requirements.map((r) => {
-  const covering = tests.get(r.id) ?? [];
-  const status = covering.length ? "covered" : r.ui ? "UI (dashboard issue)" : ELSEWHERE[r.id] ? `elsewhere: ${ELSEWHERE[r.id]}` : "**uncovered**";
-  return { ...r, covering, status };
-});
-const count = (pred) => rows.filter(pred).length;
-const uncovered = rows.filter((r) => r.status === "**uncovered**");
-const doc = [
-  "# Requirements coverage: §9 Conversations (M-001 … M-260)",
-  "",
-  "Generated by `pnpm coverage:requirements` from the test titles (`scripts/requirements-coverage.mjs`);",
-  "do not edit by hand. A test covers an id when its title names it.",
-  "",
-  `- ${rows.length} requirements: ${count((r) => r.status === "covered")} covered by tests, ${count((r) => r.status.startsWith("UI"))} UI lines (the dashboard issue), ${count((r) => r.status.startsWith("elsewhere"))} owned elsewhere (agent protocol, CLI, sections this spec only refers to), ${uncovered.length} uncovered.`,
-  "",
-  "| id | requirement | status | tests |",
-  "| --- | --- | --- | --- |",
-  ...rows.map((r) => `| ${r.id} | ${r.text.slice(0, 160)}${r.text.length > 160 ? "…" : ""} | ${r.status} | ${r.covering.join("<br>")} |`),
-  "",
-].join("\n");
-
-if (process.argv.includes("--check")) {
-  const current = readFileSync(out, "utf8");
-  if (current !== doc) {
-    console.error("docs/requirements-coverage.md is stale: run pnpm coverage:requirements");
-    process.exit(1);
+/** One requirements file → its coverage document. */
+function coverage({ file, out, prefix, heading, statusOf }) {
+  let section = 0;
+  const requirements = readFileSync(path.join(requirementsDir, file), "utf8")
+    .split("\n")
+    .flatMap((line) => {
+      const header = /^## (\d+)\./.exec(line);
+      if (header) section = Number(header[1]);
+      const m = new RegExp(`^- (${prefix}-\\d{3}) (.*)$`).exec(line);
+      return m ? [{ id: m[1], section, text: m[2].replace(/\s*\[[^\]]*\]\s*$/, "").replace(/\|/g, "\\|"), raw: m[2] }] : [];
+    });
+  const rows = requirements.map((r) => {
+    const covering = tests.get(r.id) ?? [];
+    return { ...r, covering, status: covering.length ? "covered" : (statusOf(r) ?? "**uncovered**") };
+  });
+  const count = (pred) => rows.filter(pred).length;
+  const uncovered = rows.filter((r) => r.status === "**uncovered**");
+  const doc = [
+    heading,
+    "",
+    "Generated by `pnpm coverage:requirements` from the test titles (`scripts/requirements-coverage.mjs`);",
+    "do not edit by hand. A test covers an id when its title names it.",
+    "",
+    `- ${rows.length} requirements: ${count((r) => r.status === "covered")} covered by tests, ${count((r) => r.status !== "covered" && r.status !== "**uncovered**")} owned elsewhere or not server behaviour (the status says which), ${uncovered.length} uncovered.`,
+    "",
+    "| id | requirement | status | tests |",
+    "| --- | --- | --- | --- |",
+    ...rows.map((r) => `| ${r.id} | ${r.text.slice(0, 160)}${r.text.length > 160 ? "…" : ""} | ${r.status} | ${r.covering.join("<br>")} |`),
+    "",
+  ].join("\n");
+  const target = path.join(root, out);
+  if (process.argv.includes("--check")) {
+    if (readFileSync(target, "utf8") !== doc) {
+      console.error(`${out} is stale: run pnpm coverage:requirements`);
+      process.exitCode = 1;
+    }
+  } else {
+    writeFileSync(target, doc);
   }
-} else {
-  writeFileSync(out, doc);
+  console.log(`${out}: ${rows.length} requirements, ${count((r) => r.status === "covered")} covered, ${uncovered.length} uncovered${uncovered.length ? `: ${uncovered.map((r) => r.id).join(" ")}` : ""}`);
 }
-console.log(`${rows.length} requirements, ${count((r) => r.status === "covered")} covered, ${uncovered.length} uncovered${uncovered.length ? `: ${uncovered.map((r) => r.id).join(" ")}` : ""}`);
+
+coverage({
+  file: "maity-conversations.md",
+  out: "docs/requirements-coverage.md",
+  prefix: "M",
+  heading: "# Requirements coverage: §9 Conversations (M-001 … M-260)",
+  statusOf: (r) => (/^UI\b/.test(r.raw) ? "UI (dashboard issue)" : ELSEWHERE[r.id] ? `elsewhere: ${ELSEWHERE[r.id]}` : null),
+});
+coverage({
+  file: "baychat-agent-protocol.md",
+  out: "docs/requirements-coverage-agent.md",
+  prefix: "B",
+  heading: "# Requirements coverage: the agent protocol (B-001 … B-385)",
+  statusOf: (r) =>
+    LATER_SECTIONS[r.section]
+      ? `later: ${LATER_SECTIONS[r.section]}`
+      : AGENT_ELSEWHERE[r.id]
+        ? `elsewhere: ${AGENT_ELSEWHERE[r.id]}`
+        : /^(CLIENT|AGENT)\b/.test(r.raw)
+          ? "client or agent guidance — the CLI/MCP issue"
+          : null,
+});
