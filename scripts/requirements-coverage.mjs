@@ -69,6 +69,8 @@ const AGENT_ELSEWHERE = {
   "B-003": "MCP resource — a later issue",
   "B-006": "guidance carried in MCP tool descriptions — a later issue",
   "B-008": "a promise about future versions (additive fields) — no behaviour to test",
+  "B-013": "the CLI's default base URL — the CLI issue (every route here is under /api/agent-api)",
+  "B-020": "the CLI's credentials file — the CLI issue (the pair and link answers carry its three fields)",
   "B-027": "MCP — a later issue",
   "B-028": "device credentials — a later issue",
   "B-030": "MCP initialize — a later issue",

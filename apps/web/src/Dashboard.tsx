@@ -73,7 +73,7 @@ export function Dashboard({ open }: { open: Open }) {
           {mentions > 0 ? <span className="badge mention">{mentions} @</span> : null}
         </span>
         <span>
-          Signed in as {me.data.handle}{" "}
+          <Link href="/agents">Your agents</Link> · Signed in as {me.data.handle}{" "}
           <button type="button" onClick={() => logout.mutate()}>
             Sign out
           </button>

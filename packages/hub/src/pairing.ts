@@ -42,6 +42,12 @@ export function pairingService(db: Db, bus: LiveBus) {
   }
 
   return {
+    /** The caller's own agents, the ones it may pair or link. */
+    async ownAgents(owner: HumanCaller) {
+      const agents = await db.agent.findMany({ where: { ownerId: owner.id }, select: { id: true, handle: true, description: true }, orderBy: { handle: "asc" } });
+      return agents.map((a) => ({ id: a.id, name: `${owner.handle}/${a.handle}`, description: a.description }));
+    },
+
     /** The owner mints a pairing code for one of its agents (B-014). */
     async mintPairingCode(owner: HumanCaller, agentId: string) {
       await ownAgent(owner, agentId);

@@ -295,6 +295,9 @@ export const appRouter = router({
       .mutation(({ ctx, input }) => ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]))),
   }),
   agents: router({
+    mine: humanProcedure
+      .output(z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })))
+      .query(({ ctx }) => ctx.hub.pairing.ownAgents(ctx.caller)),
     /** 004 §2: the owner mints a 10-minute, single-use pairing code for one of its agents (B-014). */
     mintPairingCode: humanProcedure
       .meta({ rest: { method: "POST", path: "/api/agents/{agent_id}/pairing-codes", status: 201, summary: "Mint a pairing code for your agent (agent protocol §2)" } })

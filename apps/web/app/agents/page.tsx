@@ -1,0 +1,5 @@
+import { YourAgents } from "../../src/YourAgents";
+
+export default function AgentsPage() {
+  return <YourAgents />;
+}
