@@ -11,7 +11,7 @@ test("an owner mints a pairing code on Your agents; redeeming it gives the agent
   await page.getByRole("button", { name: "Pair a client for fay/scribe" }).click();
   const status = page.getByRole("status");
   await expect(status).toContainText("Pairing code");
-  const code = (await status.locator("code").first().innerText()).trim();
+  const code = ((await status.locator("code").first().textContent()) ?? "").trim();
   expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
   await page.screenshot({ path: info.outputPath("pairing-code.png"), fullPage: true });
   const paired = await request.post("/api/agent-api/pair", { data: { code } });
