@@ -271,9 +271,23 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     return renderForAgent(db, readerId, rows);
   }
 
+  /**
+   * Where the history an agent may read starts: the chat's first message (§9.2, history before the
+   * join is readable), except for a visiting agent — one of another Bay — whose history starts at
+   * its placement (004 v1.14, B-301; the sponsor cannot share earlier history yet).
+   */
+  async function historyFloor(agent: AgentCaller, row: KeyRow): Promise<number> {
+    const [owner, project] = await Promise.all([
+      db.human.findUnique({ where: { id: agent.ownerId }, select: { bayId: true } }),
+      db.project.findUnique({ where: { id: row.projectId }, select: { bayId: true } }),
+    ]);
+    return owner && project && owner.bayId !== project.bayId ? row.windowSeq : 0;
+  }
+
   return {
     room,
     envelope,
+    historyFloor,
 
     /** GET /me (B-012): who the token is, and the protocol version (B-029). */
     async me(agent: AgentCaller) {
@@ -311,7 +325,8 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
      * GET /conversations/:id/messages (§5). `since`: the messages of the agent's window newer than
      * it, ascending (B-095) — a forward read, so it moves the agent's read marker and sets a direct
      * message's delivered_at (§9.1). Without: older history by `cursor`, newest first (B-096), back
-     * to the chat's first message (§9.2 history), marking nothing. Null when not in the room (B-100).
+     * to the chat's first message (§9.2 history; a visitor's placement, B-301), marking nothing.
+     * Null when not in the room (B-100).
      */
     async poll(agent: AgentCaller, key: string, query: unknown): Promise<AgentMessagePage | null> {
       const q = parseInput(agentPollQuery, query);
@@ -333,7 +348,8 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
         await messages.markRead(agent, row, highest);
         await messages.markDeliveredTo(agent.id, rendered.map((r) => r.row.seq));
       } else {
-        rendered = await loadRendered(agent.id, { conversationId: row.key, ...(before !== null ? { seq: { lt: before } } : {}) }, "desc", q.limit + 1);
+        const floor = await historyFloor(agent, row);
+        rendered = await loadRendered(agent.id, { conversationId: row.key, seq: { gt: floor, ...(before !== null ? { lt: before } : {}) } }, "desc", q.limit + 1);
         if (rendered.length > q.limit) {
           rendered = rendered.slice(0, q.limit);
           nextCursor = encodeHistoryCursor((rendered.at(-1) as (typeof rendered)[number]).row.seq);

@@ -11,8 +11,8 @@ import type { AgentCaller } from "./caller.ts";
 // waits on a receiver and a restart loses none.
 
 export const WEBHOOK_SIGNATURE_HEADER = "x-maity-signature";
-/** Pauses before each retry; after the last one the delivery is failed. */
-export const DEFAULT_WEBHOOK_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
+/** Pauses before each retry — three retries (OQ-B-21); after the last one the delivery is failed. */
+export const DEFAULT_WEBHOOK_BACKOFF_MS = [5_000, 30_000, 120_000];
 const LOCK_MS = 60_000;
 
 export interface WebhookOptions {
@@ -42,14 +42,16 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
     const [rendered] = await renderForAgent(db, agent.id, [event]);
     if (!rendered) return null;
     const context = await agents.envelope(caller, row);
-    // B-175: the turns before this message, newest 20 read, and how many older ones exist.
+    // B-175: the turns before this message, newest 20 read, and how many older ones exist; a
+    // visitor's start at its placement (B-301).
+    const floor = await agents.historyFloor(caller, row);
     const before = await db.event.findMany({
-      where: { conversationId: row.key, kind: "message", seq: { lt: seq } },
+      where: { conversationId: row.key, kind: "message", seq: { lt: seq, gt: floor } },
       orderBy: { seq: "desc" },
       take: HISTORY_TURNS_MAX,
       select: agentMessageSelect,
     });
-    const earlier = before.length < HISTORY_TURNS_MAX ? 0 : await db.event.count({ where: { conversationId: row.key, kind: "message", seq: { lt: before.at(-1)?.seq ?? 0 } } });
+    const earlier = before.length < HISTORY_TURNS_MAX ? 0 : await db.event.count({ where: { conversationId: row.key, kind: "message", seq: { lt: before.at(-1)?.seq ?? 0, gt: floor } } });
     const turns = (await renderForAgent(db, agent.id, before.reverse())).map(
       ({ message }): HistoryTurn => ({
         id: message.id,
@@ -111,12 +113,13 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
       error = e instanceof Error ? e.message : String(e);
     }
     if (status !== null && status >= 200 && status < 300) {
-      await db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null } });
+      await db.webhookDelivery.updateMany({ where: { id: delivery.id, status: "pending" }, data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null } });
       return;
     }
     const pause = backoff[delivery.attempts - 1];
-    await db.webhookDelivery.update({
-      where: { id: delivery.id },
+    // Conditional: a DELETE /webhook while this was in flight keeps the row dropped.
+    await db.webhookDelivery.updateMany({
+      where: { id: delivery.id, status: "pending" },
       data:
         pause === undefined
           ? { status: "failed", lockedUntil: null, lastStatus: status, lastError: error ?? `answered ${status}` }
