@@ -34,18 +34,22 @@ export interface InstructionsInput {
   customRules: string | null;
 }
 
+// What addresses an agent besides its policy (B-060, B-061, B-072): said the same way in every
+// policy line, so the text never tells an agent to stay silent on a message routed to it (B-044).
+const ADDRESSED = "when a message @mentions you, when a person names you, or when a person replies to one of your messages";
+
 const POLICY_TEXT: Record<ReplyPolicy, (you: { isDesignated: boolean; designated: string | null }) => string> = {
-  MENTIONS: () => "Reply only when a message @mentions you. Otherwise stay silent.",
+  MENTIONS: () => `Reply only ${ADDRESSED}. Otherwise stay silent.`,
   DEDICATED: ({ isDesignated, designated }) =>
     isDesignated
-      ? "You are the designated agent: answer every human message that does not address another agent. Other agents reply only when @mentioned."
-      : `${designated ? `${designated} is the designated agent and answers unaddressed human messages. ` : ""}Reply only when a message @mentions you.`,
+      ? "You are the designated agent: answer every human message that does not address another agent. Other agents reply only when addressed."
+      : `${designated ? `${designated} is the designated agent and answers unaddressed human messages. ` : ""}Reply only ${ADDRESSED}.`,
   ORCHESTRATOR: ({ isDesignated, designated }) =>
     isDesignated
       ? "You are the orchestrator: answer unaddressed human messages yourself or delegate to a specialist by @mentioning it. A name written without @ is a hint for you, not a delegation."
-      : `You are a specialist: stay silent unless ${designated ?? "the orchestrator"} @mentions you. Being named without @ does not authorize you to reply.`,
+      : `You are a specialist: reply only when a message @mentions you (${designated ?? "the orchestrator"} delegates that way) or a person replies to one of your messages. Being named without @ does not authorize you to reply.`,
   ROUTER: ({ isDesignated }) =>
-    `An automatic router picks which agents answer each human message. Reply when the router selects you or a message @mentions you.${isDesignated ? " You are the fallback: you answer when the router picks no one." : ""}`,
+    `An automatic router picks which agents answer each human message. Reply when the router selects you, or ${ADDRESSED}.${isDesignated ? " You are the fallback: you answer when the router picks no one." : ""}`,
   OPEN: () =>
     "Every human message is open to every agent: that is permission, not obligation. Answer only when the message is genuinely yours; do not agree with, acknowledge or restate another agent. Keep to one message per turn.",
 };

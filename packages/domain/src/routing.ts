@@ -84,40 +84,44 @@ export interface RoutingDecision {
   addressedAgents: string[];
 }
 
-const WORD = /[\p{L}\p{N}_]/u;
+/** Characters that continue a name: a handle's dashes, `owner/handle`, `@…` and `#instance` included. */
+const NAME_CHAR = /[\p{L}\p{N}_\-/@#]/u;
 const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
 const STOP = new Set(["the", "and", "for", "you", "bot", "agent", "can", "are", "with", "this", "that", "from", "have", "what", "when"]);
+/** An agent's roster name is `owner/handle`: the owner's part names the owner, not the agent. */
+const handleOf = (name: string): string => name.slice(name.lastIndexOf("/") + 1).toLowerCase();
 
-/** B-061/B-062: a human naming an agent without `@` — whole name or a distinctive word; all that fit. */
+/**
+ * B-061/B-062: a human naming an agent without `@` — its whole name, its handle, or a distinctive
+ * word of its handle (≥ 3 letters, not a stop word; OQ-B-10); every agent a name fits. A name is
+ * found only standing alone: not inside an @mention (that is a mention, B-063), nor inside a longer
+ * name (`runner` in `test-runner`, `build-runner` in `@owner/build-runner`), so the longest wins.
+ */
 export function addressedAgents(body: string, agents: readonly RoutedAgent[]): string[] {
   const text = body.toLowerCase();
   const found = (needle: string): boolean => {
     for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
       const before = text[i - 1];
       const after = text[i + needle.length];
-      if (before === "@") continue; // a structured mention, not a name
-      if ((before === undefined || !WORD.test(before)) && (after === undefined || !WORD.test(after))) return true;
+      if ((before === undefined || !NAME_CHAR.test(before)) && (after === undefined || !NAME_CHAR.test(after))) return true;
     }
     return false;
   };
-  // An agent's roster name is `owner/handle`: the owner's part names the owner, not the agent, so
-  // only the whole name, the handle, and the handle's distinctive words address it (OQ-B-10).
-  const own = (a: RoutedAgent) => a.name.slice(a.name.lastIndexOf("/") + 1).toLowerCase();
   return agents
     .filter((a) => {
       const name = a.name.toLowerCase();
       if (name && found(name)) return true;
-      const handle = own(a);
+      const handle = handleOf(a.name);
       if (handle && found(handle)) return true;
       return words(handle).some((w) => w.length >= 3 && !STOP.has(w) && found(w));
     })
     .map((a) => a.id);
 }
 
-/** The deterministic router: the agents whose name and description share the most words with the message. */
+/** The deterministic router: the agents whose handle and description share the most words with the message. */
 export const keywordRouter: Router = (body, agents) => {
   const said = new Set(words(body).filter((w) => w.length >= 4 && !STOP.has(w)));
-  const scored = agents.map((a) => ({ id: a.id, score: new Set(words(`${a.name} ${a.description}`).filter((w) => said.has(w))).size }));
+  const scored = agents.map((a) => ({ id: a.id, score: new Set(words(`${handleOf(a.name)} ${a.description}`).filter((w) => said.has(w))).size }));
   const best = Math.max(0, ...scored.map((s) => s.score));
   return best === 0 ? [] : scored.filter((s) => s.score === best).map((s) => s.id);
 };

@@ -29,10 +29,10 @@ describe("buildInstructions", () => {
   });
 
   it.each([
-    ["MENTIONS", "agt-ops", "Reply only when a message @mentions you.", false],
+    ["MENTIONS", "agt-ops", "Reply only when a message @mentions you, when a person names you, or when a person replies to one of your messages. Otherwise stay silent.", false],
     ["DEDICATED", "agt-claude", "You are the designated agent", true],
     ["DEDICATED", "agt-ops", "Claude is the designated agent", false],
-    ["ORCHESTRATOR", "agt-ops", "You are a specialist: stay silent unless Claude @mentions you.", false],
+    ["ORCHESTRATOR", "agt-ops", "You are a specialist: reply only when a message @mentions you (Claude delegates that way) or a person replies to one of your messages.", false],
     ["ROUTER", "agt-claude", "You are the fallback", false],
     ["OPEN", "agt-ops", "permission, not obligation", false],
   ] as const)("%s for %s: the policy addressed to you; whom to call only when you delegate", (policy, you, says, delegates) => {

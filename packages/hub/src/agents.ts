@@ -325,7 +325,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
      * GET /conversations/:id/messages (§5). `since`: the messages of the agent's window newer than
      * it, ascending (B-095) — a forward read, so it moves the agent's read marker and sets a direct
      * message's delivered_at (§9.1). Without: older history by `cursor`, newest first (B-096), back
-     * to the chat's first message (§9.2 history; a visitor's placement, B-301), marking nothing.
+     * to the chat's first message (§9.2 history; a visitor's placement, B-301), marking nothing read.
      * Null when not in the room (B-100).
      */
     async poll(agent: AgentCaller, key: string, query: unknown): Promise<AgentMessagePage | null> {
@@ -354,6 +354,8 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
           rendered = rendered.slice(0, q.limit);
           nextCursor = encodeHistoryCursor((rendered.at(-1) as (typeof rendered)[number]).row.seq);
         }
+        // Returned to the agent is delivered (§9.1), whichever way it was read; history marks nothing read.
+        await messages.markDeliveredTo(agent.id, rendered.map((r) => r.row.seq));
       }
       return { messages: rendered.map((r) => r.message), nextCursor, context: await envelope(agent, row) };
     },
