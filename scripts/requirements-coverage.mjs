@@ -81,6 +81,7 @@ const AGENT_ELSEWHERE = {
   "B-051": "pickup instructions (relay/MCP) — a later issue",
   "B-075": "sessions group / contact_agent — a later issue",
   "B-079": "contact_agent — a later issue",
+  "B-084": "agent names are owner/handle (DESIGN §1), never several words; a human's multi-word name is Maity's mention (M-ids), and humans are not mentionable here (B-086)",
   "B-103": "the relay — a later issue",
   "B-104": "brief and notes opt-in — a later issue",
   "B-120": "reactions — a later issue",

@@ -429,7 +429,7 @@ describe("the message an agent reads (§5 enrichment, §11 replyTo)", () => {
 });
 
 describe("who may read: 403 NOT_PARTICIPANT (B-038, B-100, OQ-B-06)", () => {
-  it("B-038 B-100 a room the agent left, one it never was in and unknown ids answer the same 403, in both modes; the context route too", async () => {
+  it("B-038 B-100 B-368 a room the agent left, one it never was in and unknown ids answer the same 403, in both modes; the context route too", async () => {
     const { cnv, key } = await createChat("hum-maintainer", "Left", ["agt-a", "agt-x"]);
     await say("hum-maintainer", cnv, "@agent-x you are about to leave");
     expect((await poll("agt-x", key)).status).toBe(200);
@@ -529,7 +529,7 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
     });
   });
 
-  it("B-116 a room the agent is not in and unknown ids answer the same 404; nothing is written", async () => {
+  it("B-116 B-369 a room the agent is not in and unknown ids answer the same 404; nothing is written", async () => {
     const { cnv, key } = await createChat("hum-maintainer", "Not yours", ["agt-a", "agt-x"]);
     await removeFrom("hum-maintainer", cnv, "agt-x");
     const dmOfA = await dmKey("agt-a");
@@ -542,7 +542,7 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
     expect([await logSize(key), await logSize(dmOfA)]).toEqual(before);
   });
 
-  it("B-126 a replyToMessageId of another conversation, an unknown id or not a message → 400 INVALID_REPLY_TARGET; nothing is written", async () => {
+  it("B-126 B-380 a replyToMessageId of another conversation, an unknown id or not a message → 400 INVALID_REPLY_TARGET; nothing is written", async () => {
     const { key } = await createChat("hum-maintainer", "Reply targets", ["hum-guest", "agt-a"]);
     const other = await createChat("hum-maintainer", "Elsewhere", ["hum-guest", "agt-a"]);
     const elsewhere = await say("hum-maintainer", other.cnv, "a message of another chat");
@@ -732,7 +732,7 @@ describe("the agent budget with the default limits (B-360, B-141, B-361)", () =>
     await limited.close();
   });
 
-  it("B-360 the 61st request within a minute → 429 RATE_LIMITED with retry-after, sends included; /updates keeps its own bucket (B-141); other agents are untouched", async () => {
+  it("B-360 B-382 the 61st request within a minute → 429 RATE_LIMITED with retry-after, sends included; /updates keeps its own bucket (B-141); other agents are untouched", async () => {
     expect(limited.limits.settings).toEqual({ agent: 60, updates: 20, ws: 20, preauth: 10 });
     const rooms = (await callRaw(as("agt-a"), "GET", "/conversations", { target: limited })).body.conversations as { id: string; type: string }[];
     const dm = rooms.find((r) => r.type === "DM")?.id as string;

@@ -160,7 +160,7 @@ describe("GET /updates: displacement and recovery", () => {
     expect((await heldA).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([`evt-${posted.seq}`]);
   });
 
-  it("B-138 a cursor ahead of this hub's log, and a malformed one, are refused: 409 CURSOR_EXPIRED exactly as the spec writes it, 400 with the field", async () => {
+  it("B-138 B-381 a cursor ahead of this hub's log, and a malformed one, are refused: 409 CURSOR_EXPIRED exactly as the spec writes it, 400 with the field", async () => {
     expect(await updates(`wait=0&cursor=${encodeUpdatesCursor(10_000_000)}`)).toMatchObject({ status: 409, body: { error: "cursor_expired", code: "CURSOR_EXPIRED" } });
     expect((await updates(`wait=0&cursor=${encodeUpdatesCursor(10_000_000)}`)).body).toEqual({ error: "cursor_expired", code: "CURSOR_EXPIRED" });
     expect(await updates("wait=0&cursor=not-a-cursor")).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST", fields: { cursor: "bad_cursor" } } });
@@ -188,7 +188,7 @@ describe("GET /updates: displacement and recovery", () => {
 });
 
 describe("GET /updates: limits", () => {
-  it("B-141 B-361 its own bucket of 20 a minute: the 21st answers 429 UPDATES_RATE_LIMITED with retry-after, and the agent's 60/min budget is untouched", async () => {
+  it("B-141 B-361 B-382 its own bucket of 20 a minute: the 21st answers 429 UPDATES_RATE_LIMITED with retry-after, and the agent's 60/min budget is untouched", async () => {
     const limited = createHub(hub.database);
     const cursor = await now();
     for (let i = 0; i < 20; i++) expect((await updates(`wait=0&cursor=${cursor}`, T["agt-x"], limited)).status).toBe(200);

@@ -254,7 +254,7 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
     expect(await c.closed).toEqual({ code: 4002, reason: "the socket is inbound-only: send over REST" });
   });
 
-  it("B-155 a second connection for the same agent displaces the first with 4000; another agent's stays", async () => {
+  it("B-155 B-384 a second connection for the same agent displaces the first with 4000; another agent's stays", async () => {
     const first = connect(T["agt-a"] as string, { hello: { t: "hello", resume: null } });
     await first.frame(isCursor);
     const other = connect(T["agt-x"] as string, { hello: { t: "hello", resume: null } });
@@ -269,7 +269,7 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
     other.ws.close();
   });
 
-  it("B-156 a revoked credential closes the socket with 4001", async () => {
+  it("B-156 B-384 a revoked credential closes the socket with 4001", async () => {
     const { token } = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "agt-x" } })).body;
     const c = connect(token, { hello: { t: "hello", resume: null } });
     await c.frame(isCursor);
