@@ -1,10 +1,13 @@
 import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import { z } from "zod";
+import { agentRoutes } from "./agent/index.ts";
+import { AGENT_BODY_MAX_BYTES } from "./agent/http.ts";
 import { appRouter } from "./routers/index.ts";
 import { restRoutes } from "./rest/index.ts";
 
-// The OpenAPI 3.1 document of the REST routes, generated from the procedures' own zod schemas
-// (one schema: validation, types and this document). Served at GET /api/openapi.json.
+// The OpenAPI 3.1 document of the REST routes — the Maity routes from the procedures' own zod
+// schemas, the agent API from the schemas its route table names (one schema: validation, types
+// and this document). Served at GET /api/openapi.json.
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; [key: string]: unknown };
 type ProcedureDef = { _def: { inputs: z.ZodType[]; output?: z.ZodType } };
@@ -34,6 +37,67 @@ const errorSchema: JsonSchema = {
     },
   },
 };
+
+const agentErrorSchema: JsonSchema = {
+  type: "object",
+  required: ["error", "code"],
+  description: "The agent protocol's error: a message and a code (NOT_PARTICIPANT, CURSOR_EXPIRED, INVALID_REQUEST with fields, …)",
+  properties: { error: { type: "string" }, code: { type: "string" }, fields: { type: "object", additionalProperties: { type: "string" } } },
+};
+
+/** The agent API (004 §11) under /api/agent-api, from its route table. */
+function agentPaths(paths: Record<string, Record<string, unknown>>): void {
+  for (const route of agentRoutes) {
+    const doc = route.doc;
+    const parameters: unknown[] = [];
+    for (const [, name] of doc.path.matchAll(/\{(\w+)\}/g)) parameters.push({ name, in: "path", required: true, schema: { type: "string" } });
+    if (doc.query) {
+      const query = toJson(doc.query, "input");
+      const required = new Set(query.required ?? []);
+      for (const [name, schema] of Object.entries(query.properties ?? {})) parameters.push({ name, in: "query", required: required.has(name), schema });
+    }
+    const status = doc.status ?? 200;
+    const responses: Record<string, unknown> = {
+      [String(status)]: status === 204 ? { description: "No content" } : { description: "OK", content: { "application/json": { schema: doc.response ? toJson(doc.response, "output") : {} } } },
+    };
+    for (const [code, description] of [
+      ["400", "INVALID_REQUEST (fields named), INVALID_JSON, INVALID_REPLY_TARGET, RESERVED_MESSAGE_TYPE, INVALID_PAIRING_CODE"],
+      ["401", "UNAUTHORIZED: a missing, unknown or revoked agent token"],
+      ["403", "NOT_PARTICIPANT (context and poll): never confirms the room exists"],
+      ["404", "NOT_FOUND (send, typing, link polls): never confirms the room exists"],
+      ["409", "CURSOR_EXPIRED (/updates), CONVERSATION_CLOSED"],
+      ["413", "BODY_TOO_LARGE"],
+      ["429", "RATE_LIMITED (60/min), UPDATES_RATE_LIMITED (/updates, 20/min); Retry-After"],
+    ] as const)
+      responses[code] = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/AgentError" } } } };
+    const operation: Record<string, unknown> = {
+      operationId: `agent ${route.method} ${doc.path}`,
+      summary: doc.summary,
+      tags: ["agent-api"],
+      parameters,
+      responses,
+      security: route.auth === false ? [] : [{ agent: [] }],
+    };
+    if (doc.body)
+      operation.requestBody = {
+        required: true,
+        description: `JSON, at most ${AGENT_BODY_MAX_BYTES} bytes; unknown fields are refused`,
+        content: { "application/json": { schema: toJson(doc.body, "input") } },
+      };
+    paths[doc.path] ??= {};
+    (paths[doc.path] as Record<string, unknown>)[route.method.toLowerCase()] = operation;
+  }
+  paths["/api/agent-api/ws"] = {
+    get: {
+      operationId: "agent GET /api/agent-api/ws",
+      summary:
+        "The /updates events over a WebSocket (§11): send {t: hello, resume, features} within 10 s; frames {t: event}, {t: cursor}, {t: reset}; close codes 4000 displaced, 4001 credential, 4002 framing, 4003 going away",
+      tags: ["agent-api"],
+      security: [{ agent: [] }],
+      responses: { "101": { description: "Switching protocols" }, "401": { description: "a wrong credential" }, "429": { description: "reconnecting too fast" } },
+    },
+  };
+}
 
 let cached: unknown;
 export function openApiDocument(): unknown {
@@ -92,17 +156,23 @@ export function openApiDocument(): unknown {
     paths[route.meta.path] ??= {};
     (paths[route.meta.path] as Record<string, unknown>)[route.meta.method.toLowerCase()] = operation;
   }
+  agentPaths(paths);
   cached = {
     openapi: "3.1.0",
-    info: { title: "Maity hub", version: "0.3.0", description: "The Maity routes of the hub (§9 Conversations). Generated from the zod schemas of the tRPC procedures." },
+    info: {
+      title: "Maity hub",
+      version: "0.4.0",
+      description: "The Maity routes of the hub (§9 Conversations), generated from the zod schemas of the tRPC procedures, and the agent API (/api/agent-api, protocol 1.23) from its route table's schemas.",
+    },
     servers: [{ url: "/" }],
     paths,
     components: {
-      schemas: { Error: errorSchema },
+      schemas: { Error: errorSchema, AgentError: agentErrorSchema },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "a personal access token (mty_…) or an agent token (bay_…)" },
         session: { type: "apiKey", in: "cookie", name: "maity_session" },
         admin: { type: "http", scheme: "bearer", description: "the operator's MAITY_ADMIN_TOKEN" },
+        agent: { type: "http", scheme: "bearer", description: "an agent token (bay_…)" },
       },
     },
   };

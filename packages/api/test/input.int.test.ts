@@ -1,8 +1,8 @@
 import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restRoutes } from "../src/rest/index.ts";
+import { agentRoutes } from "../src/agent/index.ts";
+import { handleRest, restRoutes } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
-import { handleRest } from "../src/rest/index.ts";
 
 // Every bad input answers `invalid` naming the field and writes nothing (issue 3 "Done means").
 const hub = await testHub();
@@ -179,7 +179,18 @@ describe("every route and the OpenAPI document", () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
     const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(documented.sort()).toEqual(restRoutes().map((r) => `${r.meta.method} ${r.meta.path}`).sort());
+    expect(documented.sort()).toEqual(
+      [...restRoutes().map((r) => `${r.meta.method} ${r.meta.path}`), ...agentRoutes.map((r) => `${r.method} ${r.doc.path}`), "GET /api/agent-api/ws"].sort(),
+    );
+    // The agent API from the same zod schemas its routes parse with (issue 5).
+    const send = res.body.paths["/api/agent-api/conversations/{id}/messages"].post;
+    expect(Object.keys(send.requestBody.content["application/json"].schema.properties)).toEqual(["content", "metadata", "replyToMessageId", "usage"]);
+    expect(send.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
+    expect(Object.keys(send.responses)).toContain("201");
+    const updates = res.body.paths["/api/agent-api/updates"].get;
+    expect(updates.parameters.map((p: { name: string }) => p.name)).toEqual(["wait", "cursor", "features"]);
+    expect(updates.responses["200"].content["application/json"].schema.required).toEqual(["cursor", "events"]);
+    expect(res.body.paths["/api/agent-api/pair"].post.security).toEqual([]);
     const post = res.body.paths["/api/projects/{owner}/{slug}/conversations/{conversation_id}/messages"].post;
     expect(post.operationId).toBe("messages.post");
     expect(post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:owner", "path:slug", "path:conversation_id"]);

@@ -211,6 +211,30 @@ export const pairInput = z.strictObject({ code: z.string({ error: "a pairing cod
 export const linkRequestInput = z.strictObject({ label: z.string({ error: "a string" }).max(80, "at most 80 characters").optional() });
 export const linkPollInput = z.strictObject({ secret: z.string({ error: "the secret the link request gave" }).min(1, "required").max(200, "too long") });
 
+/** GET /me (B-012, B-029). */
+export const agentMeSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), instanceId: z.string().nullable(), protocolVersion: z.string() });
+export type AgentMe = z.infer<typeof agentMeSchema>;
+
+/** POST /webhook: the secret is in this answer only. */
+export const webhookSetSchema = z.object({ url: z.string(), secret: z.string(), signatureHeader: z.string(), createdAt: z.string(), updatedAt: z.string() });
+export type WebhookSet = z.infer<typeof webhookSetSchema>;
+export const webhookViewSchema = z.object({
+  url: z.string(),
+  signatureHeader: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  deliveries: z.object({ pending: z.number().int(), failed: z.number().int() }),
+});
+export type WebhookView = z.infer<typeof webhookViewSchema>;
+
+/** §2: what redeeming a pairing code or collecting a link gives the client (the credentials file's fields). */
+export const agentCredentialSchema = z.object({ baseUrl: z.string(), token: z.string(), agent: z.object({ id: z.string(), name: z.string() }) });
+export type AgentCredential = z.infer<typeof agentCredentialSchema>;
+export const linkOpenedSchema = z.object({ id: z.string(), secret: z.string(), code: z.string(), approveUrl: z.string(), expiresAt: z.string(), pollIntervalSeconds: z.number().int() });
+export type LinkOpened = z.infer<typeof linkOpenedSchema>;
+export const linkPollSchema = z.union([z.object({ status: z.literal("pending") }), agentCredentialSchema.extend({ status: z.literal("approved") })]);
+export type LinkPoll = z.infer<typeof linkPollSchema>;
+
 /** What the owner is shown of a minted pairing code (Maity route, snake_case). */
 export const pairingCodeSchema = z.object({ code: z.string(), agent_id: z.string(), expires_at: z.string() });
 export const linkCodeSchema = z.string({ error: "a link code" }).min(1, "required").max(40, "a link code");

@@ -1,4 +1,5 @@
 import {
+  type AgentMe,
   type AgentMessage,
   type AgentMessagePage,
   type AgentRoom,
@@ -290,7 +291,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     historyFloor,
 
     /** GET /me (B-012): who the token is, and the protocol version (B-029). */
-    async me(agent: AgentCaller) {
+    async me(agent: AgentCaller): Promise<AgentMe> {
       const row = await db.agent.findUniqueOrThrow({ where: { id: agent.id }, select: { handle: true, description: true, owner: { select: { handle: true } } } });
       return { id: agent.id, name: `${row.owner.handle}/${row.handle}`, description: row.description, instanceId: agent.instanceId, protocolVersion: PROTOCOL_VERSION };
     },

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from "node:crypto";
-import { HubError, linkPollInput, linkRequestInput, pairInput, parseInput } from "@maity/domain";
+import { type AgentCredential, HubError, type LinkOpened, type LinkPoll, linkPollInput, linkRequestInput, pairInput, parseInput } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import type { LiveBus } from "./bus.ts";
 import type { HumanCaller } from "./caller.ts";
@@ -19,11 +19,7 @@ const code = (groups: number): string =>
 /** Codes are compared in one form: upper case, no spaces or dashes. */
 const normal = (value: string): string => value.toUpperCase().replace(/[\s-]/g, "");
 
-export interface Credential {
-  baseUrl: string;
-  token: string;
-  agent: { id: string; name: string };
-}
+type Credential = AgentCredential;
 
 export function pairingService(db: Db, bus: LiveBus) {
   /** One live session per agent (B-026): every earlier token of the agent stops working. */
@@ -77,7 +73,7 @@ export function pairingService(db: Db, bus: LiveBus) {
     },
 
     /** POST /api/agent-api/link (pre-auth): a request the owner approves at `approveUrl` (B-018). */
-    async createLink(input: unknown, baseUrl: string) {
+    async createLink(input: unknown, baseUrl: string): Promise<LinkOpened> {
       const data = parseInput(linkRequestInput, input);
       const approveCode = code(3);
       const secret = randomBytes(32).toString("base64url");
@@ -119,7 +115,7 @@ export function pairingService(db: Db, bus: LiveBus) {
      * POST /api/agent-api/link/:id/poll (pre-auth, the request's secret): pending until approved,
      * then the fresh token exactly once (the poll that collects it rotates the agent's tokens).
      */
-    async pollLink(id: string, input: unknown, baseUrl: string): Promise<{ status: "pending" } | ({ status: "approved" } & Credential)> {
+    async pollLink(id: string, input: unknown, baseUrl: string): Promise<LinkPoll> {
       const { secret } = parseInput(linkPollInput, input);
       const link = await db.linkRequest.findUnique({ where: { id }, select: { pollSecretHash: true, expiresAt: true, agentId: true, redeemedAt: true } });
       if (!link || link.pollSecretHash !== sha256(secret) || link.redeemedAt) throw HubError.notFound("link request not found");

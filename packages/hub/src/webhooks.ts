@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { budgetHistory, HISTORY_TURNS_MAX, type HistoryTurn, HubError, parseInput, webhookInput } from "@maity/domain";
+import { budgetHistory, HISTORY_TURNS_MAX, type HistoryTurn, HubError, parseInput, type WebhookSet, type WebhookView, webhookInput } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import type { AgentCaller } from "./caller.ts";
@@ -185,7 +185,7 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
     },
 
     /** POST /webhook (B-162): set (or replace) the URL; the secret is shown in this answer only. */
-    async set(agent: AgentCaller, input: unknown) {
+    async set(agent: AgentCaller, input: unknown): Promise<WebhookSet> {
       const data = parseInput(webhookInput, input);
       const secret = data.secret ?? `whsec_${randomBytes(24).toString("base64url")}`;
       const row = await db.webhook.upsert({
@@ -197,7 +197,7 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
       return { url: row.url, secret, signatureHeader: WEBHOOK_SIGNATURE_HEADER, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
     },
 
-    async get(agent: AgentCaller) {
+    async get(agent: AgentCaller): Promise<WebhookView> {
       const row = await db.webhook.findUnique({ where: { agentId: agent.id }, select: { url: true, createdAt: true, updatedAt: true } });
       if (!row) throw HubError.notFound("no webhook is set");
       const [pending, failed] = await Promise.all([

@@ -1,4 +1,5 @@
 import type { AgentCaller, Hub } from "@maity/hub";
+import type { z } from "zod";
 
 // The agent protocol's wire helpers (004 §11): BayChat's error shape {"error": "<message>", "code": "<CODE>"}.
 
@@ -17,10 +18,22 @@ export interface AgentRequest {
   match: RegExpExecArray;
 }
 
+/** How a route is documented in /api/openapi.json: the same zod schemas the hub parses and renders with. */
+export interface AgentRouteDoc {
+  /** The OpenAPI path, `{id}` for the conversation. */
+  path: string;
+  summary: string;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response?: z.ZodType;
+  status?: 200 | 201 | 204;
+}
+
 /** A route of the agent API; `auth: false` only for the pre-auth pairing and linking routes (B-010). */
-export type AgentRoute =
-  | { method: string; path: RegExp; auth?: true; bucket?: "agent" | "updates"; handler: (r: AgentRequest & { agent: AgentCaller }) => Promise<Response> }
-  | { method: string; path: RegExp; auth: false; handler: (r: AgentRequest) => Promise<Response> };
+export type AgentRoute = { method: "GET" | "POST" | "DELETE"; path: RegExp; doc: AgentRouteDoc } & (
+  | { auth?: true; bucket?: "agent" | "updates"; handler: (r: AgentRequest & { agent: AgentCaller }) => Promise<Response> }
+  | { auth: false; handler: (r: AgentRequest) => Promise<Response> }
+);
 
 /** Request bodies are small JSON objects (docs/agent-api.md "Limits"). */
 export const AGENT_BODY_MAX_BYTES = 256 * 1024;

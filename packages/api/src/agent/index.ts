@@ -13,7 +13,8 @@ import { webhookRoutes } from "./webhook.ts";
 
 export { PROTOCOL_VERSION } from "@maity/domain";
 
-const routes: AgentRoute[] = [...conversationRoutes, ...updatesRoutes, ...webhookRoutes, ...pairingRoutes];
+export const agentRoutes: AgentRoute[] = [...conversationRoutes, ...updatesRoutes, ...webhookRoutes, ...pairingRoutes];
+const routes = agentRoutes;
 
 /** The hub's error in the protocol's words: its code upper-cased, and the named refusals of §7/§2. */
 function renderError(error: HubError): Response {

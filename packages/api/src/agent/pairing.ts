@@ -1,3 +1,4 @@
+import { agentCredentialSchema, linkOpenedSchema, linkPollInput, linkPollSchema, linkRequestInput, pairInput } from "@maity/domain";
 import { type AgentRoute, answer, baseUrlOf, jsonBody } from "./http.ts";
 
 // 004 §2 the pre-auth routes (B-010): redeem a pairing code; open and poll a reverse link request.
@@ -6,6 +7,7 @@ export const pairingRoutes: AgentRoute[] = [
     method: "POST",
     path: /^\/api\/agent-api\/pair$/,
     auth: false,
+    doc: { path: "/api/agent-api/pair", summary: "Redeem a pairing code (no token): rotates the agent's token (§2)", body: pairInput, response: agentCredentialSchema },
     handler: async ({ hub, req }) => {
       const body = await jsonBody(req);
       if (!body.ok) return body.response;
@@ -16,6 +18,7 @@ export const pairingRoutes: AgentRoute[] = [
     method: "POST",
     path: /^\/api\/agent-api\/link$/,
     auth: false,
+    doc: { path: "/api/agent-api/link", summary: "Open a link request the owner approves in the dashboard (no token, §2)", body: linkRequestInput, response: linkOpenedSchema, status: 201 },
     handler: async ({ hub, req }) => {
       const body = await jsonBody(req);
       if (!body.ok) return body.response;
@@ -26,6 +29,7 @@ export const pairingRoutes: AgentRoute[] = [
     method: "POST",
     path: /^\/api\/agent-api\/link\/(lnk-[A-Za-z0-9_-]{1,40})\/poll$/,
     auth: false,
+    doc: { path: "/api/agent-api/link/{id}/poll", summary: "Poll a link request with its secret: pending, then the token once", body: linkPollInput, response: linkPollSchema },
     handler: async ({ hub, req, match }) => {
       const body = await jsonBody(req);
       if (!body.ok) return body.response;
