@@ -4,11 +4,11 @@ import { admin, login, person } from "./helpers";
 // Issue 5 (agent protocol §2): the owner's side of pairing and reverse linking is in the dashboard.
 
 test("an owner mints a pairing code on Your agents; redeeming it gives the agent's client a working token", async ({ page, request }, info) => {
-  const fay = await person(request, "fay");
-  await admin(request, "POST", "/agents", { owner: "fay", handle: "scribe", description: "Takes notes." });
-  await login(page, fay.handle, fay.password);
+  const pia = await person(request, "pia");
+  await admin(request, "POST", "/agents", { owner: "pia", handle: "scribe", description: "Takes notes." });
+  await login(page, pia.handle, pia.password);
   await page.getByRole("link", { name: "Your agents" }).click();
-  await page.getByRole("button", { name: "Pair a client for fay/scribe" }).click();
+  await page.getByRole("button", { name: "Pair a client for pia/scribe" }).click();
   const status = page.getByRole("status");
   await expect(status).toContainText("Pairing code");
   const code = ((await status.locator("code").first().textContent()) ?? "").trim();
@@ -17,9 +17,9 @@ test("an owner mints a pairing code on Your agents; redeeming it gives the agent
   const paired = await request.post("/api/agent-api/pair", { data: { code } });
   expect(paired.status()).toBe(200);
   const credential = await paired.json();
-  expect(credential).toMatchObject({ token: expect.stringMatching(/^bay_/), agent: { id: "agt-scribe", name: "fay/scribe" } });
+  expect(credential).toMatchObject({ token: expect.stringMatching(/^bay_/), agent: { id: "agt-scribe", name: "pia/scribe" } });
   const me = await request.get("/api/agent-api/me", { headers: { authorization: `Bearer ${credential.token}` } });
-  expect(await me.json()).toMatchObject({ id: "agt-scribe", name: "fay/scribe", protocolVersion: "1.23" });
+  expect(await me.json()).toMatchObject({ id: "agt-scribe", name: "pia/scribe", protocolVersion: "1.23" });
   // Single use.
   expect((await request.post("/api/agent-api/pair", { data: { code } })).status()).toBe(400);
 });

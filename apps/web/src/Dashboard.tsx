@@ -41,6 +41,10 @@ export function Dashboard({ open }: { open: Open }) {
       enabled: signedIn,
       onData: (item) => {
         const event = (Array.isArray(item) ? item[1] : ((item as { data?: unknown }).data ?? item)) as LiveEvent;
+        if (event.kind === "typing") {
+          liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
+          return;
+        }
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.mine.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
         if (event.kind !== "message") void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });

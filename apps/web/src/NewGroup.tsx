@@ -92,7 +92,8 @@ export function NewGroup({ defaultProject, onClose }: { defaultProject: { owner:
           {formError}
         </p>
       ) : null}
-      <button type="submit" disabled={create.isPending}>
+      {/* Until the projects are loaded there is nowhere to create it: a click then would be refused for a missing project. */}
+      <button type="submit" disabled={create.isPending || !owner || !slug}>
         Create
       </button>
       <button type="button" onClick={onClose}>

@@ -80,6 +80,23 @@ function useTimeline({ owner, slug, id }: Props, onRead: () => void) {
   return { items, earlier, state, error, loadEarlier, merge, refreshOne };
 }
 
+/** Who is writing in this chat right now (an agent's POST …/typing), for a few seconds each. */
+function useTyping({ owner, slug, id }: Props): string[] {
+  const [writing, setWriting] = useState<Record<string, number>>({});
+  useEffect(() => {
+    const onLive = (e: Event) => {
+      const event = (e as CustomEvent<LiveEvent>).detail;
+      if (event.kind !== "typing" || !event.member_id || event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
+      const who = event.member_id;
+      setWriting((w) => ({ ...w, [who]: Date.now() }));
+      setTimeout(() => setWriting((w) => (w[who] !== undefined && Date.now() - w[who] >= 5_900 ? Object.fromEntries(Object.entries(w).filter(([k]) => k !== who)) : w)), 6_000);
+    };
+    liveEvents?.addEventListener("live", onLive);
+    return () => liveEvents?.removeEventListener("live", onLive);
+  }, [id, owner, slug]);
+  return Object.keys(writing);
+}
+
 export function OpenChat(props: Props) {
   const { owner, slug, id, me } = props;
   const trpc = useTRPC();
@@ -92,6 +109,7 @@ export function OpenChat(props: Props) {
     void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
   }, [queryClient, trpc]);
   const timeline = useTimeline(props, invalidateLists);
+  const typing = useTyping(props);
 
   if (conversation.isLoading) return <p aria-busy="true">Loading the conversation…</p>;
   if (conversation.isError || !conversation.data) return <p className="error">{hubErrorOf(conversation.error)?.message ?? "This conversation does not exist or you cannot see it."}</p>;
@@ -134,6 +152,9 @@ export function OpenChat(props: Props) {
           <MessageRow key={m.seq} message={m} conversationRef={ref} canRedact={canRedact} onRedacted={(r) => timeline.merge([r])} me={me.id} />
         ))}
       </ol>
+      <p className="typing" role="status" aria-live="polite">
+        {typing.length ? `${typing.map((m) => c.participants.find((p) => p.member_id === m)?.handle ?? m).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…` : ""}
+      </p>
       <Composer
         conversationRef={ref}
         closed={closed}

@@ -315,5 +315,7 @@ export const liveEventSchema = z.object({
   kind: z.string(),
   conversation_id: z.string().nullable(),
   project: z.object({ owner: z.string(), slug: z.string() }).nullable(),
+  /** kind typing: who is writing. */
+  member_id: z.string().optional(),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;

@@ -388,7 +388,13 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       if (!row) throw HubError.notFound("conversation not found");
       refuseClosed(row);
       const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
-      bus.publish({ type: "typing", conversationId: row.id, memberId: agent.id, audience: participants.map((p) => p.memberId).filter((id) => id !== agent.id) });
+      bus.publish({
+        type: "typing",
+        conversationId: row.id,
+        project: { owner: row.projectOwner, slug: row.projectSlug },
+        memberId: agent.id,
+        audience: participants.map((p) => p.memberId).filter((id) => id !== agent.id),
+      });
     },
   };
 }

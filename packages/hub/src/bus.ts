@@ -11,7 +11,7 @@ import type { PubSub } from "@maity/db";
  */
 export type BusMessage =
   | { type: "event" | "redaction" | "read"; seq: number; conversationId: string | null; audience: string[] }
-  | { type: "typing"; conversationId: string; memberId: string; audience: string[] }
+  | { type: "typing"; conversationId: string; project: { owner: string; slug: string }; memberId: string; audience: string[] }
   | { type: "credentials"; agentId: string };
 
 const CHANNEL = "maity_bus";

@@ -173,6 +173,11 @@ export const appRouter = router({
           const messages = queue.splice(0);
           if (messages.some((m) => m.type === "event")) yield* backfill();
           for (const m of messages) {
+            // Someone writing (an agent's POST …/typing): shown for a moment, nothing to resume from.
+            if (m.type === "typing") {
+              yield { seq: 0, kind: "typing", conversation_id: m.conversationId, project: m.project, member_id: m.memberId };
+              continue;
+            }
             if (m.type !== "redaction" && m.type !== "read") continue;
             const place = await ctx.hub.messages.eventPlace(m.seq);
             // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
