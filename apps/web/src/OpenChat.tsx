@@ -152,7 +152,7 @@ export function OpenChat(props: Props) {
           <MessageRow key={m.seq} message={m} conversationRef={ref} canRedact={canRedact} onRedacted={(r) => timeline.merge([r])} me={me.id} />
         ))}
       </ol>
-      <p className="typing" role="status" aria-live="polite">
+      <p className="typing" aria-live="polite">
         {typing.length ? `${typing.map((m) => c.participants.find((p) => p.member_id === m)?.handle ?? m).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…` : ""}
       </p>
       <Composer
