@@ -221,7 +221,8 @@ describe("resume and handoff (B-144 B-154)", () => {
       ws.send(JSON.stringify({ t: "hello", resume: cursor }));
       for (let i = 0; i < 100 && frames.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
       expect(frames.slice(0, 2)).toEqual([{ t: "reset" }, { t: "cursor", cursor: expect.stringMatching(/^u/) }]);
-      const posted = await say("hum-maintainer", "cnv-0003", "after the reset");
+      // Through the hub that serves the socket: its bus wakes the socket (another hub object has its own bus).
+      const posted = (await restClient(short)("POST", `${M}/conversations/cnv-0003/messages`, { token: T["hum-maintainer"], body: { body: "after the reset" } })).body as { seq: number };
       for (let i = 0; i < 100 && !frames.some((f) => f.message?.id === `evt-${posted.seq}`); i++) await new Promise((r) => setTimeout(r, 20));
       expect(frames.filter(isEvent).map((f) => f.message?.id)).toEqual([`evt-${posted.seq}`]);
       ws.close();

@@ -28,7 +28,8 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
   /** The one held /updates call per agent instance (B-140): a new call aborts the one before. */
   const holders = new Map<string, AbortController>();
 
-  const head = async (): Promise<number> => (await db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+  /** The newest seq of the log (an index lookup; Prisma's aggregate scans the table). */
+  const head = async (): Promise<number> => (await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
 
   /** The agent's message seqs after `after`: a range of the audience's (member_id, event_seq) key. */
   async function seqsAfter(agentId: string, after: number, limit: number): Promise<{ seq: number; sent_at: Date }[]> {
@@ -140,7 +141,8 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
           }
           const left = deadline - Date.now();
           if (left <= 0) return { cursor: given, events: [] };
-          if ((await listener.next(left, stopped)) === "aborted") return { cursor: given, events: [] };
+          // Only an event is worth reading the log again for; a timeout or a displacement answers as it is.
+          if ((await listener.next(left, stopped)) !== "event") return { cursor: given, events: [] };
         }
       } finally {
         listener.stop();

@@ -350,7 +350,7 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
 
     /** The newest seq of the log (where a fresh live feed starts). */
     async lastSeq(): Promise<number> {
-      return (await db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+      return (await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
     },
 
     /** Where a redaction happened, for the live feed. */

@@ -127,22 +127,26 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
         if (position.expired) await send({ t: "reset" });
         let seq = position.seq;
         let announce = true;
+        let read = true;
         while (!done) {
-          const batch = await hub.feed.read(agent.id, seq);
-          if (done) break;
-          if (batch.events.length > 0) {
-            for (const event of batch.events) void send({ t: "event", ...event }).catch(() => {});
-            await send({ t: "cursor", cursor: encodeUpdatesCursor(batch.seq) });
-            // The cursor frame is written: the batch is the client's (v1.23: its own token marks delivery).
-            await hub.feed.delivered(agent.id, batch.events);
-            seq = batch.seq;
-            announce = false;
-            continue;
+          if (read) {
+            const batch = await hub.feed.read(agent.id, seq);
+            if (done) break;
+            if (batch.events.length > 0) {
+              for (const event of batch.events) void send({ t: "event", ...event }).catch(() => {});
+              await send({ t: "cursor", cursor: encodeUpdatesCursor(batch.seq) });
+              // The cursor frame is written: the batch is the client's (v1.23: its own token marks delivery).
+              await hub.feed.delivered(agent.id, batch.events);
+              seq = batch.seq;
+              announce = false;
+              continue;
+            }
           }
           if (announce) await send({ t: "cursor", cursor: encodeUpdatesCursor(seq) });
           const woke = await listener.next(idleCursorMs, stopped.signal);
-          // B-153: an idle socket keeps a position.
+          // B-153: an idle socket keeps a position — without reading the log, which only an event moves.
           announce = woke === "timeout";
+          read = woke === "event";
         }
       } catch (error) {
         // A send that failed because the peer went away ends the stream; anything else is ours.
