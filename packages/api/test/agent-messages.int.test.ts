@@ -632,7 +632,7 @@ describe("POST /api/agent-api/conversations/:id/typing (§7)", () => {
     expect(await typing("agt-a", key)).toEqual({ status: 200, body: { ok: true } });
     const typed = published.filter((m) => m.type === "typing");
     expect(typed.map((m) => (m.type === "typing" ? { ...m, audience: [...m.audience].sort() } : m))).toEqual([
-      { type: "typing", conversationId: cnv, memberId: "agt-a", audience: ["agt-x", "hum-guest", "hum-maintainer"] },
+      { type: "typing", conversationId: cnv, project: { owner: "maintainer", slug: "maity" }, memberId: "agt-a", audience: ["agt-x", "hum-guest", "hum-maintainer"] },
     ]);
     await removeFrom("hum-maintainer", cnv, "agt-x");
     published.length = 0;
