@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import { webhookDeliverySchema } from "@maity/domain";
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleAgentApi } from "../src/agent/index.ts";
@@ -272,6 +273,8 @@ describe("message.created deliveries (B-163 B-164 B-165 B-166 B-167 B-179, OQ-B-
     // The body: exactly these keys, these values.
     const body = got.body;
     expect(Object.keys(body)).toEqual(BODY_KEYS);
+    // The body is the shape its zod schema says (the one the hub's renderer is typed by).
+    expect(webhookDeliverySchema.safeParse(body).success).toBe(true);
     const context = await agentApi(tokens["agt-a"] as string, "GET", `/conversations/${room}/context`);
     expect(context.status).toBe(200);
     const polled = (await agentApi(tokens["agt-a"] as string, "GET", `/conversations/${room}/messages?limit=1`)).body.messages[0];

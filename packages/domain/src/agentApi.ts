@@ -235,6 +235,36 @@ export type LinkOpened = z.infer<typeof linkOpenedSchema>;
 export const linkPollSchema = z.union([z.object({ status: z.literal("pending") }), agentCredentialSchema.extend({ status: z.literal("approved") })]);
 export type LinkPoll = z.infer<typeof linkPollSchema>;
 
+/** B-175…B-177: one turn of a webhook's history (or the history-omitted notice). */
+export const historyTurnSchema = z.object({
+  id: z.string(),
+  senderId: z.string(),
+  senderName: z.string(),
+  senderType: senderTypeSchema,
+  content: z.string(),
+  createdAt: z.string(),
+  replyTo: replyToSchema.nullable().optional(),
+});
+/** Webhook contract v2 (B-163…B-167): the body of one message.created delivery. */
+export const webhookDeliverySchema = z.object({
+  event: z.literal("message.created"),
+  deliveryId: z.string(),
+  conversationId: z.string(),
+  conversation: agentConversationRefSchema,
+  project: agentProjectRefSchema.extend({
+    notes: z.object({ pinned: z.array(z.object({ id: z.string(), title: z.string(), version: z.number().int() })), shelfCount: z.number().int(), fileCount: z.number().int() }),
+  }),
+  message: agentEventMessageSchema,
+  sender: agentSenderSchema,
+  replyTo: replyToSchema.nullable(),
+  participants: z.array(rosterEntrySchema),
+  instructions: z.string(),
+  context: contextEnvelopeSchema,
+  you: contextEnvelopeSchema.shape.you.extend({ shouldRespond: z.boolean() }),
+  history: z.array(historyTurnSchema),
+});
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+
 /** What the owner is shown of a minted pairing code (Maity route, snake_case). */
 export const pairingCodeSchema = z.object({ code: z.string(), agent_id: z.string(), expires_at: z.string() });
 export const linkCodeSchema = z.string({ error: "a link code" }).min(1, "required").max(40, "a link code");
@@ -254,6 +284,15 @@ export function parseFeatures(value: string | readonly string[] | undefined): Se
 }
 
 // ---- who is who in a room ---------------------------------------------------------------------------
+
+/** v1.14, DESIGN §1: an agent placed in a project of another Bay than its owner's is visiting there. */
+export const isVisiting = (homeBayId: string, projectBayId: string): boolean => homeBayId !== projectBayId;
+/**
+ * Where the history an agent may read starts: the chat's first message (Maity §9.2 — history before
+ * the join is readable), except for a visitor, whose history starts at its placement (B-301; a
+ * sponsor cannot share earlier history yet).
+ */
+export const historyFloorOf = (visiting: boolean, windowSeq: number): number => (visiting ? windowSeq : 0);
 
 /** §5 `senderType` / `sender.kind` of a member id (B-133). */
 export function senderKindOf(memberId: string): { senderType: "USER" | "AGENT" | "SYSTEM"; kind: "user" | "agent" | "system" } {

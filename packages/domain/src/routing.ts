@@ -23,27 +23,43 @@ export const POLICY_NAMES_AGENT: Record<ReplyPolicy, "required" | "optional" | "
   OPEN: "none",
 };
 
-export interface PolicyChange {
+/** The policy a group chat stands under (004 §4), and whether its rounds above 5 were accepted. */
+export interface ChatPolicy {
   policy: ReplyPolicy;
   designatedAgentId: string | null;
   maxAgentRounds: number;
-  /** The rounds already accepted above the limit (a kept value needs no second acceptance). */
-  acceptedRounds: number | null;
-  acceptTokenCost: boolean;
+  /** A manager accepted the token cost of the current rounds (B-067). */
+  roundsAccepted: boolean;
 }
+/** What a manager's PATCH asks for; absent fields keep what stands. */
+export interface PolicyChangeRequest {
+  reply_policy?: ReplyPolicy | undefined;
+  designated_agent_id?: string | null | undefined;
+  max_agent_rounds?: number | undefined;
+  accept_token_cost?: boolean | undefined;
+}
+export type PolicyPlan =
+  | { ok: false; fields: Record<string, string> }
+  | { ok: true; policy: ReplyPolicy; designatedAgentId: string | null; maxAgentRounds: number; roundsAccepted: boolean };
 
 /**
- * B-066/B-067, §4: is this policy valid for a room whose agent participants are `agents`?
- * Answers the refused fields (empty when valid).
+ * B-066/B-067, §4: the policy a change leaves, checked whole against the room's agent participants.
+ * Switching to a policy that names no agent drops the one named before, unless it is named again;
+ * more than 5 rounds need the manager's acceptance of the token cost, which a kept value keeps.
  */
-export function checkPolicy(change: PolicyChange, agents: readonly string[]): Record<string, string> {
+export function planPolicyChange(current: ChatPolicy, change: PolicyChangeRequest, agents: readonly string[]): PolicyPlan {
+  const policy = change.reply_policy ?? current.policy;
+  const names = POLICY_NAMES_AGENT[policy];
+  const designatedAgentId = change.designated_agent_id !== undefined ? change.designated_agent_id : names === "none" ? null : current.designatedAgentId;
+  const maxAgentRounds = change.max_agent_rounds ?? current.maxAgentRounds;
   const fields: Record<string, string> = {};
-  const names = POLICY_NAMES_AGENT[change.policy];
-  if (change.designatedAgentId === null && names === "required") fields.designated_agent_id = "required";
-  else if (change.designatedAgentId !== null && names === "none") fields.designated_agent_id = "not_used";
-  else if (change.designatedAgentId !== null && !agents.includes(change.designatedAgentId)) fields.designated_agent_id = "not_an_agent_participant";
-  if (change.maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED && !change.acceptTokenCost && change.acceptedRounds !== change.maxAgentRounds) fields.max_agent_rounds = "needs_accept_token_cost";
-  return fields;
+  if (designatedAgentId === null && names === "required") fields.designated_agent_id = "required";
+  else if (designatedAgentId !== null && names === "none") fields.designated_agent_id = "not_used";
+  else if (designatedAgentId !== null && !agents.includes(designatedAgentId)) fields.designated_agent_id = "not_an_agent_participant";
+  const kept = maxAgentRounds === current.maxAgentRounds && current.roundsAccepted;
+  if (maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED && change.accept_token_cost !== true && !kept) fields.max_agent_rounds = "needs_accept_token_cost";
+  if (Object.keys(fields).length) return { ok: false, fields };
+  return { ok: true, policy, designatedAgentId, maxAgentRounds, roundsAccepted: maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED };
 }
 
 export interface RoutedAgent {

@@ -5,6 +5,8 @@ import {
   decodeUpdatesCursor,
   encodeHistoryCursor,
   encodeUpdatesCursor,
+  historyFloorOf,
+  isVisiting,
   parseFeatures,
   replyPreview,
   senderKindOf,
@@ -91,5 +93,15 @@ describe("conversation roles (§3 roster, §5 sender.role, B-098)", () => {
     ["the agent of a direct conversation", { ...base, group: false, policy: "ORCHESTRATOR" as const, designatedAgentId: "agt-a" }, "member"],
   ])("%s", (_name, input, role) => {
     expect(conversationRole(input)).toBe(role);
+  });
+});
+
+describe("visiting and readable history (v1.14, B-301)", () => {
+  it.each([
+    ["an agent of the project's Bay", "bay-a", "bay-a", false, 0],
+    ["an agent of another Bay", "bay-b", "bay-a", true, 40],
+  ])("%s", (_name, home, project, visiting, floor) => {
+    expect(isVisiting(home, project)).toBe(visiting);
+    expect(historyFloorOf(isVisiting(home, project), 40)).toBe(floor);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressedAgents, decideRouting, keywordRouter, type ReplyPolicy } from "../src/index.ts";
+import { addressedAgents, type ChatPolicy, decideRouting, keywordRouter, planPolicyChange, type ReplyPolicy } from "../src/index.ts";
 
 // Agent protocol §4 "When to speak", one table per policy (B-054…B-077).
 const agents = [
@@ -68,5 +68,28 @@ describe("name addressing (B-061 B-062) and the router", () => {
   it("the keyword router picks by name and description; ties pick all", () => {
     expect(keywordRouter("the release checks failed in CI", agents)).toEqual(["agt-ops"]);
     expect(keywordRouter("hello", agents)).toEqual([]);
+  });
+});
+
+describe("a manager's policy change (B-066 B-067, §4)", () => {
+  const agents = ["agt-claude", "agt-ops"];
+  const mentions: ChatPolicy = { policy: "MENTIONS", designatedAgentId: null, maxAgentRounds: 2, roundsAccepted: false };
+  const dedicated: ChatPolicy = { policy: "DEDICATED", designatedAgentId: "agt-ops", maxAgentRounds: 2, roundsAccepted: false };
+  const accepted8: ChatPolicy = { ...mentions, maxAgentRounds: 8, roundsAccepted: true };
+  it.each([
+    ["DEDICATED needs its agent", mentions, { reply_policy: "DEDICATED" }, { ok: false, fields: { designated_agent_id: "required" } }],
+    ["ORCHESTRATOR with an agent participant", mentions, { reply_policy: "ORCHESTRATOR", designated_agent_id: "agt-claude" }, { ok: true, policy: "ORCHESTRATOR", designatedAgentId: "agt-claude", maxAgentRounds: 2, roundsAccepted: false }],
+    ["a designated member that is no agent participant", mentions, { reply_policy: "DEDICATED", designated_agent_id: "hum-ann" }, { ok: false, fields: { designated_agent_id: "not_an_agent_participant" } }],
+    ["MENTIONS names no agent", mentions, { designated_agent_id: "agt-ops" }, { ok: false, fields: { designated_agent_id: "not_used" } }],
+    ["switching to OPEN drops the designated agent", dedicated, { reply_policy: "OPEN" }, { ok: true, policy: "OPEN", designatedAgentId: null, maxAgentRounds: 2, roundsAccepted: false }],
+    ["switching DEDICATED → ROUTER keeps it as the fallback", dedicated, { reply_policy: "ROUTER" }, { ok: true, policy: "ROUTER", designatedAgentId: "agt-ops", maxAgentRounds: 2, roundsAccepted: false }],
+    ["ROUTER without a fallback", mentions, { reply_policy: "ROUTER" }, { ok: true, policy: "ROUTER", designatedAgentId: null, maxAgentRounds: 2, roundsAccepted: false }],
+    ["5 rounds need nobody's acceptance", mentions, { max_agent_rounds: 5 }, { ok: true, policy: "MENTIONS", designatedAgentId: null, maxAgentRounds: 5, roundsAccepted: false }],
+    ["6 rounds without accepting the cost", mentions, { max_agent_rounds: 6 }, { ok: false, fields: { max_agent_rounds: "needs_accept_token_cost" } }],
+    ["6 rounds with the cost accepted", mentions, { max_agent_rounds: 6, accept_token_cost: true }, { ok: true, policy: "MENTIONS", designatedAgentId: null, maxAgentRounds: 6, roundsAccepted: true }],
+    ["an accepted 8 stays accepted through another change", accepted8, { reply_policy: "OPEN" }, { ok: true, policy: "OPEN", designatedAgentId: null, maxAgentRounds: 8, roundsAccepted: true }],
+    ["a new value above 5 is accepted again", accepted8, { max_agent_rounds: 9 }, { ok: false, fields: { max_agent_rounds: "needs_accept_token_cost" } }],
+  ] as const)("%s", (_name, current, change, plan) => {
+    expect(planPolicyChange(current, change, agents)).toEqual(plan);
   });
 });

@@ -12,6 +12,8 @@ import {
   DESCRIPTION_MAX,
   eventId,
   HubError,
+  historyFloorOf,
+  isVisiting,
   oneLine,
   PROTOCOL_VERSION,
   decodeHistoryCursor,
@@ -113,7 +115,7 @@ async function membersById(db: Db | Tx, ids: string[]): Promise<Map<string, Memb
 /** v1.14: an agent whose owner's Bay is not the project's is visiting there (DESIGN §1). */
 function visitingOf(info: MemberInfo | undefined, projectBayId: string): Visiting | null {
   const from = info?.visitingFrom;
-  return from && from.bayId !== projectBayId ? { homeBay: oneLine(from.bay), sponsor: from.sponsor } : null;
+  return from && isVisiting(from.bayId, projectBayId) ? { homeBay: oneLine(from.bay), sponsor: from.sponsor } : null;
 }
 
 /**
@@ -272,17 +274,13 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     return renderForAgent(db, readerId, rows);
   }
 
-  /**
-   * Where the history an agent may read starts: the chat's first message (§9.2, history before the
-   * join is readable), except for a visiting agent — one of another Bay — whose history starts at
-   * its placement (004 v1.14, B-301; the sponsor cannot share earlier history yet).
-   */
+  /** Where the agent's readable history of a room starts (domain historyFloorOf). */
   async function historyFloor(agent: AgentCaller, row: KeyRow): Promise<number> {
     const [owner, project] = await Promise.all([
       db.human.findUnique({ where: { id: agent.ownerId }, select: { bayId: true } }),
       db.project.findUnique({ where: { id: row.projectId }, select: { bayId: true } }),
     ]);
-    return owner && project && owner.bayId !== project.bayId ? row.windowSeq : 0;
+    return historyFloorOf(owner !== null && project !== null && isVisiting(owner.bayId, project.bayId), row.windowSeq);
   }
 
   return {

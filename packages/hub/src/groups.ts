@@ -2,9 +2,7 @@ import { createHash } from "node:crypto";
 import {
   addParticipantInput,
   checkGroupParticipants,
-  checkPolicy,
-  MAX_AGENT_ROUNDS_UNACCEPTED,
-  POLICY_NAMES_AGENT,
+  planPolicyChange,
   replyPolicyOf,
   createGroupInput,
   GROUP_PARTICIPANTS_MAX,
@@ -179,26 +177,27 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         if (data.title !== undefined && data.title !== row.title) update.title = changed.title = data.title;
         if (data.custom_rules !== undefined && data.custom_rules !== row.policy.customRules) update.customRules = changed.custom_rules = data.custom_rules;
         if (data.reply_policy !== undefined || data.designated_agent_id !== undefined || data.max_agent_rounds !== undefined) {
-          // 004 §4: the policy as it will stand, checked whole against the room's agents (B-066, B-067).
+          // 004 §4: the policy as it will stand, checked whole against the room's agents (domain planPolicyChange).
           const current = await tx.conversation.findUniqueOrThrow({ where: { id: row.key }, select: { maxAgentRoundsAcceptedAt: true } });
-          const policy = data.reply_policy ?? replyPolicyOf(row.policy.replyPolicy);
-          // Switching to a policy that names no agent drops the old one unless it was named again.
-          const designated = data.designated_agent_id !== undefined ? data.designated_agent_id : POLICY_NAMES_AGENT[policy] === "none" ? null : row.policy.designatedAgentId;
-          const rounds = data.max_agent_rounds ?? row.policy.maxAgentRounds;
           const agents = (await tx.participation.findMany({ where: { conversationId: row.key, leftAt: null, memberKind: "agent" }, select: { memberId: true } })).map((p) => p.memberId);
-          const refused = checkPolicy(
-            { policy, designatedAgentId: designated, maxAgentRounds: rounds, acceptedRounds: current.maxAgentRoundsAcceptedAt ? row.policy.maxAgentRounds : null, acceptTokenCost: data.accept_token_cost === true },
+          const plan = planPolicyChange(
+            {
+              policy: replyPolicyOf(row.policy.replyPolicy),
+              designatedAgentId: row.policy.designatedAgentId,
+              maxAgentRounds: row.policy.maxAgentRounds,
+              roundsAccepted: current.maxAgentRoundsAcceptedAt !== null,
+            },
+            data,
             agents,
           );
-          if (Object.keys(refused).length) throw HubError.invalid(refused, "the reply policy is not valid for this chat");
-          if (policy !== row.policy.replyPolicy) update.replyPolicy = changed.reply_policy = policy;
-          if (designated !== row.policy.designatedAgentId) update.designatedAgentId = changed.designated_agent_id = designated;
-          if (rounds !== row.policy.maxAgentRounds) {
-            update.maxAgentRounds = changed.max_agent_rounds = rounds;
+          if (!plan.ok) throw HubError.invalid(plan.fields, "the reply policy is not valid for this chat");
+          if (plan.policy !== row.policy.replyPolicy) update.replyPolicy = changed.reply_policy = plan.policy;
+          if (plan.designatedAgentId !== row.policy.designatedAgentId) update.designatedAgentId = changed.designated_agent_id = plan.designatedAgentId;
+          if (plan.maxAgentRounds !== row.policy.maxAgentRounds) {
+            update.maxAgentRounds = changed.max_agent_rounds = plan.maxAgentRounds;
             // B-067: record who accepted the token cost; a value within the limit needs none.
-            const accepted = rounds > MAX_AGENT_ROUNDS_UNACCEPTED;
-            update.maxAgentRoundsAcceptedById = accepted ? caller.id : null;
-            update.maxAgentRoundsAcceptedAt = accepted ? new Date() : null;
+            update.maxAgentRoundsAcceptedById = plan.roundsAccepted ? caller.id : null;
+            update.maxAgentRoundsAcceptedAt = plan.roundsAccepted ? new Date() : null;
           }
         }
         if (!Object.keys(update).length) return null;

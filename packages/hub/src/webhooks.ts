@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { budgetHistory, HISTORY_TURNS_MAX, type HistoryTurn, HubError, parseInput, type WebhookSet, type WebhookView, webhookInput } from "@maity/domain";
+import { budgetHistory, HISTORY_TURNS_MAX, type HistoryTurn, HubError, parseInput, type WebhookDelivery, type WebhookSet, type WebhookView, webhookInput } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import type { AgentCaller } from "./caller.ts";
@@ -32,7 +32,7 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
   let closed = false;
 
   /** The body of one delivery, rendered for the receiving agent; null when it left the room since. */
-  async function bodyFor(deliveryId: string, agentId: string, seq: number): Promise<Record<string, unknown> | null> {
+  async function bodyFor(deliveryId: string, agentId: string, seq: number): Promise<WebhookDelivery | null> {
     const agent = await db.agent.findUnique({ where: { id: agentId }, select: { id: true, handle: true, ownerId: true } });
     const event = await db.event.findUnique({ where: { seq }, select: agentMessageSelect });
     if (!agent || !event?.conversation) return null;
@@ -65,7 +65,7 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
     );
     const event_ = toUpdatesEvent(rendered);
     return {
-      event: "message.created",
+      event: "message.created" as const,
       deliveryId,
       conversationId: event_.conversationId,
       conversation: event_.conversation,
