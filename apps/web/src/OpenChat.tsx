@@ -251,7 +251,7 @@ function Composer(props: {
     trpc.messages.post.mutationOptions({
       onSuccess: (m) => {
         setBody("");
-        props.onPosted(m);
+        props.onPosted(m.message);
       },
     }),
   );

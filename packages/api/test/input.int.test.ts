@@ -184,7 +184,7 @@ describe("every route and the OpenAPI document", () => {
     );
     // The agent API from the same zod schemas its routes parse with (issue 5).
     const send = res.body.paths["/api/agent-api/conversations/{id}/messages"].post;
-    expect(Object.keys(send.requestBody.content["application/json"].schema.properties)).toEqual(["content", "metadata", "replyToMessageId", "usage"]);
+    expect(Object.keys(send.requestBody.content["application/json"].schema.properties)).toEqual(["content", "metadata", "replyToMessageId", "clientMessageId", "usage"]);
     expect(send.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
     expect(Object.keys(send.responses)).toContain("201");
     const updates = res.body.paths["/api/agent-api/updates"].get;
@@ -193,7 +193,7 @@ describe("every route and the OpenAPI document", () => {
     expect(res.body.paths["/api/agent-api/pair"].post.security).toEqual([]);
     const post = res.body.paths["/api/projects/{owner}/{slug}/conversations/{conversation_id}/messages"].post;
     expect(post.operationId).toBe("messages.post");
-    expect(post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:owner", "path:slug", "path:conversation_id"]);
+    expect(post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:owner", "path:slug", "path:conversation_id", "header:idempotency-key"]);
     const body = post.requestBody.content["application/json"].schema;
     expect(body).toMatchObject({ additionalProperties: false, required: ["body"], properties: { body: { type: "string" } } });
     expect(Object.keys(post.responses)).toContain("201");

@@ -48,7 +48,7 @@ describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by
     const body = `Slice check ${Date.now()}`;
     const posted = await browser.mutation("messages.post", { owner: "maintainer", slug: "maity", conversation_id: "agt-a", body });
     expect(posted.status).toBe(200);
-    const message = posted.body.result?.data as { seq: number; from: string; to: string; delivered_at: string | null };
+    const message = (posted.body.result?.data as { message: { seq: number; from: string; to: string; delivered_at: string | null } } | undefined)?.message as { seq: number; from: string; to: string; delivered_at: string | null };
     expect(message).toMatchObject({ from: "hum-maintainer", to: "agt-a", delivered_at: null });
 
     const read = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages", { token: agentToken });

@@ -28,11 +28,13 @@ export function seqOfMessageId(id: string): number | null {
 }
 
 /** GET /conversations/:id/messages history cursors: `m` and the seq to read before, base 36. */
+/** The log's seq is a PostgreSQL integer: a cursor past it names no position of this hub. */
+export const SEQ_MAX = 2_147_483_647;
 export const encodeHistoryCursor = (seq: number): string => `m${seq.toString(36)}`;
 export function decodeHistoryCursor(cursor: string): number | null {
   if (!/^m[0-9a-z]{1,10}$/.test(cursor)) return null;
   const seq = Number.parseInt(cursor.slice(1), 36);
-  return Number.isSafeInteger(seq) && seq > 0 ? seq : null;
+  return Number.isSafeInteger(seq) && seq > 0 && seq <= SEQ_MAX ? seq : null;
 }
 
 /** BayChat's own message types: no sender may write them (B-118, OQ-B-14 every sender). */
@@ -166,6 +168,8 @@ export const agentSendInput = z.strictObject({
     .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`),
   metadata: z.record(z.string(), z.unknown(), { error: "an object or null" }).nullable().optional(),
   replyToMessageId: z.string({ error: "a message id" }).max(40, "a message id").nullable().optional(),
+  /** Issue 12: the client's id of this send; a retry with the same id answers the first message (200). */
+  clientMessageId: z.string({ error: "a string of 1–200 characters" }).min(1, "1–200 characters").max(200, "1–200 characters").optional(),
   /** OQ-B-27: the reply's token usage; validated, not stored. */
   usage: z.strictObject({ inputTokens: count("inputTokens").optional(), outputTokens: count("outputTokens").optional() }, { error: "an object" }).optional(),
 });

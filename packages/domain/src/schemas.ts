@@ -317,5 +317,7 @@ export const liveEventSchema = z.object({
   project: z.object({ owner: z.string(), slug: z.string() }).nullable(),
   /** kind typing: who is writing. */
   member_id: z.string().optional(),
+  /** kind message: the message itself, rendered once by the write, so the open chat adds it without a read. */
+  message: messageSchema.optional(),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;

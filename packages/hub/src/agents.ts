@@ -33,6 +33,7 @@ import type { Db, Tx } from "@maity/db";
 import { refuseClosed } from "./access.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller } from "./caller.ts";
+import { idempotencyOf } from "./idempotency.ts";
 import type { MessagesService } from "./messages.ts";
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "./read.ts";
 
@@ -69,7 +70,7 @@ export const agentMessageSelect = {
   },
 } as const;
 
-type AgentMessageRow = {
+export type AgentMessageRow = {
   seq: number;
   fromId: string;
   body: string | null;
@@ -90,7 +91,7 @@ type AgentMessageRow = {
   } | null;
 };
 
-type MemberInfo = { name: string; visitingFrom: { bayId: string; bay: string; sponsor: { id: string; name: string } } | null };
+export type MemberInfo = { name: string; visitingFrom: { bayId: string; bay: string; sponsor: { id: string; name: string } } | null };
 
 /** Names (one line, B-048) and home Bays of members, in two statements. */
 async function membersById(db: Db | Tx, ids: string[]): Promise<Map<string, MemberInfo>> {
@@ -118,17 +119,71 @@ function visitingOf(info: MemberInfo | undefined, projectBayId: string): Visitin
   return from && isVisiting(from.bayId, projectBayId) ? { homeBay: oneLine(from.bay), sponsor: from.sponsor } : null;
 }
 
+/** What a message's agent rendering needs beyond its row: loaded per batch, or known to the write. */
+export interface AgentRenderFacts {
+  sender: MemberInfo | undefined;
+  /** The sender is still a participant (its role in the room). */
+  present: boolean;
+  reply: { seq: number; fromId: string; body: string | null; redacted: boolean } | null | undefined;
+}
+
 /**
- * Renders messages for one reading agent: sender, mentions (agents only, B-086), its own routing
- * verdict as shouldRespond, replyTo. Four statements whatever the number of messages.
+ * One message in the agent protocol's shape, with shouldRespond false: every agent's copy differs
+ * only in its own verdict (renderForAgent, or the feed from the bus's `respond`). Pure.
  */
-export async function renderForAgent(db: Db | Tx, readerId: string, rows: AgentMessageRow[]): Promise<{ message: AgentMessage; row: AgentMessageRow }[]> {
+export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts): AgentMessage {
+  const c = row.conversation;
+  const info = facts.sender;
+  const kind = senderKindOf(row.fromId);
+  const reply = facts.reply;
+  const metadata = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : null;
+  return {
+    id: eventId(row.seq),
+    senderId: row.fromId,
+    senderType: kind.senderType,
+    content: row.redacted ? "" : (row.body ?? ""),
+    createdAt: row.sentAt.toISOString(),
+    metadata: row.redacted ? null : metadata,
+    sender: {
+      id: row.fromId,
+      name: info?.name ?? row.fromId,
+      kind: kind.kind,
+      role: c
+        ? conversationRole({
+            memberId: row.fromId,
+            participant: facts.present,
+            createdById: c.createdById,
+            group: c.kind === "group",
+            policy: replyPolicyOf(c.replyPolicy),
+            designatedAgentId: c.designatedAgentId,
+          })
+        : null,
+      visiting: c ? visitingOf(info, c.project.bayId) : null,
+    },
+    mentions: row.redacted ? [] : ((row.mentions as { member_id: string }[]) ?? []).map((m) => m.member_id).filter((id) => id.startsWith("agt-")),
+    shouldRespond: false,
+    // B-124: a deleted (redacted) target keeps its id and sender, with preview "".
+    replyTo: reply
+      ? { id: eventId(reply.seq), senderId: reply.fromId, senderType: senderKindOf(reply.fromId).senderType, preview: reply.redacted ? "" : replyPreview(reply.body) }
+      : null,
+    conversationId: c?.id ?? "",
+    cardPayload: null,
+    reactions: [],
+    deletedAt: row.redaction?.at.toISOString() ?? null,
+  };
+}
+
+/**
+ * Renders messages for every agent at once: the message with shouldRespond false and the agents
+ * whose verdict is true (`respond`). Four statements whatever the number of messages.
+ */
+export async function renderAgentEvents(db: Db | Tx, rows: AgentMessageRow[]): Promise<{ message: AgentMessage; row: AgentMessageRow; respond: string[] }[]> {
   if (rows.length === 0) return [];
   const seqs = rows.map((r) => r.seq);
   const replySeqs = [...new Set(rows.map((r) => r.replyToSeq).filter((s): s is number => s !== null))];
   const conversationIds = [...new Set(rows.map((r) => r.conversation?.id).filter((id): id is string => !!id))];
   const [verdicts, replies, current] = await Promise.all([
-    db.routingVerdict.findMany({ where: { agentId: readerId, eventSeq: { in: seqs } }, select: { eventSeq: true, shouldRespond: true } }),
+    db.routingVerdict.findMany({ where: { eventSeq: { in: seqs }, shouldRespond: true }, select: { eventSeq: true, agentId: true } }),
     replySeqs.length ? db.event.findMany({ where: { seq: { in: replySeqs } }, select: { seq: true, fromId: true, body: true, redacted: true } }) : [],
     db.participation.findMany({
       where: { conversationId: { in: conversationIds }, memberId: { in: [...new Set(rows.map((r) => r.fromId))] }, leftAt: null },
@@ -136,52 +191,29 @@ export async function renderForAgent(db: Db | Tx, readerId: string, rows: AgentM
     }),
   ]);
   const members = await membersById(db, rows.map((r) => r.fromId));
-  const respond = new Map(verdicts.map((v) => [v.eventSeq, v.shouldRespond]));
+  const respond = new Map<number, string[]>();
+  for (const v of verdicts) respond.set(v.eventSeq, [...(respond.get(v.eventSeq) ?? []), v.agentId]);
   const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
   const present = new Set(current.map((p) => `${p.conversationId} ${p.memberId}`));
   return rows.map((row) => {
-    const c = row.conversation;
-    const info = members.get(row.fromId);
-    const kind = senderKindOf(row.fromId);
-    const reply = row.replyToSeq === null ? null : replyBySeq.get(row.replyToSeq);
-    const metadata = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : null;
-    const message: AgentMessage = {
-      id: eventId(row.seq),
-      senderId: row.fromId,
-      senderType: kind.senderType,
-      content: row.redacted ? "" : (row.body ?? ""),
-      createdAt: row.sentAt.toISOString(),
-      metadata: row.redacted ? null : metadata,
-      sender: {
-        id: row.fromId,
-        name: info?.name ?? row.fromId,
-        kind: kind.kind,
-        role: c
-          ? conversationRole({
-              memberId: row.fromId,
-              participant: present.has(`${c.id} ${row.fromId}`),
-              createdById: c.createdById,
-              group: c.kind === "group",
-              policy: replyPolicyOf(c.replyPolicy),
-              designatedAgentId: c.designatedAgentId,
-            })
-          : null,
-        visiting: c ? visitingOf(info, c.project.bayId) : null,
-      },
-      mentions: row.redacted ? [] : ((row.mentions as { member_id: string }[]) ?? []).map((m) => m.member_id).filter((id) => id.startsWith("agt-")),
-      // The reader's verdict, decided once when the message was written (DESIGN §1); its own: false.
-      shouldRespond: row.fromId !== readerId && respond.get(row.seq) === true,
-      // B-124: a deleted (redacted) target keeps its id and sender, with preview "".
-      replyTo: reply
-        ? { id: eventId(reply.seq), senderId: reply.fromId, senderType: senderKindOf(reply.fromId).senderType, preview: reply.redacted ? "" : replyPreview(reply.body) }
-        : null,
-      conversationId: c?.id ?? "",
-      cardPayload: null,
-      reactions: [],
-      deletedAt: row.redaction?.at.toISOString() ?? null,
+    const facts: AgentRenderFacts = {
+      sender: members.get(row.fromId),
+      present: present.has(`${row.conversation?.id} ${row.fromId}`),
+      reply: row.replyToSeq === null ? null : replyBySeq.get(row.replyToSeq),
     };
-    return { message, row };
+    return { message: buildAgentMessage(row, facts), row, respond: respond.get(row.seq) ?? [] };
   });
+}
+
+/** The reader's own verdict, decided once when the message was written (DESIGN §1); its own message: false. */
+export const forReader = (message: AgentMessage, respond: readonly string[], readerId: string): AgentMessage => ({
+  ...message,
+  shouldRespond: message.senderId !== readerId && respond.includes(readerId),
+});
+
+/** Renders messages for one reading agent: sender, mentions (agents only, B-086), its verdict, replyTo. */
+export async function renderForAgent(db: Db | Tx, readerId: string, rows: AgentMessageRow[]): Promise<{ message: AgentMessage; row: AgentMessageRow }[]> {
+  return (await renderAgentEvents(db, rows)).map((r) => ({ message: forReader(r.message, r.respond, readerId), row: r.row }));
 }
 
 /** B-132: the event's message carries exactly the event fields; the REST-only ones stay out. */
@@ -363,8 +395,12 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
      * POST /conversations/:id/messages (§7): the same write as Maity's (mentions, routing verdicts,
      * audience, marker), with the agent's metadata and reply target. Not in the room → not_found (B-116).
      */
-    async send(agent: AgentCaller, key: string, input: unknown): Promise<AgentMessage> {
+    async send(agent: AgentCaller, key: string, input: unknown, idempotencyKey: string | null = null): Promise<{ message: AgentMessage; replayed: boolean }> {
       const data = parseInput(agentSendInput, input);
+      // Issue 12: the Idempotency-Key header or clientMessageId names a send a client may retry.
+      if (idempotencyKey !== null && data.clientMessageId !== undefined && idempotencyKey !== data.clientMessageId)
+        throw HubError.invalid({ clientMessageId: "differs_from_idempotency_key" }, "clientMessageId and the Idempotency-Key header name different sends");
+      const clientKey = idempotencyKey ?? data.clientMessageId ?? null;
       const type = data.metadata?.type;
       if (typeof type === "string" && (RESERVED_MESSAGE_TYPES as readonly string[]).includes(type))
         throw HubError.invalid({ "metadata.type": "reserved" }, `metadata.type ${type} is written by the hub only`);
@@ -375,9 +411,9 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       if (!row) throw HubError.notFound("conversation not found");
       // An id that names no message of the log is outside this conversation too (B-126).
       if (data.replyToMessageId != null && replyToSeq === null) throw HubError.invalid({ reply_to: "not_in_conversation" }, "the message replied to is not in this conversation");
-      const written = await messages.writeIn(agent, row, { body: data.content, metadata: data.metadata ?? null, replyToSeq });
-      const [rendered] = await loadRendered(agent.id, { seq: written.seq }, "asc", 1);
-      return (rendered as { message: AgentMessage }).message;
+      const write = { body: data.content, metadata: data.metadata ?? null, replyToSeq };
+      const written = await messages.writeIn(agent, row, write, idempotencyOf(clientKey, ["agent", row.key, write]));
+      return { message: written.agentMessage, replayed: written.replayed };
     },
 
     /** POST /conversations/:id/typing (§7): tells the room's people; not in the room → not_found. */

@@ -1,4 +1,5 @@
 import type { Tx } from "@maity/db";
+import { logHead } from "./append.ts";
 
 /** §9.1: a direct conversation exists while the agent is a member; its id is the agent's member id. */
 export async function ensureDirectConversation(tx: Tx, projectId: string, agentId: string): Promise<void> {
@@ -19,9 +20,9 @@ export async function ensureDirectConversation(tx: Tx, projectId: string, agentI
   ] as const) {
     const open = await tx.participation.findFirst({ where: { conversationId: conversation.id, memberId, leftAt: null }, select: { id: true } });
     if (!open) {
-      const last = await tx.event.aggregate({ _max: { seq: true } });
+      const last = await logHead(tx);
       await tx.participation.create({
-        data: { conversationId: conversation.id, memberId, memberKind, joinedSeq: 0, readMarkerSeq: existing ? (last._max.seq ?? 0) : 0 },
+        data: { conversationId: conversation.id, memberId, memberKind, joinedSeq: 0, readMarkerSeq: existing ? last : 0 },
       });
     }
   }

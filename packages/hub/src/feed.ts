@@ -1,7 +1,8 @@
-import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, parseInput, type UpdatesAnswer, type UpdatesEvent, updatesQuery } from "@maity/domain";
+import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, parseInput, seqOfMessageId, type UpdatesAnswer, type UpdatesEvent, updatesQuery } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./agents.ts";
-import { type LiveBus, reaches } from "./bus.ts";
+import { logHead } from "./append.ts";
+import type { LiveBus, LogEvent } from "./bus.ts";
 import type { AgentCaller } from "./caller.ts";
 import type { MessagesService } from "./messages.ts";
 
@@ -19,100 +20,177 @@ export interface FeedOptions {
   replayWindowMs?: number;
 }
 
-export type Position = { seq: number; expired: false } | { seq: number; expired: true };
+export class CursorExpired extends Error {
+  override name = "CursorExpired";
+}
 
-export class CursorExpired extends Error {}
+/** A batch of the agent's events; `seq` is the position after it (the cursor to give out). */
+export type FeedBatch = { events: UpdatesEvent[]; seq: number };
+
+/** The agent's copy of a logged message: the rendered event with its own verdict (DESIGN §1). */
+export function forAgent(event: LogEvent, agentId: string): UpdatesEvent | null {
+  if (event.kind !== "message" || !event.agent || !event.audience.includes(agentId)) return null;
+  const e = event.agent.event;
+  return { ...e, message: { ...e.message, shouldRespond: e.message.senderId !== agentId && event.agent.respond.includes(agentId) } };
+}
 
 export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, options: FeedOptions = {}) {
   const replayWindowMs = options.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
   /** The one held /updates call per agent instance (B-140): a new call aborts the one before. */
   const holders = new Map<string, AbortController>();
 
-  /** The newest seq of the log (an index lookup; Prisma's aggregate scans the table). */
-  const head = async (): Promise<number> => (await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
-
-  /** The agent's message seqs after `after`: a range of the audience's (member_id, event_seq) key. */
-  async function seqsAfter(agentId: string, after: number, limit: number): Promise<{ seq: number; sent_at: Date }[]> {
+  /** The agent's message seqs in (after, upTo]: a range of the audience's (member_id, event_seq) key. */
+  async function seqsAfter(agentId: string, after: number, upTo: number, limit: number): Promise<{ seq: number; sent_at: Date }[]> {
     const rows = await db.$queryRawUnsafe<{ seq: number; sent_at: Date | string }[]>(
       `SELECT a.event_seq AS seq, e.sent_at FROM event_audience a JOIN events e ON e.seq = a.event_seq
-       WHERE a.member_id = $1 AND a.event_seq > $2 AND e.kind = 'message' ORDER BY a.event_seq LIMIT $3`,
+       WHERE a.member_id = $1 AND a.event_seq > $2 AND a.event_seq <= $3 AND e.kind = 'message' ORDER BY a.event_seq LIMIT $4`,
       agentId,
       after,
+      upTo,
       limit,
     );
     return rows.map((r) => ({ seq: Number(r.seq), sent_at: r.sent_at instanceof Date ? r.sent_at : new Date(r.sent_at) }));
   }
 
-  /**
-   * Where a cursor points. No cursor: now (B-139, no back-dump). A cursor whose first unseen event
-   * is older than the replay window, or that is ahead of this log (another deployment's, a reset
-   * database), is expired (B-138): the client catches up over REST and starts again.
-   */
-  async function resolve(agentId: string, cursor: string | null | undefined): Promise<Position> {
-    if (cursor === null || cursor === undefined || cursor === "") return { seq: await head(), expired: false };
-    const seq = decodeUpdatesCursor(cursor);
-    if (seq === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one /updates or /ws gave out");
-    const now = await head();
-    if (seq > now) return { seq: now, expired: true };
-    const [first] = await seqsAfter(agentId, seq, 1);
-    if (first && first.sent_at.getTime() < Date.now() - replayWindowMs) return { seq: now, expired: true };
-    return { seq, expired: false };
-  }
-
-  /** The agent's events after `after`, rendered for it; `seq` is where the batch ends. */
-  async function read(agentId: string, after: number, limit = FEED_BATCH_MAX): Promise<{ events: UpdatesEvent[]; seq: number }> {
-    const seqs = await seqsAfter(agentId, after, limit);
-    if (seqs.length === 0) return { events: [], seq: after };
+  /** The agent's events in (after, upTo] from the log, rendered for it (catching up from a cursor). */
+  async function readLog(agentId: string, after: number, upTo: number, limit = FEED_BATCH_MAX): Promise<FeedBatch & { more: boolean; first: Date | null }> {
+    const seqs = await seqsAfter(agentId, after, upTo, limit);
+    if (seqs.length === 0) return { events: [], seq: upTo, more: false, first: null };
     const rows = await db.event.findMany({ where: { seq: { in: seqs.map((s) => s.seq) } }, orderBy: { seq: "asc" }, select: agentMessageSelect });
     const rendered = await renderForAgent(db, agentId, rows);
-    return { events: rendered.map(toUpdatesEvent), seq: rows.at(-1)?.seq ?? after };
+    const more = seqs.length === limit;
+    return { events: rendered.map(toUpdatesEvent), seq: more ? (rows.at(-1)?.seq ?? after) : upTo, more, first: seqs[0]?.sent_at ?? null };
   }
 
-  /** §9.1 / v1.23: handing a message to the agent's own token sets delivered_at, once. */
+  /** §9.1 / v1.23: handing a direct message to the agent's own token sets delivered_at, once. */
   async function delivered(agentId: string, events: UpdatesEvent[]): Promise<void> {
-    await messages.markDeliveredTo(agentId, events.map((e) => Number(e.message.id.slice(4))));
+    const seqs = events.filter((e) => e.conversation.type === "DM" && e.message.senderId !== agentId).map((e) => seqOfMessageId(e.message.id) ?? 0);
+    await messages.markDeliveredTo(agentId, seqs);
   }
 
-  /** Subscribe before reading: `next` resolves on the next event for `agentId`, a timeout or an abort. */
-  function listen(agentId: string) {
-    let pending = false;
+  /**
+   * The agent's stream from a cursor (/updates and /ws alike, B-144). It follows the ordered bus
+   * first, then catches up on (cursor, head] — from the process's recent events, or the log when
+   * the cursor is older than those — and then hands on what the bus brings, rendered once by the
+   * write: an agent that keeps up costs no SQL statement per message.
+   * No cursor: now (B-139, no back-dump). A cursor whose first unseen event is older than the
+   * replay window, or that is ahead of this log (another deployment's, a reset database), is
+   * expired (B-138): the client catches up over REST and starts again from now.
+   */
+  async function open(agentId: string, cursor: string | null | undefined) {
+    let asked: number | null = null;
+    if (cursor !== null && cursor !== undefined && cursor !== "") {
+      asked = decodeUpdatesCursor(cursor);
+      if (asked === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one /updates or /ws gave out");
+    }
+    await bus.ready();
+    const queue: UpdatesEvent[] = [];
+    const queued: number[] = [];
     let wake: (() => void) | null = null;
-    const stop = bus.subscribe((message) => {
-      if (message.type !== "event" || !reaches(message, agentId)) return;
-      pending = true;
+    const follower = bus.follow((event) => {
+      const mine = forAgent(event, agentId);
+      if (!mine) return;
+      queue.push(mine);
+      queued.push(event.seq);
       wake?.();
     });
-    return {
-      async next(timeoutMs: number, signal?: AbortSignal): Promise<"event" | "timeout" | "aborted"> {
-        if (pending) {
-          pending = false;
-          return "event";
+    const head = follower.head;
+    // No cursor: now, as the log says — this process may not have sequenced the newest event yet.
+    let position: number;
+    try {
+      position = asked ?? Math.max(head, await logHead(db));
+    } catch (error) {
+      follower.stop();
+      throw error;
+    }
+    let expired = false;
+    let catchUp: number | null = null;
+    let first: FeedBatch | null = null;
+    try {
+      // A cursor ahead of this process may come from an instance whose bus is a moment ahead: the log decides.
+      if (position > head && position > (await logHead(db))) {
+        expired = true;
+        position = head;
+      } else if (position < head) {
+        catchUp = head;
+        const recent = bus.recent(position, head);
+        const mine = recent?.filter((e) => e.kind === "message" && e.audience.includes(agentId));
+        if (mine && mine.length <= FEED_BATCH_MAX && mine.every((e) => e.agent)) {
+          // The process still holds these events, rendered: no statement.
+          first = { events: mine.map((e) => forAgent(e, agentId)).filter((e): e is UpdatesEvent => e !== null), seq: head };
+          catchUp = null;
+          const oldest = mine[0]?.sentAt;
+          if (oldest && Date.parse(oldest) < Date.now() - replayWindowMs) expired = true;
+        } else {
+          const batch = await readLog(agentId, position, head);
+          first = batch;
+          if (!batch.more) catchUp = null;
+          if (batch.first && batch.first.getTime() < Date.now() - replayWindowMs) expired = true;
         }
-        if (signal?.aborted) return "aborted";
-        return new Promise((resolve) => {
-          const done = (how: "event" | "timeout" | "aborted") => {
-            clearTimeout(timer);
-            signal?.removeEventListener("abort", onAbort);
-            wake = null;
-            pending = false;
-            resolve(how);
-          };
-          const onAbort = () => done("aborted");
-          const timer = setTimeout(() => done("timeout"), Math.max(0, timeoutMs));
-          signal?.addEventListener("abort", onAbort, { once: true });
-          wake = () => done("event");
-        });
+        if (expired) {
+          first = null;
+          catchUp = null;
+          position = head;
+        }
+      }
+    } catch (error) {
+      follower.stop();
+      throw error;
+    }
+    const since = position;
+
+    return {
+      /** Where the stream starts (the cursor to give when nothing comes), and whether the cursor had expired. */
+      start: { seq: since, expired },
+      /** The next batch of the agent's events, or null on a timeout or an abort. */
+      async next(timeoutMs: number, signal?: AbortSignal): Promise<FeedBatch | null> {
+        if (first) {
+          const batch = first;
+          first = null;
+          position = batch.seq;
+          if (batch.events.length > 0) return batch;
+        }
+        if (catchUp !== null) {
+          const batch = await readLog(agentId, position, catchUp);
+          if (!batch.more) catchUp = null;
+          position = batch.seq;
+          if (batch.events.length > 0) return batch;
+        }
+        for (;;) {
+          // Events the bus brought that the catch-up already covered are dropped here.
+          while (queued.length > 0 && (queued[0] ?? 0) <= position) {
+            queued.shift();
+            queue.shift();
+          }
+          if (queue.length > 0) {
+            const events = queue.splice(0, FEED_BATCH_MAX);
+            const seqs = queued.splice(0, events.length);
+            position = seqs.at(-1) ?? position;
+            return { events, seq: position };
+          }
+          if (signal?.aborted) return null;
+          const how = await new Promise<"event" | "timeout" | "aborted">((resolve) => {
+            const done = (why: "event" | "timeout" | "aborted") => {
+              clearTimeout(timer);
+              signal?.removeEventListener("abort", onAbort);
+              wake = null;
+              resolve(why);
+            };
+            const onAbort = () => done("aborted");
+            const timer = setTimeout(() => done("timeout"), Math.max(0, timeoutMs));
+            signal?.addEventListener("abort", onAbort, { once: true });
+            wake = () => done("event");
+          });
+          if (how !== "event") return null;
+        }
       },
-      stop,
+      stop: () => follower.stop(),
     };
   }
 
   return {
-    head,
-    resolve,
-    read,
+    open,
     delivered,
-    listen,
 
     /**
      * GET /updates (B-127…B-140): holds until the agent's next event or `wait` seconds, and answers
@@ -126,26 +204,18 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
       const mine = new AbortController();
       holders.set(key, mine);
       const stopped = signal ? AbortSignal.any([signal, mine.signal]) : mine.signal;
-      const listener = listen(agent.id);
       try {
-        const position = await resolve(agent.id, q.cursor);
-        if (position.expired) throw new CursorExpired();
-        const deadline = Date.now() + q.wait * 1000;
-        const given = encodeUpdatesCursor(position.seq);
-        for (;;) {
-          if (stopped.aborted) return { cursor: given, events: [] };
-          const batch = await read(agent.id, position.seq);
-          if (batch.events.length > 0) {
-            if (!signal?.aborted) await delivered(agent.id, batch.events);
-            return { cursor: encodeUpdatesCursor(batch.seq), events: batch.events };
-          }
-          const left = deadline - Date.now();
-          if (left <= 0) return { cursor: given, events: [] };
-          // Only an event is worth reading the log again for; a timeout or a displacement answers as it is.
-          if ((await listener.next(left, stopped)) !== "event") return { cursor: given, events: [] };
+        const stream = await open(agent.id, q.cursor);
+        try {
+          if (stream.start.expired) throw new CursorExpired();
+          const batch = stopped.aborted ? null : await stream.next(q.wait * 1000, stopped);
+          if (!batch) return { cursor: encodeUpdatesCursor(stream.start.seq), events: [] };
+          if (!signal?.aborted) await delivered(agent.id, batch.events);
+          return { cursor: encodeUpdatesCursor(batch.seq), events: batch.events };
+        } finally {
+          stream.stop();
         }
       } finally {
-        listener.stop();
         if (holders.get(key) === mine) holders.delete(key);
       }
     },

@@ -16,7 +16,8 @@ import {
 import type { z } from "zod";
 import type { Db, Tx } from "@maity/db";
 import { projectOf, refuseDirect, refuseNonManager, refuseObserver, resolveConversation, resolveManaged } from "./access.ts";
-import type { BusMessage, LiveBus } from "./bus.ts";
+import { logHead, takeAppendLock } from "./append.ts";
+import type { BusMessage, LiveBus, LogEvent } from "./bus.ts";
 import type { Caller } from "./caller.ts";
 import { payloadView, readKeys, readParticipants, renderView } from "./read.ts";
 
@@ -63,22 +64,55 @@ export async function prunePins(tx: Tx, conversationKeys: string[]): Promise<voi
 
 /** Appends conversation_updated (§8.2): the view at this moment and what changed. Wakes no agent (§9.2). */
 async function emitUpdated(tx: Tx, conversationKey: string, actorId: string, changed: Record<string, unknown>, alsoTo: string[] = []): Promise<BusMessage> {
+  const head = await lockLog(tx);
   const c = await tx.conversation.findUniqueOrThrow({ where: { id: conversationKey }, select: { projectId: true, publicId: true } });
   const open = await tx.participation.findMany({ where: { conversationId: conversationKey, leftAt: null }, select: { memberId: true } });
   const audience = [...new Set([...open.map((p) => p.memberId), ...alsoTo])];
+  return appendConversationEvent(tx, head, {
+    kind: "conversation_updated",
+    projectId: c.projectId,
+    conversationKey,
+    publicId: c.publicId,
+    fromId: actorId,
+    payload: { conversation: await payloadView(tx, conversationKey), changed },
+    audience,
+  });
+}
+
+/** Takes the append lock (append.ts) and answers where the log ends: a join's window starts there. */
+async function lockLog(tx: Tx): Promise<number> {
+  await takeAppendLock(tx);
+  return logHead(tx);
+}
+
+/** Appends a conversation_created / conversation_updated event (under the append lock) and its bus event. */
+async function appendConversationEvent(
+  tx: Tx,
+  head: number,
+  e: { kind: string; projectId: string; conversationKey: string; publicId: string; fromId: string; payload: object; audience: string[] },
+): Promise<LogEvent> {
   const event = await tx.event.create({
     data: {
-      kind: "conversation_updated",
-      projectId: c.projectId,
-      conversationId: conversationKey,
-      fromId: actorId,
-      toId: c.publicId,
-      payload: { conversation: await payloadView(tx, conversationKey), changed } as object,
-      audience: { create: audience.map((memberId) => ({ memberId })) },
+      kind: e.kind,
+      projectId: e.projectId,
+      conversationId: e.conversationKey,
+      fromId: e.fromId,
+      toId: e.publicId,
+      payload: e.payload,
+      audience: { create: e.audience.map((memberId) => ({ memberId })) },
     },
-    select: { seq: true },
+    select: { seq: true, sentAt: true, conversation: { select: { project: { select: { slug: true, bay: { select: { handle: true } } } } } } },
   });
-  return { type: "event", seq: event.seq, conversationId: c.publicId, audience };
+  return {
+    type: "event",
+    seq: event.seq,
+    prev: head,
+    kind: e.kind,
+    sentAt: event.sentAt.toISOString(),
+    conversationId: e.publicId,
+    project: event.conversation ? { owner: event.conversation.project.bay.handle, slug: event.conversation.project.slug } : null,
+    audience: e.audience,
+  };
 }
 
 /**
@@ -142,26 +176,23 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         });
         const publicId = groupConversationId(created.number);
         await tx.conversation.update({ where: { id: created.id }, data: { publicId } });
-        const last = (await tx.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+        const last = await lockLog(tx);
         const now = new Date();
         await tx.participation.createMany({
           data: verdict.members.map((memberId) => ({ conversationId: created.id, memberId, memberKind: members.get(memberId)?.kind ?? "human", joinedAt: now, joinedSeq: last, readMarkerSeq: last })),
         });
         // conversation_created wakes no agent (§9.2 Wake): no routing verdicts.
-        const event = await tx.event.create({
-          data: {
-            kind: "conversation_created",
-            projectId: project.id,
-            conversationId: created.id,
-            fromId: caller.id,
-            toId: publicId,
-            payload: { conversation: await payloadView(tx, created.id) } as object,
-            audience: { create: verdict.members.map((memberId) => ({ memberId })) },
-          },
-          select: { seq: true },
+        const event = await appendConversationEvent(tx, last, {
+          kind: "conversation_created",
+          projectId: project.id,
+          conversationKey: created.id,
+          publicId,
+          fromId: caller.id,
+          payload: { conversation: await payloadView(tx, created.id) },
+          audience: verdict.members,
         });
         if (idempotencyKey) await tx.idempotencyKey.create({ data: { callerId: caller.id, key: idempotencyKey, requestHash, response: { conversation: publicId } } });
-        return { view: await viewFor(tx, caller, project.id, publicId), bus: { type: "event" as const, seq: event.seq, conversationId: publicId, audience: verdict.members } };
+        return { view: await viewFor(tx, caller, project.id, publicId), bus: event };
       });
       bus.publish(result.bus);
       return { status: 201, view: result.view };
@@ -221,7 +252,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         const count = await tx.participation.count({ where: { conversationId: row.key, leftAt: null } });
         if (count >= GROUP_PARTICIPANTS_MAX) throw HubError.invalid({ member_id: "too_many" }, `a group chat has at most ${GROUP_PARTICIPANTS_MAX} participants`);
         // The window starts here: nothing said before wakes or counts for the newcomer (§9.2).
-        const last = (await tx.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+        const last = await lockLog(tx);
         await tx.participation.create({ data: { conversationId: row.key, memberId: data.member_id, memberKind: member.memberKind, joinedSeq: last, readMarkerSeq: last } });
         return emitUpdated(tx, row.key, caller.id, { participants: { added: [data.member_id] } });
       });

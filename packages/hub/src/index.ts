@@ -6,14 +6,17 @@ import { type LimitSettings, rateLimits } from "./limits.ts";
 import { pairingService } from "./pairing.ts";
 import { type WebhookOptions, webhookService } from "./webhooks.ts";
 import { authService } from "./auth.ts";
+import { logHead } from "./append.ts";
 import { LiveBus } from "./bus.ts";
+import { logLoader } from "./log.ts";
 import { conversationService } from "./conversations.ts";
 import { groupService } from "./groups.ts";
 import { messagesService } from "./messages.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
-export { LiveBus, type BusMessage, reaches } from "./bus.ts";
-export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed } from "./feed.ts";
+export { LiveBus, type BusMessage, type LogEvent, reaches } from "./bus.ts";
+export { APPEND_LOCK_KEY } from "./append.ts";
+export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed, type FeedBatch, forAgent } from "./feed.ts";
 export { DEFAULT_LIMITS, type LimitSettings } from "./limits.ts";
 export { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.ts";
 export { PAIRING_TTL_MS, LINK_TTL_MS } from "./pairing.ts";
@@ -36,6 +39,8 @@ export interface HubOptions {
 export function createHub(database: Database, options: HubOptions = {}) {
   const db = database.prisma;
   const bus = new LiveBus();
+  // The bus orders the log's events by their chain and reads the log only for a gap (bus.ts).
+  bus.attach(() => logHead(db), logLoader(db));
   const queued: { webhooksQueued?: () => void } = {};
   const messages = messagesService(db, bus, queued);
   const agents = agentService(db, bus, messages);

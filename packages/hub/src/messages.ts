@@ -7,7 +7,9 @@ import {
   isHubError,
   listMessagesQuery,
   memberKindOf,
+  type AgentMessage,
   type Message,
+  oneLine,
   parseInput,
   parsePingRate,
   pingsOf,
@@ -18,11 +20,15 @@ import {
   replyPolicyOf,
   resolveMentions,
 } from "@maity/domain";
+import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "@maity/db";
 import { conversationNotFound, isProjectAdmin, projectOf, refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
-import type { LiveBus } from "./bus.ts";
+import { type AgentMessageRow, agentMessageSelect, buildAgentMessage, type MemberInfo, renderForAgent, toUpdatesEvent } from "./agents.ts";
+import { takeAppendLock } from "./append.ts";
+import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "./idempotency.ts";
+import type { LiveBus, LogEvent } from "./bus.ts";
 import type { Caller } from "./caller.ts";
-import { type KeyRow, readParticipants } from "./read.ts";
+import type { KeyRow } from "./read.ts";
 
 // Posting and reading chat messages, redaction, and the caller's slice of the event log (§9.1,
 // §9.2, §8.2, §8.4). Both kinds go through the same write.
@@ -114,13 +120,42 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
     return { id: caller.id, admin: caller.kind === "human" && (await isProjectAdmin(db, projectId, caller.id)) };
   }
 
-  /** The one write of a chat message: POST …/messages and POST …/events with type chat (M-158). */
-  async function write(caller: Caller, row: KeyRow, data: WriteInput): Promise<Message> {
+  /**
+   * The one write of a chat message: POST …/messages and POST …/events with type chat (M-158), and
+   * the agent API's send. A fixed number of statements whatever the number of participants: the
+   * append lock, one read of everything the decision needs (under the lock, so the participants,
+   * the previous round and the log's head are those the message is appended after), one statement
+   * writing the event, its audience, verdicts, webhook deliveries, the conversation's head, the
+   * writer's marker and the idempotency key; then the commit. The answer and the bus's payloads are
+   * rendered from what the write has, never read back.
+   */
+  async function write(caller: Caller, row: KeyRow, data: WriteInput, idempotency: Idempotency | null = null): Promise<Written> {
     refuseObserver(row);
     refuseClosed(row);
     if (row.kind === "group" && data.to_instance) throw HubError.invalid({ to_instance: "direct_only" }, "to_instance names an instance in a direct conversation only");
+    const direct = row.kind === "direct";
+    const toInstance = direct && caller.kind === "human" ? (data.to_instance ?? null) : null;
     const result = await db.$transaction(async (tx) => {
-      const participants = (await readParticipants(tx, [row.key])).get(row.key) ?? [];
+      await takeAppendLock(tx);
+      const [facts] = await tx.$queryRawUnsafe<WriteFacts[]>(
+        WRITE_FACTS_SQL,
+        row.key,
+        data.replyToSeq ?? null,
+        caller.id,
+        idempotency?.key ?? null,
+        new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString(),
+        row.projectId,
+        toInstance,
+        row.agentId ?? "",
+      );
+      if (!facts) throw new Error("the write's facts query returned nothing");
+      if (facts.replay) {
+        // A repeat of the same request by the same caller answers the first message and writes nothing.
+        if (facts.replay.hash !== idempotency?.hash)
+          throw new HubError("conflict", "this Idempotency-Key was used with another request", { fields: { idempotency_key: "reused_with_other_body" } });
+        return { replayed: Number(facts.replay.response.seq) };
+      }
+      const participants = facts.participants;
       // §9.1: a @handle in a direct conversation is plain text; §9.2: group mentions resolve to current participants.
       const resolved =
         row.kind === "group"
@@ -128,33 +163,21 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
               data.body,
               participants.map((p) => ({
                 member_id: p.memberId,
-                handle: p.handle,
-                names: p.kind === "agent" ? [`${p.ownerHandle}/${p.handle}`] : p.displayName ? [p.displayName] : [],
+                handle: (p.kind === "agent" ? p.agentHandle : p.humanHandle) ?? p.memberId,
+                names: p.kind === "agent" ? [`${p.ownerHandle}/${p.agentHandle}`] : p.displayName ? [p.displayName] : [],
               })),
             )
           : [];
       const pings = pingsOf(caller.id, resolved);
       if (pings > 0) await checkPingRate(tx, caller.id, pings);
-      const direct = row.kind === "direct";
-      const toInstance = direct && caller.kind === "human" ? (data.to_instance ?? null) : null;
       // §9.1: to_instance names one of the agent's instances (a replaced one still counts: it is kept as written).
-      if (toInstance && !(await tx.agentInstance.findFirst({ where: { id: toInstance, agentId: row.agentId ?? "" }, select: { id: true } })))
-        throw HubError.invalid({ to_instance: "not_an_instance" }, "to_instance names no instance of this agent");
+      if (toInstance && !facts.instance_ok) throw HubError.invalid({ to_instance: "not_an_instance" }, "to_instance names no instance of this agent");
       // The message replied to: one of this conversation's messages (B-125, B-126).
-      const replyTo =
-        data.replyToSeq == null
-          ? null
-          : await tx.event.findFirst({ where: { seq: data.replyToSeq, conversationId: row.key, kind: "message" }, select: { seq: true, fromId: true } });
+      const replyTo = facts.reply_to;
       if (data.replyToSeq != null && !replyTo) throw HubError.invalid({ reply_to: "not_in_conversation" }, "the message replied to is not in this conversation");
       // B-068: the consecutive agent messages right before this one.
-      const previous = await tx.event.findFirst({ where: { conversationId: row.key, kind: "message" }, orderBy: { seq: "desc" }, select: { agentRound: true } });
-      const agentRoundsBefore = previous?.agentRound ?? 0;
+      const agentRoundsBefore = facts.previous_round ?? 0;
       const policy = replyPolicyOf(row.policy.replyPolicy);
-      // ROUTER matches the message against what each agent is for.
-      const descriptions =
-        row.kind === "group" && policy === "ROUTER"
-          ? new Map((await tx.agent.findMany({ where: { id: { in: participants.filter((p) => p.kind === "agent").map((p) => p.memberId) } }, select: { id: true, description: true } })).map((a) => [a.id, a.description]))
-          : new Map<string, string>();
       const wake = decideWake({
         conversationKind: row.kind,
         authorId: caller.id,
@@ -162,7 +185,7 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
         participants: participants.map((p) => ({
           member_id: p.memberId,
           kind: p.kind,
-          ...(p.kind === "agent" ? { name: `${p.ownerHandle}/${p.handle}`, description: descriptions.get(p.memberId) ?? "" } : {}),
+          ...(p.kind === "agent" ? { name: `${p.ownerHandle}/${p.agentHandle}`, description: p.description ?? "" } : {}),
         })),
         mentions: resolved,
         toInstance,
@@ -172,44 +195,98 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
         agentRoundsBefore,
       });
       // B-063: the agents a human named ride in metadata.addressedAgents.
-      const metadata = data.metadata || wake.addressedAgents.length ? { ...(data.metadata ?? {}), ...(wake.addressedAgents.length ? { addressedAgents: wake.addressedAgents } : {}) } : undefined;
-      const toId = direct ? (participants.find((p) => p.memberId !== caller.id)?.memberId ?? row.agentId) : row.id;
-      const event = await tx.event.create({
-        data: {
-          kind: "message",
-          type: "chat",
-          projectId: row.projectId,
-          conversationId: row.key,
-          fromId: caller.id,
-          fromInstanceId: caller.kind === "agent" ? caller.instanceId : null,
-          toId,
-          toInstanceId: toInstance,
-          body: data.body,
-          mentions: resolved.map(({ instance, ...m }) => (instance ? { ...m, instance_id: instance } : m)),
-          pings,
-          agentRound: caller.kind === "agent" ? agentRoundsBefore + 1 : 0,
-          replyToSeq: replyTo?.seq ?? null,
-          ...(metadata ? { metadata: metadata as object } : {}),
-          // The audience: every participant (§9.2) / the two parties (§9.1), fixed at write time.
-          audience: { create: participants.map((p) => ({ memberId: p.memberId })) },
-          verdicts: { create: wake.agents.map((v) => ({ agentId: v.agentId, instanceId: v.instanceId, shouldRespond: v.shouldRespond, reason: v.reason })) },
-        },
-        select: messageSelect,
-      });
+      const metadata = data.metadata || wake.addressedAgents.length ? { ...(data.metadata ?? {}), ...(wake.addressedAgents.length ? { addressedAgents: wake.addressedAgents } : {}) } : null;
+      const toId = direct ? (participants.find((p) => p.memberId !== caller.id)?.memberId ?? row.agentId ?? "") : row.id;
+      const mentions = resolved.map(({ instance, ...m }) => (instance ? { ...m, instance_id: instance } : m));
       // Webhook v2: one delivery per agent participant with a webhook, queued with the message and
       // sent after it commits, so a slow receiver never holds the writer (B-163).
-      const agentIds = participants.filter((p) => p.kind === "agent" && p.memberId !== caller.id).map((p) => p.memberId);
-      const hooked = agentIds.length ? await tx.webhook.findMany({ where: { agentId: { in: agentIds } }, select: { agentId: true } }) : [];
-      if (hooked.length) await tx.webhookDelivery.createMany({ data: hooked.map((h) => ({ agentId: h.agentId, eventSeq: event.seq })) });
-      // Only forward: a concurrent post with a higher seq may commit first.
-      await tx.conversation.updateMany({ where: { id: row.key, OR: [{ lastSeq: null }, { lastSeq: { lt: event.seq } }] }, data: { lastSeq: event.seq, lastMessageAt: event.sentAt } });
-      // Whoever speaks has read up to there (§9.2 Read and unread).
-      await tx.participation.updateMany({ where: { conversationId: row.key, memberId: caller.id, leftAt: null }, data: { readMarkerSeq: event.seq } });
-      return { event, audience: participants.map((p) => p.memberId), hooked: hooked.length > 0 };
+      const hooked = participants.filter((p) => p.hooked && p.memberId !== caller.id).map((p) => p.memberId);
+      const sentAt = new Date();
+      const fromInstance = caller.kind === "agent" ? caller.instanceId : null;
+      const agentRound = caller.kind === "agent" ? agentRoundsBefore + 1 : 0;
+      const [written] = await tx.$queryRawUnsafe<{ seq: number }[]>(
+        WRITE_SQL,
+        row.projectId,
+        row.key,
+        caller.id,
+        fromInstance,
+        toId,
+        toInstance,
+        data.body,
+        JSON.stringify(mentions),
+        metadata ? JSON.stringify(metadata) : null,
+        replyTo?.seq ?? null,
+        pings,
+        agentRound,
+        sentAt.toISOString(),
+        participants.map((p) => p.memberId),
+        JSON.stringify(wake.agents.map((v) => ({ agent_id: v.agentId, instance_id: v.instanceId, should_respond: v.shouldRespond, reason: v.reason }))),
+        hooked.map(() => `whd_${randomUUID()}`),
+        hooked,
+        idempotency?.key ?? null,
+        idempotency?.hash ?? null,
+      );
+      if (!written) throw new Error("the write returned no seq");
+      const seq = Number(written.seq);
+      const event: MessageRow & AgentMessageRow = {
+        seq,
+        kind: "message",
+        fromId: caller.id,
+        toId,
+        fromInstanceId: fromInstance,
+        toInstanceId: toInstance,
+        body: data.body,
+        mentions,
+        metadata,
+        sentAt,
+        deliveredAt: null,
+        redacted: false,
+        payload: null,
+        replyToSeq: replyTo?.seq ?? null,
+        redaction: null,
+        conversation: {
+          id: row.key,
+          publicId: row.id,
+          kind: row.kind,
+          title: row.title,
+          createdById: row.createdById,
+          replyPolicy: row.policy.replyPolicy,
+          designatedAgentId: row.policy.designatedAgentId,
+          project: { id: row.projectId, name: row.projectName, bayId: facts.project_bay_id },
+        },
+      };
+      const sender = participants.find((p) => p.memberId === caller.id);
+      const agentMessage = buildAgentMessage(event, {
+        sender: sender ? memberInfoOf(sender) : undefined,
+        present: sender !== undefined,
+        reply: replyTo,
+      });
+      const logEvent: LogEvent = {
+        type: "event",
+        seq,
+        prev: facts.head,
+        kind: "message",
+        sentAt: sentAt.toISOString(),
+        conversationId: row.id,
+        project: { owner: row.projectOwner, slug: row.projectSlug },
+        audience: participants.map((p) => p.memberId),
+        maity: renderMessage(event, { id: caller.id, admin: false }),
+        agent: { event: toUpdatesEvent({ message: agentMessage, row: event }), respond: wake.agents.filter((v) => v.shouldRespond).map((v) => v.agentId) },
+      };
+      return { logEvent, agentMessage, hooked: hooked.length > 0 };
     });
-    bus.publish({ type: "event", seq: result.event.seq, conversationId: row.id, audience: result.audience });
+    if ("replayed" in result) return replayOf(caller, row, result.replayed as number);
+    bus.publish(result.logEvent);
     if (result.hooked) hooks.webhooksQueued?.();
-    return renderMessage(result.event, await readerOf(caller, row.projectId));
+    // A fresh message is read alike by everyone (no redaction reason yet): no reader lookup.
+    return { message: result.logEvent.maity as Message, agentMessage: result.agentMessage, replayed: false };
+  }
+
+  /** The first answer of a repeated request, from the log (the message may have changed since: a redaction). */
+  async function replayOf(caller: Caller, row: KeyRow, seq: number): Promise<Written> {
+    const found = await db.event.findUniqueOrThrow({ where: { seq }, select: logMessageSelect });
+    const [rendered] = await renderForAgent(db, caller.id, [found]);
+    return { message: renderMessage(found, await readerOf(caller, row.projectId)), agentMessage: (rendered as { message: AgentMessage }).message, replayed: true };
   }
 
   /** §1.7: pings a writer may spend per window, counted from the log. */
@@ -235,9 +312,12 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
   }
 
   return {
-    async post(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<Message> {
+    /** POST …/messages; with an Idempotency-Key a repeat answers the first message (replayed, 200). */
+    async post(caller: Caller, ref: unknown, conversationId: string, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
       const data = parseInput(postMessageInput, input);
-      return write(caller, await resolveConversation(db, caller, ref, conversationId), { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null });
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
+      return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
     },
 
     /** The agent API's write into a room it resolved itself (004 §7): the same write. */
@@ -333,9 +413,9 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
      * The live feed's backfill (dashboard): events addressed to the caller after `after`, oldest
      * first, with the project and conversation they belong to. Ids and seqs only: readers reload.
      */
-    async feedSince(caller: Caller, after: number, limit = 100) {
+    async feedSince(caller: Caller, after: number, upTo: number, limit = 100) {
       const rows = await db.event.findMany({
-        where: { seq: { gt: after }, audience: { some: { memberId: caller.id } } },
+        where: { seq: { gt: after, lte: upTo }, audience: { some: { memberId: caller.id } } },
         orderBy: { seq: "asc" },
         take: limit,
         select: { seq: true, kind: true, conversation: { select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } } } },
@@ -360,9 +440,11 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
     },
 
     /** POST …/events with type chat: the same write as POST …/messages (§8.4, M-158). */
-    async postEvent(caller: Caller, ref: unknown, input: unknown): Promise<Message> {
+    async postEvent(caller: Caller, ref: unknown, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
       const data = parseInput(postEventInput, input);
-      return write(caller, await resolveConversation(db, caller, ref, data.conversation_id), { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null });
+      const row = await resolveConversation(db, caller, ref, data.conversation_id);
+      const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
+      return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
     },
   };
 
@@ -456,3 +538,109 @@ export function renderEvent(row: MessageRow, reader: MessageReader): HubEvent {
     payload,
   };
 }
+
+/** A written (or replayed) message, in both surfaces' shapes. */
+export interface Written {
+  message: Message;
+  agentMessage: AgentMessage;
+  replayed: boolean;
+}
+
+/** The message columns both surfaces and the bus render from. */
+export const logMessageSelect = {
+  ...messageSelect,
+  ...agentMessageSelect,
+  redaction: messageSelect.redaction,
+  conversation: { select: { ...messageSelect.conversation.select, ...agentMessageSelect.conversation.select } },
+} as const;
+
+type ParticipantFacts = {
+  memberId: string;
+  kind: "human" | "agent";
+  humanHandle: string | null;
+  displayName: string | null;
+  agentHandle: string | null;
+  description: string | null;
+  ownerId: string | null;
+  ownerHandle: string | null;
+  ownerName: string | null;
+  ownerBayId: string | null;
+  ownerBay: string | null;
+  hooked: boolean;
+};
+
+type WriteFacts = {
+  head: number;
+  previous_round: number | null;
+  reply_to: { seq: number; fromId: string; body: string | null; redacted: boolean } | null;
+  replay: { hash: string; response: { seq: number } } | null;
+  project_bay_id: string;
+  participants: ParticipantFacts[];
+  instance_ok: boolean;
+};
+
+function memberInfoOf(p: ParticipantFacts): MemberInfo {
+  if (p.kind === "human") return { name: oneLine(p.displayName ?? p.memberId), visitingFrom: null };
+  return {
+    name: oneLine(`${p.ownerHandle}/${p.agentHandle}`),
+    visitingFrom: { bayId: p.ownerBayId ?? "", bay: p.ownerBay ?? "", sponsor: { id: p.ownerId ?? "", name: oneLine(p.ownerName ?? "") } },
+  };
+}
+
+/**
+ * Everything the write decides from, read in one statement after the append lock: the log's head
+ * (the new event's `prev`), the previous message's agent round, the reply target, an earlier
+ * request with the same idempotency key, the project's Bay, the participants (with what mentions,
+ * routing, rendering and webhooks need) and whether to_instance names one of the agent's instances.
+ * $1 conversation key, $2 reply_to seq, $3 caller, $4 idempotency key, $5 oldest live key time,
+ * $6 project, $7 to_instance, $8 the direct conversation's agent.
+ */
+const WRITE_FACTS_SQL = `
+SELECT
+  (SELECT coalesce(max(seq), 0)::int FROM events) AS head,
+  (SELECT agent_round FROM events WHERE conversation_id = $1 AND kind = 'message' ORDER BY seq DESC LIMIT 1) AS previous_round,
+  (SELECT json_build_object('seq', seq, 'fromId', from_id, 'body', body, 'redacted', redacted)
+     FROM events WHERE seq = $2::int AND conversation_id = $1 AND kind = 'message') AS reply_to,
+  (SELECT json_build_object('hash', request_hash, 'response', response)
+     FROM idempotency_keys WHERE caller_id = $3 AND key = $4::text AND created_at > $5::timestamp) AS replay,
+  (SELECT bay_id FROM projects WHERE id = $6) AS project_bay_id,
+  (SELECT coalesce(json_agg(json_build_object(
+       'memberId', p.member_id, 'kind', p.member_kind, 'humanHandle', h.handle, 'displayName', h.display_name,
+       'agentHandle', a.handle, 'description', a.description, 'ownerId', a.owner_id, 'ownerHandle', oh.handle,
+       'ownerName', oh.display_name, 'ownerBayId', oh.bay_id, 'ownerBay', ob.handle, 'hooked', w.agent_id IS NOT NULL
+     ) ORDER BY p.joined_at, p.id), '[]'::json)
+     FROM participations p
+     LEFT JOIN humans h ON h.id = p.member_id
+     LEFT JOIN agents a ON a.id = p.member_id
+     LEFT JOIN humans oh ON oh.id = a.owner_id
+     LEFT JOIN bays ob ON ob.id = oh.bay_id
+     LEFT JOIN webhooks w ON w.agent_id = p.member_id
+     WHERE p.conversation_id = $1 AND p.left_at IS NULL) AS participants,
+  EXISTS (SELECT 1 FROM agent_instances WHERE id = $7::text AND agent_id = $8) AS instance_ok`;
+
+/**
+ * The write, one statement: the event, its audience, the verdicts, the webhook deliveries, the
+ * conversation's head (only forward), the writer's read marker (whoever speaks has read up to
+ * there, §9.2) and the idempotency key (a key older than its life is replaced).
+ */
+const WRITE_SQL = `
+WITH e AS (
+  INSERT INTO events (kind, type, project_id, conversation_id, from_id, from_instance_id, to_id, to_instance_id, body,
+                      mentions, metadata, reply_to_seq, pings, agent_round, sent_at)
+  VALUES ('message', 'chat', $1, $2, $3, $4::text, $5, $6::text, $7, $8::jsonb, $9::jsonb, $10::int, $11::int, $12::int, $13::timestamp)
+  RETURNING seq, sent_at),
+a AS (INSERT INTO event_audience (event_seq, member_id) SELECT e.seq, m FROM e, unnest($14::text[]) AS m),
+v AS (INSERT INTO routing_verdicts (event_seq, agent_id, instance_id, should_respond, reason)
+      SELECT e.seq, v.agent_id, v.instance_id, v.should_respond, v.reason
+      FROM e, jsonb_to_recordset($15::jsonb) AS v(agent_id text, instance_id text, should_respond boolean, reason text)),
+w AS (INSERT INTO webhook_deliveries (id, agent_id, event_seq)
+      SELECT h.id, h.agent_id, e.seq FROM e, unnest($16::text[], $17::text[]) AS h(id, agent_id)),
+c AS (UPDATE conversations SET last_seq = e.seq, last_message_at = e.sent_at FROM e
+      WHERE conversations.id = $2 AND (conversations.last_seq IS NULL OR conversations.last_seq < e.seq)),
+r AS (UPDATE participations SET read_marker_seq = e.seq FROM e
+      WHERE participations.conversation_id = $2 AND participations.member_id = $3 AND participations.left_at IS NULL
+        AND participations.read_marker_seq < e.seq),
+k AS (INSERT INTO idempotency_keys (caller_id, key, request_hash, response, created_at)
+      SELECT $3, $18::text, $19::text, json_build_object('seq', e.seq)::jsonb, e.sent_at FROM e WHERE $18::text IS NOT NULL
+      ON CONFLICT (caller_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created_at = EXCLUDED.created_at)
+SELECT seq FROM e`;

@@ -51,12 +51,13 @@ export const conversationRoutes: AgentRoute[] = [
   {
     method: "POST",
     path: new RegExp(`^/api/agent-api/conversations/${ROOM}/messages$`),
-    doc: { path: `${R}/messages`, summary: "Send a message (§7); 404 for a room the agent is not in", body: agentSendInput, response: agentMessageSchema, status: 201 },
+    doc: { path: `${R}/messages`, summary: "Send a message (§7); 404 for a room the agent is not in; a repeat with the same Idempotency-Key or clientMessageId answers the first message (200)", body: agentSendInput, response: agentMessageSchema, status: 201 },
     // B-116: not in the room → 404, the same as an unknown id.
     handler: async ({ hub, agent, match, req }) => {
       const body = await jsonBody(req);
       if (!body.ok) return body.response;
-      return answer(201, await hub.agents.send(agent, decodeURIComponent(match[1] ?? ""), body.value));
+      const sent = await hub.agents.send(agent, decodeURIComponent(match[1] ?? ""), body.value, req.headers.get("idempotency-key"));
+      return answer(sent.replayed ? 200 : 201, sent.message);
     },
   },
   {

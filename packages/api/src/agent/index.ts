@@ -21,6 +21,8 @@ function renderError(error: HubError): Response {
   const fields = error.details.fields;
   if (fields?.reply_to) return refuse(400, "INVALID_REPLY_TARGET", "replyToMessageId names no message of this conversation"); // B-126
   if (fields?.["metadata.type"] === "reserved") return refuse(400, "RESERVED_MESSAGE_TYPE", error.message, { fields }); // B-118, OQ-B-13
+  if (fields?.idempotency_key === "reused_with_other_body") return refuse(409, "IDEMPOTENCY_KEY_REUSED", error.message, { fields });
+  if (fields?.idempotency_key) return refuse(400, "INVALID_REQUEST", error.message, { fields });
   if (fields?.code === "invalid_or_expired") return refuse(400, "INVALID_PAIRING_CODE", error.message);
   const code = error.code === "invalid" ? "INVALID_REQUEST" : error.code.toUpperCase();
   const extra: Record<string, unknown> = fields ? { fields } : {};
@@ -55,7 +57,7 @@ export async function handleAgentApi(hub: Hub, req: Request): Promise<Response> 
     return await route.handler({ hub, req, url, match, agent: caller });
   } catch (error) {
     // B-138: the one error a poller must handle, exactly as the spec writes it.
-    if (error instanceof CursorExpired) return refuse(409, "CURSOR_EXPIRED", "cursor_expired");
+    if (error instanceof CursorExpired || (error as Error | null)?.name === "CursorExpired") return refuse(409, "CURSOR_EXPIRED", "cursor_expired");
     if (isHubError(error)) return renderError(error);
     console.error(error);
     return refuse(500, "INTERNAL", "internal error");

@@ -120,39 +120,33 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
       // B-155: a new connection displaces the old one, closed with 4000.
       open.get(key)?.close(WS_CLOSE.displaced, "displaced by a newer connection");
       open.set(key, session);
-      const listener = hub.feed.listen(agent.id);
+      const stream = await hub.feed.open(agent.id, resume);
       try {
-        const position = await hub.feed.resolve(agent.id, resume);
         // B-154: the same recovery as 409 CURSOR_EXPIRED; the stream goes on from now.
-        if (position.expired) await send({ t: "reset" });
-        let seq = position.seq;
+        if (stream.start.expired) await send({ t: "reset" });
+        let seq = stream.start.seq;
         let announce = true;
-        let read = true;
         while (!done) {
-          if (read) {
-            const batch = await hub.feed.read(agent.id, seq);
-            if (done) break;
-            if (batch.events.length > 0) {
-              for (const event of batch.events) void send({ t: "event", ...event }).catch(() => {});
-              await send({ t: "cursor", cursor: encodeUpdatesCursor(batch.seq) });
-              // The cursor frame is written: the batch is the client's (v1.23: its own token marks delivery).
-              await hub.feed.delivered(agent.id, batch.events);
-              seq = batch.seq;
-              announce = false;
-              continue;
-            }
-          }
           if (announce) await send({ t: "cursor", cursor: encodeUpdatesCursor(seq) });
-          const woke = await listener.next(idleCursorMs, stopped.signal);
-          // B-153: an idle socket keeps a position — without reading the log, which only an event moves.
-          announce = woke === "timeout";
-          read = woke === "event";
+          const batch = await stream.next(idleCursorMs, stopped.signal);
+          if (done) break;
+          if (!batch) {
+            // B-153: an idle socket keeps a position, without reading the log.
+            announce = true;
+            continue;
+          }
+          for (const event of batch.events) void send({ t: "event", ...event }).catch(() => {});
+          await send({ t: "cursor", cursor: encodeUpdatesCursor(batch.seq) });
+          // The cursor frame is written: the batch is the client's (v1.23: its own token marks delivery).
+          await hub.feed.delivered(agent.id, batch.events);
+          seq = batch.seq;
+          announce = false;
         }
       } catch (error) {
         // A send that failed because the peer went away ends the stream; anything else is ours.
         if (!done && ws.readyState === ws.OPEN) throw error;
       } finally {
-        listener.stop();
+        stream.stop();
       }
     }
   }

@@ -38,7 +38,7 @@ import {
   revokeTokenInput,
   updateGroupInput,
 } from "@maity/domain";
-import { type BusMessage, reaches } from "@maity/hub";
+import { type BusMessage, type LogEvent, reaches } from "@maity/hub";
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
@@ -57,6 +57,8 @@ const noContent = z.null();
 const idempotencyKey = z.string({ error: "a string" }).min(1, "1–200 characters").max(200, "1–200 characters").optional();
 /** tRPC's infinite queries send `direction`; lists page forward only, so it is accepted and ignored. */
 const direction = z.enum(["forward", "backward"], { error: "forward or backward" }).optional();
+/** A posted message, and whether it is the first answer of a repeated request (Idempotency-Key). */
+const postedOutput = z.object({ replayed: z.boolean(), message: messageSchema });
 const createGroupOutput = z.object({ replayed: z.boolean(), conversation: groupViewSchema });
 const pick = <T extends Record<string, unknown>, K extends string>(input: T, keys: readonly K[]) =>
   Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as unknown as Partial<Pick<T, K & keyof T>>;
@@ -145,47 +147,53 @@ export const appRouter = router({
      */
     feed: authedProcedure.input(z.object({ lastEventId: z.string().nullish() }).optional()).subscription(async function* ({ ctx, input, signal }) {
       const caller = ctx.caller;
-      const queue: BusMessage[] = [];
+      // Follow the ordered log first (events after the process's head, each once, in seq order),
+      // then catch up from the log only for a resume; side messages (typing, redactions, reads) come unordered.
+      await ctx.hub.bus.ready();
+      const queue: (LogEvent | BusMessage)[] = [];
       let wake: (() => void) | null = null;
-      const stop = ctx.hub.bus.subscribe((message) => {
+      const push = (message: LogEvent | BusMessage) => {
         if (!reaches(message, caller.id)) return;
         queue.push(message);
         wake?.();
-      });
+      };
+      const follower = ctx.hub.bus.follow(push);
+      const stopSide = ctx.hub.bus.subscribe((m) => m.type !== "event" && push(m));
       const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
       try {
         const resumeFrom = Number(input?.lastEventId);
-        let last = Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : await ctx.hub.messages.lastSeq();
-        const backfill = async function* () {
-          for (;;) {
-            const batch = await ctx.hub.messages.feedSince(caller, last);
-            for (const item of batch) {
-              last = item.seq;
-              yield tracked(String(item.seq), liveEventSchema.parse(item));
-            }
-            if (batch.length < 100) return;
+        const resuming = Number.isInteger(resumeFrom) && resumeFrom >= 0;
+        let last = resuming ? Math.max(resumeFrom, follower.head) : follower.head;
+        if (resuming && resumeFrom < follower.head) {
+          for (let after = resumeFrom; ; ) {
+            const batch = await ctx.hub.messages.feedSince(caller, after, follower.head);
+            for (const item of batch) yield tracked(String(item.seq), liveEventSchema.parse(item));
+            after = batch.at(-1)?.seq ?? after;
+            if (batch.length < 100) break;
           }
-        };
-        yield* backfill();
+        }
         while (!signal?.aborted) {
           if (queue.length === 0) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
           wake = null;
-          const messages = queue.splice(0);
-          if (messages.some((m) => m.type === "event")) yield* backfill();
-          for (const m of messages) {
-            // Someone writing (an agent's POST …/typing): shown for a moment, nothing to resume from.
-            if (m.type === "typing") {
+          for (const m of queue.splice(0)) {
+            if (m.type === "event") {
+              if (m.seq <= last) continue;
+              last = m.seq;
+              const item = { seq: m.seq, kind: m.kind, conversation_id: m.conversationId, project: m.project, ...(m.maity ? { message: m.maity } : {}) };
+              yield tracked(String(m.seq), item);
+            } else if (m.type === "typing") {
+              // Someone writing (an agent's POST …/typing): shown for a moment, nothing to resume from.
               yield { seq: 0, kind: "typing", conversation_id: m.conversationId, project: m.project, member_id: m.memberId };
-              continue;
+            } else if (m.type === "redaction" || m.type === "read") {
+              const place = await ctx.hub.messages.eventPlace(m.seq);
+              // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
+              if (place) yield { seq: m.seq, kind: m.type, ...place };
             }
-            if (m.type !== "redaction" && m.type !== "read") continue;
-            const place = await ctx.hub.messages.eventPlace(m.seq);
-            // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
-            if (place) yield { seq: m.seq, kind: m.type, ...place };
           }
         }
       } finally {
-        stop();
+        follower.stop();
+        stopSide();
       }
     }),
   }),
@@ -277,10 +285,23 @@ export const appRouter = router({
       .output(messagePage)
       .query(({ ctx, input }) => ctx.hub.messages.list(ctx.caller, input, input.conversation_id, pick(input, ["after", "before", "limit"]))),
     post: authedProcedure
-      .meta({ rest: { method: "POST", path: `${C}/messages`, status: 201, summary: "Post a chat message" } })
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...postMessageInput.shape }))
-      .output(messageSchema)
-      .mutation(({ ctx, input }) => ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance", "reply_to"]))),
+      .meta({
+        rest: {
+          method: "POST",
+          path: `${C}/messages`,
+          status: 201,
+          summary: "Post a chat message; a repeat with the same Idempotency-Key answers the first message (200) and writes nothing",
+          headers: { "idempotency-key": "idempotency_key" },
+          respond: (out: z.infer<typeof postedOutput>) => ({ status: out.replayed ? 200 : 201, body: out.message }),
+          responseSchema: messageSchema,
+        },
+      })
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...postMessageInput.shape, idempotency_key: idempotencyKey }))
+      .output(postedOutput)
+      .mutation(async ({ ctx, input }) => {
+        const written = await ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance", "reply_to"]), input.idempotency_key ?? null);
+        return { replayed: written.replayed, message: written.message };
+      }),
     redact: authedProcedure
       .meta({ rest: { method: "POST", path: `${C}/messages/{seq}/redact`, summary: "Redact a message (§8.5); it keeps its place" } })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.string({ error: "a seq" }).or(z.number().int()), ...redactInput.shape }))
@@ -294,10 +315,23 @@ export const appRouter = router({
       .output(eventPage)
       .query(({ ctx, input }) => ctx.hub.messages.events(ctx.caller, input, pick(input, ["after", "limit"]))),
     post: authedProcedure
-      .meta({ rest: { method: "POST", path: `${P}/events`, status: 201, summary: "Post an event; type chat is the same write as POST …/messages (§8.4)" } })
-      .input(z.strictObject({ ...projectRef.shape, ...postEventInput.shape }))
-      .output(messageSchema)
-      .mutation(({ ctx, input }) => ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]))),
+      .meta({
+        rest: {
+          method: "POST",
+          path: `${P}/events`,
+          status: 201,
+          summary: "Post an event; type chat is the same write as POST …/messages (§8.4), Idempotency-Key included",
+          headers: { "idempotency-key": "idempotency_key" },
+          respond: (out: z.infer<typeof postedOutput>) => ({ status: out.replayed ? 200 : 201, body: out.message }),
+          responseSchema: messageSchema,
+        },
+      })
+      .input(z.strictObject({ ...projectRef.shape, ...postEventInput.shape, idempotency_key: idempotencyKey }))
+      .output(postedOutput)
+      .mutation(async ({ ctx, input }) => {
+        const written = await ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]), input.idempotency_key ?? null);
+        return { replayed: written.replayed, message: written.message };
+      }),
   }),
   agents: router({
     mine: humanProcedure

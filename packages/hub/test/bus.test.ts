@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { GAP_WAIT_MS, LiveBus, type LogEvent } from "../src/bus.ts";
+
+// Issue 12 / DESIGN §1: the bus hands the log's events on in seq order, each once, whatever order
+// their publishes arrive in (concurrent requests, other instances' NOTIFYs); a link missing for a
+// moment is read from the log once per process.
+
+const ev = (seq: number, prev: number, audience = ["agt-a"]): LogEvent => ({
+  type: "event",
+  seq,
+  prev,
+  kind: "message",
+  sentAt: new Date().toISOString(),
+  conversationId: "cnv-1",
+  project: { owner: "o", slug: "s" },
+  audience,
+  agent: { event: { seq } as never, respond: [] },
+});
+
+async function busAt(head: number, loader: (after: number, upTo: number) => Promise<LogEvent[]> = async () => []) {
+  const bus = new LiveBus();
+  bus.attach(async () => head, loader);
+  await bus.ready();
+  const seen: number[] = [];
+  const follower = bus.follow((e) => seen.push(e.seq));
+  return { bus, seen, follower };
+}
+
+describe("LiveBus: the ordered log (issue 12)", () => {
+  it("delivers out-of-order publishes in seq order, each once; the follower starts at the process's head", async () => {
+    const { bus, seen, follower } = await busAt(10);
+    expect(follower.head).toBe(10);
+    bus.publish(ev(13, 12));
+    bus.publish(ev(12, 11));
+    expect(seen).toEqual([]);
+    bus.publish(ev(11, 10));
+    expect(seen).toEqual([11, 12, 13]);
+    bus.publish(ev(12, 11)); // a NOTIFY echo or a repeat
+    bus.publish(ev(9, 8)); // older than the head
+    expect(seen).toEqual([11, 12, 13]);
+    await bus.close();
+  });
+
+  it("a hole in the seqs (a rolled-back append) is no gap: prev names the last event that exists", async () => {
+    const { bus, seen } = await busAt(10);
+    bus.publish(ev(11, 10));
+    bus.publish(ev(14, 11)); // 12 and 13 were drawn and rolled back
+    expect(seen).toEqual([11, 14]);
+    await bus.close();
+  });
+
+  it("a link that never arrives is read from the log once, after a short wait, then the rest follows", async () => {
+    const loads: [number, number][] = [];
+    const { bus, seen } = await busAt(10, async (after, upTo) => {
+      loads.push([after, upTo]);
+      return [ev(11, 10), ev(12, 11)].filter((e) => e.seq > after && e.seq <= upTo);
+    });
+    bus.publish(ev(13, 12));
+    bus.publish(ev(14, 13));
+    expect(seen).toEqual([]);
+    await new Promise((r) => setTimeout(r, GAP_WAIT_MS * 3));
+    expect(loads).toEqual([[10, 12]]);
+    expect(seen).toEqual([11, 12, 13, 14]);
+    // The late NOTIFY of 12 changes nothing.
+    bus.publish(ev(12, 11));
+    expect(seen).toEqual([11, 12, 13, 14]);
+    await bus.close();
+  });
+
+  it("keeps recent events for a listener a little behind; none when the ring does not reach back", async () => {
+    const { bus } = await busAt(10);
+    for (let seq = 11; seq <= 15; seq++) bus.publish(ev(seq, seq - 1));
+    expect(bus.recent(12, 15)?.map((e) => e.seq)).toEqual([13, 14, 15]);
+    expect(bus.recent(15, 15)).toEqual([]);
+    expect(bus.recent(5, 15)).toBeNull();
+    // A redaction takes the rendering out of the ring: a catch-up then reads the log.
+    bus.publish({ type: "redaction", seq: 14, conversationId: "cnv-1", audience: ["agt-a"] });
+    expect(bus.recent(12, 15)?.find((e) => e.seq === 14)?.agent).toBeUndefined();
+    await bus.close();
+  });
+
+  it("events published before the head is known wait for it; those at or below it are dropped", async () => {
+    const bus = new LiveBus();
+    let release: (head: number) => void = () => {};
+    bus.attach(() => new Promise<number>((r) => (release = r)), async () => []);
+    const ready = bus.ready();
+    bus.publish(ev(20, 19));
+    bus.publish(ev(21, 20));
+    release(20);
+    await ready;
+    const seen: number[] = [];
+    bus.follow((e) => seen.push(e.seq));
+    bus.publish(ev(22, 21));
+    expect(seen).toEqual([22]);
+    expect(bus.recent(20, 22)?.map((e) => e.seq)).toEqual([21, 22]);
+    await bus.close();
+  });
+});
