@@ -20,15 +20,11 @@ import { cpus, loadavg } from "node:os";
 import { eventId } from "@maity/domain";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
-import { createHub } from "@maity/hub";
+import { APPEND_LOCK_KEY, createHub } from "@maity/hub";
 import { startApiServer } from "../src/node.ts";
 
-/**
- * The gap-free append lock (issue 12): one transaction-scoped advisory lock taken just before the
- * event insert serialises appends, so commit order is seq order. The limit side takes it; the hub
- * is adopting it (until then the key lives here).
- */
-export const APPEND_LOCK_KEY = 7244;
+// The limit takes the hub's own gap-free append lock (packages/hub/src/append.ts): the same
+// durable work includes serialising appends, so commit order is seq order.
 
 const ROUNDS = 4;
 /** Per round and side: sequential posts (latency), then posts by 8 clients at once (throughput). */
