@@ -14,3 +14,4 @@ export * from "./instructions.ts";
 export * from "./permissions.ts";
 export * from "./agentApi.ts";
 export * from "./history.ts";
+export * from "./live.ts";

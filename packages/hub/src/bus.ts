@@ -35,7 +35,7 @@ export interface LogEvent {
  */
 export type BusMessage =
   | LogEvent
-  | { type: "redaction" | "read"; seq: number; conversationId: string | null; audience: string[] }
+  | { type: "redaction" | "read"; seq: number; conversationId: string | null; project?: { owner: string; slug: string }; audience: string[] }
   | { type: "typing"; conversationId: string; project: { owner: string; slug: string }; memberId: string; audience: string[] }
   | { type: "credentials"; agentId: string };
 

@@ -308,7 +308,7 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
       where: { conversationId: row.key, memberId: caller.id, leftAt: null, readMarkerSeq: { lt: highest } },
       data: { readMarkerSeq: highest },
     });
-    bus.publish({ type: "read", seq: highest, conversationId: row.id, audience: [caller.id] });
+    bus.publish({ type: "read", seq: highest, conversationId: row.id, project: { owner: row.projectOwner, slug: row.projectSlug }, audience: [caller.id] });
   }
 
   return {
@@ -318,6 +318,17 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
       const row = await resolveConversation(db, caller, ref, conversationId);
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
+    },
+
+    /**
+     * The dashboard's explicit, debounced "read up to here" (issue 12): it shows messages from the
+     * live feed without reading them, then moves the marker, capped at the chat's last message.
+     */
+    async markReadUpTo(caller: Caller, ref: unknown, conversationId: string, seq: number): Promise<{ read_marker: number | null }> {
+      const row = await resolveConversation(db, caller, ref, conversationId);
+      const highest = Math.min(seq, row.last?.seq ?? 0);
+      await markRead(caller, row, highest);
+      return { read_marker: row.access === "observer" ? null : Math.max(highest, row.marker ?? 0) };
     },
 
     /** The agent API's write into a room it resolved itself (004 §7): the same write. */
@@ -385,7 +396,8 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
         const audience = await tx.eventAudience.findMany({ where: { eventSeq: seq }, select: { memberId: true } });
         return { event: await tx.event.findUniqueOrThrow({ where: { seq }, select: messageSelect }), audience: audience.map((a) => a.memberId), changed: !event.redacted };
       });
-      if (redacted.changed) bus.publish({ type: "redaction", seq, conversationId: row.id, audience: redacted.audience });
+      if (redacted.changed)
+        bus.publish({ type: "redaction", seq, conversationId: row.id, project: { owner: row.projectOwner, slug: row.projectSlug }, audience: redacted.audience });
       return renderMessage(redacted.event, await readerOf(caller, row.projectId));
     },
 

@@ -185,7 +185,7 @@ export const appRouter = router({
               // Someone writing (an agent's POST …/typing): shown for a moment, nothing to resume from.
               yield { seq: 0, kind: "typing", conversation_id: m.conversationId, project: m.project, member_id: m.memberId };
             } else if (m.type === "redaction" || m.type === "read") {
-              const place = await ctx.hub.messages.eventPlace(m.seq);
+              const place = m.project ? { conversation_id: m.conversationId, project: m.project } : await ctx.hub.messages.eventPlace(m.seq);
               // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
               if (place) yield { seq: m.seq, kind: m.type, ...place };
             }
@@ -302,6 +302,11 @@ export const appRouter = router({
         const written = await ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance", "reply_to"]), input.idempotency_key ?? null);
         return { replayed: written.replayed, message: written.message };
       }),
+    /** The dashboard's "read up to here" after showing messages the live feed brought (issue 12). */
+    markRead: authedProcedure
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.number({ error: "a message seq" }).int("a message seq").min(0) }))
+      .output(z.object({ read_marker: z.number().int().nullable() }))
+      .mutation(({ ctx, input }) => ctx.hub.messages.markReadUpTo(ctx.caller, input, input.conversation_id, input.seq)),
     redact: authedProcedure
       .meta({ rest: { method: "POST", path: `${C}/messages/{seq}/redact`, summary: "Redact a message (§8.5); it keeps its place" } })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.string({ error: "a seq" }).or(z.number().int()), ...redactInput.shape }))
