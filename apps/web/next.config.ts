@@ -1,8 +1,10 @@
 import type { NextConfig } from "next";
 
+// Next serves the dashboard's pages and assets only; apps/web/server.ts answers /api itself, so no
+// server code of the hub (API, database drivers) is bundled here. The pages use @maity/domain's
+// schemas and types.
 const config: NextConfig = {
-  transpilePackages: ["@maity/api", "@maity/hub", "@maity/domain", "@maity/db", "@maity/client"],
-  serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/adapter-pg", "pg"],
+  transpilePackages: ["@maity/domain", "@maity/client"],
   poweredByHeader: false,
 };
 export default config;

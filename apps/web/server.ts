@@ -1,11 +1,15 @@
-// The app server: Next's request handler plus the agent protocol's WebSocket (/api/agent-api/ws),
-// on HOST/PORT (default 127.0.0.1:3000).
-import { createServer } from "node:http";
+// The app server on HOST/PORT (default 127.0.0.1:3000). Every /api/* request — REST, tRPC with its
+// SSE subscriptions, the agent API — and the agent protocol's WebSocket (/api/agent-api/ws) are
+// answered by @maity/api's own dispatch (serveApi, the same code the API tests run on their bare
+// server); Next serves only the dashboard's pages and assets and never sees an API request or,
+// in production, an upgrade. One module graph: the API and the hub are loaded once, here.
+import { EventEmitter } from "node:events";
+import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeHub, getHub, runtimeOptionsFromEnv } from "@maity/api";
+import { isApiPath, pathOf, serveApi } from "@maity/api/node";
 import next from "next";
-import { agentSocketServer } from "@maity/api/ws";
 
 const dev = process.env.NODE_ENV !== "production";
 const hostname = process.env.HOST || "127.0.0.1";
@@ -21,36 +25,44 @@ const hub = await getHub(options);
 const health = hub.health();
 console.log(`maity: database ${health.database.engine}${health.database.engine === "pglite" ? ` at ${options.dataDir}` : ""}`);
 
-const app = next({ dev, hostname, port, dir });
+// Next's request handler attaches its own `upgrade` listener to `httpServer`, or else to the server
+// of the first request it handles (setupWebSocketHandler in next/dist/server/next.js), and in
+// production that listener ends upgrades whose path matches a route. Give it this emitter instead
+// (`httpServer` is read nowhere else in Next 16), so the only upgrade listener on the real server is
+// the one below. In production nothing is ever emitted on it; in dev it carries the hot-reload
+// socket to Next — `app.getUpgradeHandler()` cannot: on a custom server it ends in
+// NextNodeServer.handleUpgrade, which does nothing, and the socket would hang.
+const nextUpgrades = new EventEmitter();
+const app = next({ dev, hostname, port, dir, httpServer: nextUpgrades as unknown as Server });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const agentSockets = agentSocketServer(hub);
+const api = serveApi(hub);
 
 const server = createServer((req, res) => {
-  // The client's address for the pre-auth limits of the agent API; never the client's own claim.
-  req.headers["x-maity-remote"] = req.socket.remoteAddress ?? "unknown";
+  if (isApiPath(pathOf(req))) {
+    api.request(req, res);
+    return;
+  }
   handle(req, res).catch((error: unknown) => {
     console.error(error);
+    if (res.headersSent) return void res.destroy();
     res.statusCode = 500;
     res.end("internal error");
   });
 });
 server.on("upgrade", (req, socket, head) => {
-  const { pathname } = new URL(req.url ?? "/", "http://localhost");
-  if (pathname === "/api/agent-api/ws") {
-    void agentSockets.upgrade(req, socket, head);
-  } else if (dev) {
-    app.getUpgradeHandler()(req, socket, head);
-  } else {
-    socket.destroy();
-  }
+  if (api.upgrade(req, socket, head)) return;
+  // Dev: Next's hot reload (/_next/hmr), through the listener Next put on the emitter with its first
+  // page request; never an /api path. Production: nothing else upgrades.
+  if (dev && !isApiPath(pathOf(req)) && nextUpgrades.emit("upgrade", req, socket, head)) return;
+  socket.destroy();
 });
 server.listen(port, hostname, () => console.log(`maity: listening on http://${hostname}:${port}`));
 
 const stop = async () => {
   // B-156: 4003, the server is going away.
-  agentSockets.closeAll();
+  api.closeAll();
   server.close();
   await closeHub();
   process.exit(0);

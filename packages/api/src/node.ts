@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import type { Hub } from "@maity/hub";
 import { handleAgentApi } from "./agent/index.ts";
@@ -6,9 +7,39 @@ import { type AgentSocketOptions, agentSocketServer } from "./agent/ws.ts";
 import { handleTrpc } from "./fetch.ts";
 import { handleRest } from "./rest/index.ts";
 
-// The hub's API on a bare Node HTTP server — REST, tRPC, the agent API and its WebSocket — without
-// the dashboard. Tests, benches and real clients (curl, Python) talk to it on 127.0.0.1; the app
-// server (apps/web/server.ts) serves the same handlers through Next.
+// The hub's API on Node's HTTP server — REST, tRPC, the agent API and its WebSocket. One dispatch,
+// `serveApi`, answers them all; the app server (apps/web/server.ts) hands it every /api/* request
+// and the socket upgrade (Next serves only the dashboard's pages and assets), and the bare test
+// server `startApiServer` (tests, benches, real clients on 127.0.0.1) is the same dispatch without
+// the dashboard. So the shipped server and the tested server run the same code in one module graph.
+
+/** The agent protocol's WebSocket path (004 §11). */
+export const AGENT_SOCKET_PATH = "/api/agent-api/ws";
+
+/** Whether a request path is the hub's API (`/api` and everything under it). */
+export function isApiPath(pathname: string): boolean {
+  return pathname === "/api" || pathname.startsWith("/api/");
+}
+
+/** The path of a Node request, without its query. */
+export function pathOf(req: IncomingMessage): string {
+  // Read as toRequest reads it, so routing here and in the handlers agree.
+  try {
+    return new URL(`http://localhost${req.url ?? "/"}`).pathname;
+  } catch {
+    return req.url ?? "/";
+  }
+}
+
+/** The request's URL on its own Host; a Host that is no host name is not the handlers' problem. */
+function requestUrl(req: IncomingMessage): string {
+  const path = req.url ?? "/";
+  try {
+    return new URL(`http://${req.headers.host ?? "127.0.0.1"}${path}`).href;
+  } catch {
+    return new URL(`http://127.0.0.1${path}`).href;
+  }
+}
 
 /** Node's request as a fetch Request; the signal aborts when the client goes away. */
 export function toRequest(req: IncomingMessage, res: ServerResponse): Request {
@@ -24,7 +55,7 @@ export function toRequest(req: IncomingMessage, res: ServerResponse): Request {
     if (!res.writableFinished) aborted.abort();
   });
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
+  return new Request(requestUrl(req), {
     method: req.method ?? "GET",
     headers,
     signal: aborted.signal,
@@ -32,10 +63,103 @@ export function toRequest(req: IncomingMessage, res: ServerResponse): Request {
   } as RequestInit);
 }
 
+/**
+ * Writes a fetch Response to Node's response as it is produced: the head first, then the body
+ * chunk by chunk (an SSE subscription or a held long-poll streams; nothing is buffered whole), and
+ * stops reading — cancelling the body — when the client goes away.
+ */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   res.statusCode = response.status;
-  for (const [name, value] of response.headers) res.setHeader(name, value);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  // Each Set-Cookie is its own header; every other name comes once (Headers joins repeats).
+  const cookies = response.headers.getSetCookie();
+  for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
+  if (cookies.length) res.setHeader("set-cookie", cookies);
+  const body = response.body;
+  if (!body || res.req.method === "HEAD") {
+    await body?.cancel().catch(() => {});
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = body.getReader();
+  const gone = () => {
+    reader.cancel().catch(() => {});
+  };
+  res.once("close", gone);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) {
+        // Back-pressure: wait until the client has taken it (or has gone away).
+        await new Promise<void>((resolve) => {
+          const on = () => {
+            res.off("drain", on);
+            res.off("close", on);
+            resolve();
+          };
+          res.on("drain", on);
+          res.on("close", on);
+        });
+      }
+    }
+    if (!res.destroyed) res.end();
+  } catch (error) {
+    // A body that fails half-way cannot change the status any more: cut the connection.
+    if (!res.destroyed) res.destroy(error instanceof Error ? error : new Error(String(error)));
+  } finally {
+    res.off("close", gone);
+  }
+}
+
+/** The API's dispatch on Node: `request` answers any HTTP request it is given, `upgrade` the agent socket. */
+export interface ApiListener {
+  /** REST, tRPC (incl. its SSE subscriptions) and the agent API, by path. */
+  request(req: IncomingMessage, res: ServerResponse): void;
+  /** Takes an upgrade of /api/agent-api/ws and answers true; any other path is left to the caller (false). */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** B-156: closes every open agent socket with 4003 (the server is going away). */
+  closeAll(): void;
+  /** Open agent sockets. */
+  readonly sockets: number;
+}
+
+export function serveApi(hub: Hub, options: { sockets?: AgentSocketOptions } = {}): ApiListener {
+  const sockets = agentSocketServer(hub, options.sockets);
+  return {
+    request(req, res) {
+      Promise.resolve()
+        .then(() => {
+          const request = toRequest(req, res);
+          const path = new URL(request.url).pathname;
+          const handler = path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
+          return handler(hub, request);
+        })
+        .then((response) => writeResponse(response, res))
+        .catch((error: unknown) => {
+          console.error(error);
+          if (res.headersSent) {
+            res.destroy();
+            return;
+          }
+          res.statusCode = 500;
+          res.setHeader("content-type", "application/json; charset=utf-8");
+          res.end(JSON.stringify({ error: "internal error", code: "INTERNAL" }));
+        });
+    },
+    upgrade(req, socket, head) {
+      if (pathOf(req) !== AGENT_SOCKET_PATH) return false;
+      sockets.upgrade(req, socket, head).catch((error: unknown) => {
+        console.error(error);
+        socket.destroy();
+      });
+      return true;
+    },
+    closeAll: () => sockets.closeAll(),
+    get sockets() {
+      return sockets.size;
+    },
+  };
 }
 
 export interface ApiServer {
@@ -46,22 +170,10 @@ export interface ApiServer {
 
 /** Listens on 127.0.0.1 (a free port unless given) and stops, with its sockets, on close(). */
 export async function startApiServer(hub: Hub, options: { port?: number; sockets?: AgentSocketOptions } = {}): Promise<ApiServer> {
-  const sockets = agentSocketServer(hub, options.sockets);
-  const server = createServer((req, res) => {
-    const request = toRequest(req, res);
-    const path = new URL(request.url).pathname;
-    const handler = path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
-    handler(hub, request)
-      .then((response) => writeResponse(response, res))
-      .catch((error: unknown) => {
-        console.error(error);
-        res.statusCode = 500;
-        res.end();
-      });
-  });
+  const api = serveApi(hub, options);
+  const server = createServer(api.request);
   server.on("upgrade", (req, socket, head) => {
-    if (new URL(req.url ?? "/", "http://localhost").pathname === "/api/agent-api/ws") void sockets.upgrade(req, socket, head);
-    else socket.destroy();
+    if (!api.upgrade(req, socket, head)) socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const address = server.address();
@@ -70,7 +182,7 @@ export async function startApiServer(hub: Hub, options: { port?: number; sockets
     server,
     url: `http://127.0.0.1:${port}`,
     close: async () => {
-      sockets.closeAll();
+      api.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

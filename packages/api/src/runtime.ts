@@ -1,9 +1,9 @@
 import { type Hub, openHub, seedDemo, DEMO_LOGINS } from "@maity/hub";
 
-// One hub per process. The custom server and Next's bundled route handlers are separate module
-// instances, so the hub lives on globalThis: PGlite's data folder must be opened only once.
-const KEY = Symbol.for("maity.hub");
-type Slot = { [KEY]?: Promise<Hub> };
+// One hub per process: PGlite's data folder must be opened only once. The app server
+// (apps/web/server.ts) loads this package in its one module graph (Next's bundle holds no API code:
+// the server answers /api itself), so a module-level slot is the process's slot.
+let slot: Promise<Hub> | undefined;
 
 export interface RuntimeOptions {
   databaseUrl?: string | undefined;
@@ -17,8 +17,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Run
 }
 
 export function getHub(options: RuntimeOptions = runtimeOptionsFromEnv()): Promise<Hub> {
-  const slot = globalThis as Slot;
-  slot[KEY] ??= (async () => {
+  slot ??= (async () => {
     const hub = await openHub({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
     const log = options.log ?? ((line: string) => console.log(line));
     if (hub.database.migrations.ran.length) log(`maity: applied migrations ${hub.database.migrations.ran.join(", ")}`);
@@ -28,12 +27,11 @@ export function getHub(options: RuntimeOptions = runtimeOptionsFromEnv()): Promi
     }
     return hub;
   })();
-  return slot[KEY];
+  return slot;
 }
 
 export async function closeHub(): Promise<void> {
-  const slot = globalThis as Slot;
-  const hub = slot[KEY];
-  delete slot[KEY];
+  const hub = slot;
+  slot = undefined;
   if (hub) await (await hub).close();
 }

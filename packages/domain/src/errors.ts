@@ -19,7 +19,8 @@ export type HubErrorDetails = {
   [key: string]: unknown;
 };
 
-// A brand instead of instanceof: the custom server and Next's bundle hold separate copies of this module.
+// A brand as well as the class: recognised even across two copies of this module (the app server
+// once had two module graphs; it has one now, and the brand costs nothing).
 const BRAND = Symbol.for("maity.HubError");
 
 export class HubError extends Error {
