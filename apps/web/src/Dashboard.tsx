@@ -9,6 +9,7 @@ import { OpenChat } from "./OpenChat";
 import { NewGroup } from "./NewGroup";
 import { hubErrorOf, useTRPC } from "./trpc";
 import { itemTitle, timeLabel } from "./format";
+import { applyLiveEvent } from "./liveCache";
 
 export type Open = { owner: string; slug: string; id: string } | null;
 type Project = { owner: string; slug: string };
@@ -45,9 +46,12 @@ export function Dashboard({ open }: { open: Open }) {
           liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
           return;
         }
-        void queryClient.invalidateQueries({ queryKey: trpc.conversations.mine.pathKey() });
-        void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
-        if (event.kind !== "message") void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });
+        // Issue 12: a message or a read updates the cached lists in place; anything else reads them again.
+        const lists = [trpc.conversations.mine.pathKey(), trpc.conversations.list.pathKey()];
+        if (!(me.data && applyLiveEvent(queryClient, lists, event, me.data.id, open))) {
+          for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
+        }
+        if (event.kind !== "message" && event.kind !== "read") void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });
         liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
       },
     }),

@@ -67,16 +67,34 @@ function useTimeline({ owner, slug, id }: Props, onRead: () => void) {
     },
     [client, owner, slug, id, merge],
   );
+  // Issue 12: a live message arrives rendered; it is shown at once, and the marker moves with one
+  // debounced markRead however many arrive together — no read of the window per message.
+  const pendingRead = useRef<{ seq: number; timer: ReturnType<typeof setTimeout> | null }>({ seq: 0, timer: null });
+  const markRead = useCallback(
+    (seq: number) => {
+      const pending = pendingRead.current;
+      pending.seq = Math.max(pending.seq, seq);
+      if (pending.timer) return;
+      pending.timer = setTimeout(() => {
+        pending.timer = null;
+        void client.messages.markRead.mutate({ owner, slug, conversation_id: id, seq: pending.seq }).catch(() => {});
+      }, 400);
+    },
+    [client, owner, slug, id],
+  );
   useEffect(() => {
     const onLive = (e: Event) => {
       const event = (e as CustomEvent<LiveEvent>).detail;
       if (event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
       if (event.kind === "redaction") void refreshOne(event.seq);
-      else if (event.kind === "message") void readForward();
+      else if (event.kind === "message" && event.message) {
+        merge([event.message]);
+        markRead(event.message.seq);
+      } else if (event.kind === "message") void readForward();
     };
     liveEvents?.addEventListener("live", onLive);
     return () => liveEvents?.removeEventListener("live", onLive);
-  }, [id, owner, slug, readForward, refreshOne]);
+  }, [id, owner, slug, readForward, refreshOne, merge, markRead]);
   return { items, earlier, state, error, loadEarlier, merge, refreshOne };
 }
 
@@ -163,8 +181,8 @@ export function OpenChat(props: Props) {
         lead={mine && "meat_proxy_lead" in mine ? Boolean(mine.meat_proxy_lead) : false}
         human={me.kind === "human"}
         onPosted={(m) => {
+          // The lists learn of it from the live feed (issue 12): nothing to read again here.
           timeline.merge([m]);
-          invalidateLists();
         }}
       />
     </article>

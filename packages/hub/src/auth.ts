@@ -1,6 +1,6 @@
 import { HubError, loginInput, parseInput, tokenKindOf } from "@maity/domain";
 import type { Db } from "@maity/db";
-import type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
+import type { Caller, HumanCaller } from "./caller.ts";
 import { mintSecret, sha256, verifyPassword } from "./credentials.ts";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
