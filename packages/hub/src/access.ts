@@ -15,10 +15,10 @@ export async function projectOf(db: Db | Tx, ref: unknown) {
 }
 
 /** The conversation as `caller` sees it (participant, party or observer), or not_found. */
-export async function resolveConversation(db: Db | Tx, caller: Caller, ref: unknown, conversationId: string): Promise<KeyRow> {
+export async function resolveConversation(db: Db | Tx, caller: Caller, ref: unknown, conversationId: string, options: { lean?: boolean } = {}): Promise<KeyRow> {
   const project = await projectOf(db, ref);
   if (!project || conversationId.length === 0 || conversationId.length > 100) throw conversationNotFound();
-  const [row] = await readKeys(db, caller, { projectId: project.id, observed: true, conversationId });
+  const [row] = await readKeys(db, caller, { projectId: project.id, observed: true, conversationId, lean: options.lean ?? false });
   if (!row) throw conversationNotFound();
   return row;
 }

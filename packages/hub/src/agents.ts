@@ -235,9 +235,9 @@ export function toUpdatesEvent(rendered: { message: AgentMessage; row: AgentMess
 
 export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
   /** One of the agent's rooms by its global id, as the Maity read model sees it; null otherwise. */
-  async function room(agent: AgentCaller, key: string): Promise<KeyRow | null> {
+  async function room(agent: AgentCaller, key: string, lean = false): Promise<KeyRow | null> {
     if (!plausibleKey(key)) return null;
-    const [row] = await readKeys(db, agent, { conversationKey: key, observed: false });
+    const [row] = await readKeys(db, agent, { conversationKey: key, observed: false, lean });
     return row ?? null;
   }
 
@@ -407,7 +407,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       for (const reserved of SERVER_METADATA_KEYS)
         if (data.metadata && reserved in data.metadata) throw HubError.invalid({ [`metadata.${reserved}`]: "server_set" }, `metadata.${reserved} is set by the hub`);
       const replyToSeq = data.replyToMessageId == null ? null : seqOfMessageId(data.replyToMessageId);
-      const row = await room(agent, key);
+      const row = await room(agent, key, true);
       if (!row) throw HubError.notFound("conversation not found");
       // An id that names no message of the log is outside this conversation too (B-126).
       if (data.replyToMessageId != null && replyToSeq === null) throw HubError.invalid({ reply_to: "not_in_conversation" }, "the message replied to is not in this conversation");

@@ -315,7 +315,7 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
     /** POST …/messages; with an Idempotency-Key a repeat answers the first message (replayed, 200). */
     async post(caller: Caller, ref: unknown, conversationId: string, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
       const data = parseInput(postMessageInput, input);
-      const row = await resolveConversation(db, caller, ref, conversationId);
+      const row = await resolveConversation(db, caller, ref, conversationId, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
     },
@@ -454,7 +454,7 @@ export function messagesService(db: Db, bus: LiveBus, hooks: { webhooksQueued?: 
     /** POST …/events with type chat: the same write as POST …/messages (§8.4, M-158). */
     async postEvent(caller: Caller, ref: unknown, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
       const data = parseInput(postEventInput, input);
-      const row = await resolveConversation(db, caller, ref, data.conversation_id);
+      const row = await resolveConversation(db, caller, ref, data.conversation_id, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
     },

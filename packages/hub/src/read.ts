@@ -94,7 +94,8 @@ const dateOrNull = (v: Date | string | null): Date | null => (v === null ? null 
 // conversation exists only while its agent is a member (§9.1). observed: group chats an agent the
 // caller owns is in while the caller is not (§9.2 "reads along"); across projects only where the
 // caller is a member (§9.3 "Only memberships count"), in one project's routes also from outside.
-const KEYS_SQL = `
+/** Who sees which conversation, and how (participant, party, observer): decided here only. */
+const ACCESS_SQL = `
 WITH my_projects AS (
   SELECT m.project_id FROM memberships m
   WHERE m.member_id = $1 AND m.status = 'active' AND ($3::text IS NULL OR m.project_id = $3)
@@ -123,6 +124,9 @@ observed AS (
   GROUP BY c.id
 ),
 visible AS (SELECT * FROM mine UNION ALL SELECT * FROM observed)
+`;
+
+const KEYS_SQL = `${ACCESS_SQL}
 SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
        b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name,
        (pr.archived_at IS NOT NULL) AS project_archived,
@@ -148,18 +152,36 @@ JOIN bays b ON b.id = pr.bay_id
 -- conversations.last_seq is the newest message: inside the window exactly when above its start.
 LEFT JOIN events lm ON lm.seq = c.last_seq AND c.last_seq > v.window_seq`;
 
+/** The same access, without the list's counts, last message and pin: what a write needs (issue 12). */
+const WRITE_KEYS_SQL = `${ACCESS_SQL}
+SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
+       b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name,
+       (pr.archived_at IS NOT NULL) AS project_archived,
+       v.access, v.window_seq, v.marker,
+       c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
+       c.reply_policy, c.designated_agent_id, c.max_agent_rounds, c.custom_rules,
+       NULL::timestamp AS agent_joined_at, c.last_seq, NULL::text AS last_from, left(NULL::text, $6) AS last_body,
+       NULL::timestamp AS last_sent_at, NULL::boolean AS last_redacted,
+       NULL::int AS unread, NULL::int AS mentions_unread, false AS pinned
+FROM visible v
+JOIN conversations c ON c.id = v.id
+JOIN projects pr ON pr.id = c.project_id
+JOIN bays b ON b.id = pr.bay_id`;
+
 export interface KeysQuery {
   projectId?: string | null;
   observed?: boolean;
   conversationId?: string | null;
   /** The internal key (the agent API's global conversation id). */
   conversationKey?: string | null;
+  /** Only access and the conversation's own fields (a write's check): no counts, last message or pin. */
+  lean?: boolean;
 }
 
 /** One statement: every conversation `caller` sees (in a project, or across its memberships). */
 export async function readKeys(db: Db | Tx, caller: Caller, query: KeysQuery): Promise<KeyRow[]> {
   const rows = await db.$queryRawUnsafe<RawKeyRow[]>(
-    KEYS_SQL,
+    query.lean ? WRITE_KEYS_SQL : KEYS_SQL,
     caller.id,
     caller.kind,
     query.projectId ?? null,
