@@ -126,13 +126,16 @@ observed AS (
 visible AS (SELECT * FROM mine UNION ALL SELECT * FROM observed)
 `;
 
-const KEYS_SQL = `${ACCESS_SQL}
-SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
+/** The conversation's own columns and the caller's access, as both selects start. */
+const CONVERSATION_COLUMNS = `SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
        b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name,
        (pr.archived_at IS NOT NULL) AS project_archived,
        v.access, v.window_seq, v.marker,
        c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
-       c.reply_policy, c.designated_agent_id, c.max_agent_rounds, c.custom_rules,
+       c.reply_policy, c.designated_agent_id, c.max_agent_rounds, c.custom_rules,`;
+
+const KEYS_SQL = `${ACCESS_SQL}
+${CONVERSATION_COLUMNS}
        (SELECT am.joined_at FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id) AS agent_joined_at,
        lm.seq AS last_seq, lm.from_id AS last_from, left(lm.body, $6) AS last_body, lm.sent_at AS last_sent_at, lm.redacted AS last_redacted,
        CASE WHEN v.access = 'observer' THEN NULL WHEN c.last_seq IS NULL OR c.last_seq <= GREATEST(v.window_seq, v.marker) THEN 0 ELSE (
@@ -154,12 +157,7 @@ LEFT JOIN events lm ON lm.seq = c.last_seq AND c.last_seq > v.window_seq`;
 
 /** The same access, without the list's counts, last message and pin: what a write needs (issue 12). */
 const WRITE_KEYS_SQL = `${ACCESS_SQL}
-SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
-       b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name,
-       (pr.archived_at IS NOT NULL) AS project_archived,
-       v.access, v.window_seq, v.marker,
-       c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
-       c.reply_policy, c.designated_agent_id, c.max_agent_rounds, c.custom_rules,
+${CONVERSATION_COLUMNS}
        NULL::timestamp AS agent_joined_at, c.last_seq, NULL::text AS last_from, left(NULL::text, $6) AS last_body,
        NULL::timestamp AS last_sent_at, NULL::boolean AS last_redacted,
        NULL::int AS unread, NULL::int AS mentions_unread, false AS pinned
