@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaClient } from "./generated/client.ts";
-import { applyMigrations, type MigrationState, type SqlRunner } from "./migrate.ts";
+import { applyMigrations, type MigrationState, type SqlExecutor, type SqlRunner } from "./migrate.ts";
 
 export interface DatabaseOptions {
   /** postgresql://… selects PostgreSQL; otherwise the embedded PGlite in dataDir. */
@@ -16,7 +16,7 @@ export interface Database {
   prisma: PrismaClient;
   engine: "pglite" | "postgresql";
   migrations: MigrationState;
-  /** Raw SQL outside Prisma (migrations, test resets). */
+  /** Raw SQL on the same driver, outside Prisma (migrations, the chat write's transaction); observed too. */
   sql: SqlRunner;
   /** Calls `listener` with every SQL statement Prisma sends (tests count statements, benches too). */
   observeQueries(listener: (sql: string) => void): () => void;
@@ -36,15 +36,38 @@ export interface PubSub {
 
 type QueryEvents = { $on(event: "query", listener: (e: { query: string }) => void): void };
 
-/** One Prisma `query` subscription fanned out to observers that come and go. */
-function queryObserver(prisma: unknown): Database["observeQueries"] {
+/** Observers of every SQL statement: Prisma's `query` events and the raw runner's own. */
+function statementObservers(prisma: unknown) {
   const listeners = new Set<(sql: string) => void>();
-  (prisma as QueryEvents).$on("query", (e) => {
-    for (const listener of listeners) listener(e.query);
-  });
-  return (listener) => {
+  const emit = (sql: string) => {
+    for (const listener of listeners) listener(sql);
+  };
+  (prisma as QueryEvents).$on("query", (e) => emit(e.query));
+  const observe: Database["observeQueries"] = (listener) => {
     listeners.add(listener);
     return () => listeners.delete(listener);
+  };
+  return { emit, observe };
+}
+
+/** The raw runner, reporting each statement (BEGIN and COMMIT included) to the observers. */
+function observed(sql: SqlRunner, emit: (text: string) => void): SqlRunner {
+  const wrap = (x: SqlExecutor): SqlExecutor => ({
+    exec: (text) => {
+      emit(text);
+      return x.exec(text);
+    },
+    query: (text, params) => {
+      emit(text);
+      return x.query(text, params);
+    },
+  });
+  return {
+    ...wrap(sql),
+    transaction: (fn) => {
+      emit("BEGIN");
+      return sql.transaction((tx) => fn(wrap(tx))).finally(() => emit("COMMIT"));
+    },
   };
 }
 
@@ -83,12 +106,13 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   };
   const migrations = migrate ? await applyMigrations(sql) : await applyMigrations(sql, { dryRun: true });
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg), log: [{ emit: "event", level: "query" }] });
+  const statements = statementObservers(prisma);
   return {
     prisma,
     engine: "pglite",
     migrations,
-    sql,
-    observeQueries: queryObserver(prisma),
+    sql: observed(sql, statements.emit),
+    observeQueries: statements.observe,
     close: async () => {
       await prisma.$disconnect();
       await pg.close();
@@ -127,12 +151,13 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   };
   const migrations = migrate ? await applyMigrations(sql) : await applyMigrations(sql, { dryRun: true });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: [{ emit: "event", level: "query" }] });
+  const statements = statementObservers(prisma);
   return {
     prisma,
     engine: "postgresql",
     migrations,
-    sql,
-    observeQueries: queryObserver(prisma),
+    sql: observed(sql, statements.emit),
+    observeQueries: statements.observe,
     pubsub: postgresPubSub(url, pool, pgMod.default.Client),
     close: async () => {
       await prisma.$disconnect();

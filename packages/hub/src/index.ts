@@ -42,7 +42,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
   // The bus orders the log's events by their chain and reads the log only for a gap (bus.ts).
   bus.attach(() => logHead(db), logLoader(db));
   const queued: { webhooksQueued?: () => void } = {};
-  const messages = messagesService(db, bus, queued);
+  const messages = messagesService(db, database.sql, bus, queued);
   const agents = agentService(db, bus, messages);
   const webhooks = webhookService(db, agents, options.webhooks);
   queued.webhooksQueued = webhooks.kick;
