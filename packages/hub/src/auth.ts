@@ -1,11 +1,12 @@
 import { HubError, loginInput, parseInput, tokenKindOf } from "@maity/domain";
-import type { Db } from "@maity/db";
+import type { Db, SqlExecutor } from "@maity/db";
 import type { Caller, HumanCaller } from "./caller.ts";
 import { mintSecret, sha256, verifyPassword } from "./credentials.ts";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
-export function authService(db: Db) {
+/** `sql` is the driver itself: every request authenticates, so it skips Prisma's per-query work (issue 12). */
+export function authService(db: Db, sql: SqlExecutor) {
   return {
     /** Password login → a session secret for the cookie. A wrong handle and a wrong password answer alike. */
     async login(input: unknown): Promise<{ session: string; human: HumanCaller; expiresAt: Date }> {
@@ -26,10 +27,9 @@ export function authService(db: Db) {
     /** A session cookie → its human, in one statement; an expired or unknown session is null. */
     async fromSession(session: string | null | undefined): Promise<HumanCaller | null> {
       if (!session) return null;
-      const [row] = await db.$queryRawUnsafe<{ id: string; handle: string; display_name: string }[]>(
+      const [row] = await sql.query<{ id: string; handle: string; display_name: string }>(
         `SELECT h.id, h.handle, h.display_name FROM sessions s JOIN humans h ON h.id = s.human_id WHERE s.id = $1 AND s.expires_at > $2::timestamp`,
-        sha256(session),
-        new Date().toISOString(),
+        [sha256(session), new Date().toISOString()],
       );
       return row ? { kind: "human", id: row.id, handle: row.handle, name: row.display_name } : null;
     },
@@ -40,7 +40,7 @@ export function authService(db: Db) {
      */
     async fromToken(token: string | null | undefined, instanceId?: string | null): Promise<Caller | null> {
       if (!token || !tokenKindOf(token)) return null;
-      const [row] = await db.$queryRawUnsafe<TokenRow[]>(TOKEN_SQL, sha256(token), instanceId ?? null);
+      const [row] = await sql.query<TokenRow>(TOKEN_SQL, [sha256(token), instanceId ?? null]);
       if (!row) return null;
       if (row.kind === "human" && row.human_id) return { kind: "human", id: row.human_id, handle: row.human_handle ?? "", name: row.display_name ?? "" };
       if (row.kind === "agent" && row.agent_id) {

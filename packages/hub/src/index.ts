@@ -51,7 +51,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
     db,
     bus,
     admin: adminService(db, bus),
-    auth: authService(db),
+    auth: authService(db, database.sql),
     conversations: conversationService(db),
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
