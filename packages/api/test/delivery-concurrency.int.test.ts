@@ -381,10 +381,8 @@ describe(`issue 12: every acknowledged message reaches every listener exactly on
   it(`B-127 B-129 B-131 B-144 /updates long-poll on instance ${onPostgres ? "B" : "A"}, each answer's cursor into the next call: every acknowledged message once, in seq order`, () =>
     expectEvery(L.updates));
 
-  // Not in order: deliveries are independent rows, sent up to 20 at a time by each instance's worker
-  // and retried with backoff, and the webhook contract (B-162…B-179) promises no order. The console
-  // line reports how many arrived out of order.
-  it("B-162 B-163 the webhook receiver, every signature checked: every acknowledged message once (in any order)", () => expectEvery(L.webhook, false));
+  // In order too: each agent's oldest pending delivery goes first (webhooks.ts), on every instance.
+  it("B-162 B-163 the webhook receiver, every signature checked: every acknowledged message once, in seq order", () => expectEvery(L.webhook));
 
   it("M-146 M-149 the dashboard's live.feed over SSE, tracked by seq: every acknowledged message once, in seq order", () => expectEvery(L.sse));
 });

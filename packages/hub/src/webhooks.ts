@@ -131,12 +131,18 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
   async function drain(): Promise<void> {
     for (;;) {
       const now = new Date();
-      const due = await db.webhookDelivery.findMany({
-        where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-        orderBy: { nextAttemptAt: "asc" },
-        take: 20,
-        select: { id: true, agentId: true, eventSeq: true, attempts: true },
-      });
+      // In seq order per agent (issue 12): only each agent's oldest pending delivery is due, so a
+      // receiver sees its messages in the log's order; different agents are sent in parallel.
+      const due = (
+        await db.$queryRawUnsafe<{ id: string; agent_id: string; event_seq: number; attempts: number }[]>(
+          `SELECT id, agent_id, event_seq, attempts FROM (
+             SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, attempts, next_attempt_at, locked_until
+             FROM webhook_deliveries WHERE status = 'pending' ORDER BY agent_id, event_seq) head
+           WHERE next_attempt_at <= $1::timestamp AND (locked_until IS NULL OR locked_until < $1::timestamp)
+           ORDER BY event_seq LIMIT 20`,
+          now.toISOString(),
+        )
+      ).map((r) => ({ id: r.id, agentId: r.agent_id, eventSeq: Number(r.event_seq), attempts: Number(r.attempts) }));
       if (due.length === 0 || closed) break;
       await Promise.all(
         due.map(async (d) => {
