@@ -451,7 +451,7 @@ for (const r of results) {
     `hub/limit CPU of this process a message (limit ÷ hub): ${pct(cpuPerMessage(r.limit) / cpuPerMessage(r.hub))}${r.engine === "postgresql" ? " (PostgreSQL's own CPU not included)" : " (PGlite included)"}`,
   );
   console.log(
-    `statements per message: hub ${r.hubStatements.length} logged by Prisma${r.beginUnlogged ? " + its unlogged BEGIN" : ""}${r.notifies ? ` + ${r.notifies} pg_notify (the bus, outside Prisma)` : ""}; ` +
+    `statements per message: hub ${r.hubStatements.length} observed${r.beginUnlogged ? " + its unlogged BEGIN" : ""}${r.notifies ? ` + ${r.notifies} pg_notify (the bus, outside Prisma)` : ""}; ` +
       "limit 2 before the transaction + BEGIN, 6, COMMIT",
   );
   console.log(`${r.seconds.toFixed(0)} s; load average ${r.load.map((l) => l.toFixed(1)).join(" → ")} on ${cpus().length} cores`);

@@ -71,6 +71,20 @@ function observed(sql: SqlRunner, emit: (text: string) => void): SqlRunner {
   };
 }
 
+/**
+ * The schema's timestamps are `timestamp(3)` holding UTC (Prisma's convention). Both drivers parse
+ * that type as local time; the raw runner reads it as UTC, as Prisma does, whatever TZ the server has.
+ */
+const TIMESTAMP_OID = 1114;
+const utcTimestamp = (value: string): Date => new Date(`${value.replace(" ", "T")}Z`);
+const PGLITE_UTC = { parsers: { [TIMESTAMP_OID]: utcTimestamp } };
+type PgTypes = { getTypeParser(oid: number, format?: "text" | "binary"): unknown };
+function pgUtc(types: PgTypes) {
+  return {
+    getTypeParser: (oid: number, format?: "text" | "binary") => (oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : types.getTypeParser(oid, format)),
+  } as never;
+}
+
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const url = options.databaseUrl;
   if (url && /^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.migrate ?? true);
@@ -93,14 +107,14 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     exec: async (text) => {
       await pg.exec(text);
     },
-    query: async (text, params) => (await pg.query(text, params as unknown[])).rows as never,
+    query: async (text, params) => (await pg.query(text, params as unknown[], PGLITE_UTC)).rows as never,
     transaction: (fn) =>
       pg.transaction(async (tx) =>
         fn({
           exec: async (text) => {
             await tx.exec(text);
           },
-          query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never,
+          query: async (text, params) => (await tx.query(text, params as unknown[], PGLITE_UTC)).rows as never,
         }),
       ),
   };
@@ -128,7 +142,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     exec: async (text) => {
       await pool.query(text);
     },
-    query: async (text, params) => (await pool.query(text, params as unknown[])).rows as never,
+    query: async (text, params) => (await pool.query({ text, values: params as unknown[], types: pgUtc(pgMod.default.types) })).rows as never,
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
@@ -137,7 +151,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
           exec: async (text) => {
             await client.query(text);
           },
-          query: async (text, params) => (await client.query(text, params as unknown[])).rows as never,
+          query: async (text, params) => (await client.query({ text, values: params as unknown[], types: pgUtc(pgMod.default.types) })).rows as never,
         });
         await client.query("COMMIT");
         return result;

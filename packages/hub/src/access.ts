@@ -2,6 +2,7 @@ import { HubError, isManager, parseInput, projectRef } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import { findProject } from "./projects.ts";
 import type { Caller } from "./caller.ts";
+import type { RawQueryable } from "./raw.ts";
 import { type KeyRow, readKeys } from "./read.ts";
 
 // Who may do what to a conversation, decided from the same keys query the list reads (read.ts).
@@ -9,13 +10,13 @@ import { type KeyRow, readKeys } from "./read.ts";
 export const conversationNotFound = (): HubError => HubError.notFound("conversation not found");
 
 /** The project of a conversation route; an unknown project answers like an unknown conversation. */
-export async function projectOf(db: Db | Tx, ref: unknown) {
+export async function projectOf(db: RawQueryable, ref: unknown) {
   const { owner, slug } = parseInput(projectRef, ref);
   return findProject(db, owner, slug);
 }
 
 /** The conversation as `caller` sees it (participant, party or observer), or not_found. */
-export async function resolveConversation(db: Db | Tx, caller: Caller, ref: unknown, conversationId: string, options: { lean?: boolean } = {}): Promise<KeyRow> {
+export async function resolveConversation(db: RawQueryable, caller: Caller, ref: unknown, conversationId: string, options: { lean?: boolean } = {}): Promise<KeyRow> {
   const project = await projectOf(db, ref);
   if (!project || conversationId.length === 0 || conversationId.length > 100) throw conversationNotFound();
   const [row] = await readKeys(db, caller, { projectId: project.id, observed: true, conversationId, lean: options.lean ?? false });

@@ -25,6 +25,7 @@ import type { Db, SqlExecutor, SqlRunner } from "@maity/db";
 import { conversationNotFound, isProjectAdmin, projectOf, refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
 import { type AgentMessageRow, agentMessageSelect, buildAgentMessage, type MemberInfo, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import { APPEND_LOCK_KEY } from "./append.ts";
+import { rawOf } from "./raw.ts";
 import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "./idempotency.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
 import type { Caller } from "./caller.ts";
@@ -115,6 +116,8 @@ export interface WriteInput {
 
 export function messagesService(db: Db, sql: SqlRunner, bus: LiveBus, hooks: { webhooksQueued?: () => void } = {}) {
   const pingRate = parsePingRate(process.env.MAITY_PING_RATE);
+  // The write's own reads on the driver itself (issue 12); everything else stays on Prisma.
+  const raw = rawOf(sql);
 
   async function readerOf(caller: Caller, projectId: string): Promise<MessageReader> {
     return { id: caller.id, admin: caller.kind === "human" && (await isProjectAdmin(db, projectId, caller.id)) };
@@ -318,7 +321,7 @@ export function messagesService(db: Db, sql: SqlRunner, bus: LiveBus, hooks: { w
     /** POST …/messages; with an Idempotency-Key a repeat answers the first message (replayed, 200). */
     async post(caller: Caller, ref: unknown, conversationId: string, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
       const data = parseInput(postMessageInput, input);
-      const row = await resolveConversation(db, caller, ref, conversationId, { lean: true });
+      const row = await resolveConversation(raw, caller, ref, conversationId, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
     },
@@ -457,7 +460,7 @@ export function messagesService(db: Db, sql: SqlRunner, bus: LiveBus, hooks: { w
     /** POST …/events with type chat: the same write as POST …/messages (§8.4, M-158). */
     async postEvent(caller: Caller, ref: unknown, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
       const data = parseInput(postEventInput, input);
-      const row = await resolveConversation(db, caller, ref, data.conversation_id, { lean: true });
+      const row = await resolveConversation(raw, caller, ref, data.conversation_id, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
     },

@@ -1,8 +1,8 @@
 import { projectFullName } from "@maity/domain";
-import type { Db, Tx } from "@maity/db";
+import type { RawQueryable } from "./raw.ts";
 
 /** A project by owner and slug, in one statement (every conversation route starts here). */
-export async function findProject(tx: Tx | Db, owner: string, slug: string) {
+export async function findProject(tx: RawQueryable, owner: string, slug: string) {
   const [row] = await tx.$queryRawUnsafe<{ id: string; slug: string; name: string; archived_at: Date | string | null; owner: string }[]>(
     `SELECT p.id, p.slug, p.name, p.archived_at, b.handle AS owner FROM projects p JOIN bays b ON b.id = p.bay_id WHERE b.handle = $1 AND p.slug = $2`,
     owner,

@@ -13,6 +13,7 @@ import {
   projectFullName,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
+import type { RawQueryable } from "./raw.ts";
 import type { Caller } from "./caller.ts";
 
 // The read side of §9: which conversations a caller sees and how (one keys statement), and what
@@ -177,7 +178,7 @@ export interface KeysQuery {
 }
 
 /** One statement: every conversation `caller` sees (in a project, or across its memberships). */
-export async function readKeys(db: Db | Tx, caller: Caller, query: KeysQuery): Promise<KeyRow[]> {
+export async function readKeys(db: RawQueryable, caller: Caller, query: KeysQuery): Promise<KeyRow[]> {
   const rows = await db.$queryRawUnsafe<RawKeyRow[]>(
     query.lean ? WRITE_KEYS_SQL : KEYS_SQL,
     caller.id,
