@@ -242,3 +242,26 @@ test("tRPC and REST answer on the app server as before (batch, errors, cookies, 
   // The agent API beside them.
   expect((await call("GET", "/api/agent-api/me", { token: agentToken })).json).toMatchObject({ id: "agt-a" });
 });
+
+test("issue 12: a retried send with the same Idempotency-Key writes one message, on the Maity routes and the agent API", async () => {
+  const key = `retry-${Date.now()}`;
+  const body = { body: `retried ${key}` };
+  const first = await call("POST", DM, { token: humanToken, body, headers: { "idempotency-key": key } });
+  const again = await call("POST", DM, { token: humanToken, body, headers: { "idempotency-key": key } });
+  expect([first.status, again.status], again.text).toEqual([201, 200]);
+  expect(again.json).toEqual(first.json);
+  const other = await call("POST", DM, { token: humanToken, body: { body: "something else" }, headers: { "idempotency-key": key } });
+  expect(other.status).toBe(409);
+  expect(other.json).toMatchObject({ error: { code: "conflict", details: { fields: { idempotency_key: "reused_with_other_body" } } } });
+  const rooms = (await call("GET", "/api/agent-api/conversations", { token: agentToken })).json as { conversations: { id: string; maity: { id: string } }[] };
+  const room = rooms.conversations.find((r) => r.maity.id === "agt-a")?.id as string;
+  const send = { content: `agent retried ${key}`, clientMessageId: key };
+  const a = await call("POST", `/api/agent-api/conversations/${room}/messages`, { token: agentToken, body: send });
+  const b = await call("POST", `/api/agent-api/conversations/${room}/messages`, { token: agentToken, body: send });
+  expect([a.status, b.status], b.text).toEqual([201, 200]);
+  expect((b.json as { id: string }).id).toBe((a.json as { id: string }).id);
+  const read = await call("GET", `${DM}?after=${Number((first.json as { seq: number }).seq) - 1}&limit=50`, { token: humanToken });
+  const bodies = (read.json as { items: { body: string }[] }).items.map((m) => m.body);
+  expect(bodies.filter((x) => x === body.body)).toHaveLength(1);
+  expect(bodies.filter((x) => x === send.content)).toHaveLength(1);
+});

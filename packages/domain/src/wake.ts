@@ -104,3 +104,11 @@ export function parsePingRate(value: string | undefined): { pings: number; windo
   const windowSeconds = Number(match[2]);
   return pings > 0 && windowSeconds > 0 ? { pings, windowSeconds } : { ...DEFAULT_PING_RATE };
 }
+
+/**
+ * A reader's shouldRespond for a message: its own verdict, decided once when the message was
+ * written (DESIGN §1; `respond` = the agents whose verdict is true), and never for its own message.
+ */
+export function shouldRespondFor(senderId: string, respond: readonly string[], readerId: string): boolean {
+  return senderId !== readerId && respond.includes(readerId);
+}

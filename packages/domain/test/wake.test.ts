@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideWake, meatProxyFields, parsePingRate, pingsOf } from "../src/index.ts";
+import { decideWake, meatProxyFields, parsePingRate, pingsOf, shouldRespondFor } from "../src/index.ts";
 
 const group = [
   { member_id: "hum-maintainer", kind: "human" as const },
@@ -115,5 +115,15 @@ describe("meatProxyFields (§9.3 Meat proxy per chat; M-203 M-204 M-206 M-207 M-
       "Meat proxy: lead (wants to be led step by step) and hands (acts in the world for the agent). Ping me on Signal.",
     );
     expect(meatProxyFields({ lead: false, hands: true, note: null }, null, false).meat_proxy_note).toBe("Meat proxy: hands (acts in the world for the agent).");
+  });
+});
+
+describe("shouldRespondFor (DESIGN §1: the verdict decided at write time, B-097)", () => {
+  it.each([
+    ["an agent whose verdict is true", "hum-a", ["agt-1"], "agt-1", true],
+    ["an agent without a true verdict", "hum-a", ["agt-1"], "agt-2", false],
+    ["its own message, whatever the list says", "agt-1", ["agt-1"], "agt-1", false],
+  ] as const)("%s", (_, sender, respond, reader, expected) => {
+    expect(shouldRespondFor(sender, respond, reader)).toBe(expected);
   });
 });

@@ -19,6 +19,7 @@ import {
   decodeHistoryCursor,
   encodeHistoryCursor,
   seqOfMessageId,
+  shouldRespondFor,
   parseInput,
   projectFullName,
   RESERVED_MESSAGE_TYPES,
@@ -208,7 +209,7 @@ export async function renderAgentEvents(db: Db | Tx, rows: AgentMessageRow[]): P
 /** The reader's own verdict, decided once when the message was written (DESIGN §1); its own message: false. */
 export const forReader = (message: AgentMessage, respond: readonly string[], readerId: string): AgentMessage => ({
   ...message,
-  shouldRespond: message.senderId !== readerId && respond.includes(readerId),
+  shouldRespond: shouldRespondFor(message.senderId, respond, readerId),
 });
 
 /** Renders messages for one reading agent: sender, mentions (agents only, B-086), its verdict, replyTo. */

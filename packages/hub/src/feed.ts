@@ -1,4 +1,4 @@
-import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, parseInput, seqOfMessageId, type UpdatesAnswer, type UpdatesEvent, updatesQuery } from "@maity/domain";
+import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, parseInput, seqOfMessageId, shouldRespondFor, type UpdatesAnswer, type UpdatesEvent, updatesQuery } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import { logHead } from "./append.ts";
@@ -31,7 +31,7 @@ export type FeedBatch = { events: UpdatesEvent[]; seq: number };
 export function forAgent(event: LogEvent, agentId: string): UpdatesEvent | null {
   if (event.kind !== "message" || !event.agent || !event.audience.includes(agentId)) return null;
   const e = event.agent.event;
-  return { ...e, message: { ...e.message, shouldRespond: e.message.senderId !== agentId && event.agent.respond.includes(agentId) } };
+  return { ...e, message: { ...e.message, shouldRespond: shouldRespondFor(e.message.senderId, event.agent.respond, agentId) } };
 }
 
 export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, options: FeedOptions = {}) {

@@ -9,7 +9,6 @@ import {
   memberKindOf,
   type AgentMessage,
   type Message,
-  oneLine,
   parseInput,
   parsePingRate,
   pingsOf,
@@ -23,9 +22,10 @@ import {
 import { randomUUID } from "node:crypto";
 import type { Db, SqlExecutor, SqlRunner } from "@maity/db";
 import { conversationNotFound, isProjectAdmin, projectOf, refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
-import { type AgentMessageRow, agentMessageSelect, buildAgentMessage, type MemberInfo, renderForAgent, toUpdatesEvent } from "./agents.ts";
-import { APPEND_LOCK_KEY } from "./append.ts";
+import { type AgentMessageRow, agentMessageSelect, buildAgentMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
+import { APPEND_LOCK_KEY, logHead } from "./append.ts";
 import { rawOf } from "./raw.ts";
+import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "./writeSql.ts";
 import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "./idempotency.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
 import type { Caller } from "./caller.ts";
@@ -448,7 +448,7 @@ export function messagesService(db: Db, sql: SqlRunner, bus: LiveBus, hooks: { w
 
     /** The newest seq of the log (where a fresh live feed starts). */
     async lastSeq(): Promise<number> {
-      return (await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+      return logHead(db);
     },
 
     /** Where a redaction happened, for the live feed. */
@@ -572,93 +572,4 @@ export const logMessageSelect = {
   conversation: { select: { ...messageSelect.conversation.select, ...agentMessageSelect.conversation.select } },
 } as const;
 
-type ParticipantFacts = {
-  memberId: string;
-  kind: "human" | "agent";
-  humanHandle: string | null;
-  displayName: string | null;
-  agentHandle: string | null;
-  description: string | null;
-  ownerId: string | null;
-  ownerHandle: string | null;
-  ownerName: string | null;
-  ownerBayId: string | null;
-  ownerBay: string | null;
-  hooked: boolean;
-};
 
-type WriteFacts = {
-  head: number;
-  previous_round: number | null;
-  reply_to: { seq: number; fromId: string; body: string | null; redacted: boolean } | null;
-  replay: { hash: string; response: { seq: number } } | null;
-  project_bay_id: string;
-  participants: ParticipantFacts[];
-  instance_ok: boolean;
-};
-
-function memberInfoOf(p: ParticipantFacts): MemberInfo {
-  if (p.kind === "human") return { name: oneLine(p.displayName ?? p.memberId), visitingFrom: null };
-  return {
-    name: oneLine(`${p.ownerHandle}/${p.agentHandle}`),
-    visitingFrom: { bayId: p.ownerBayId ?? "", bay: p.ownerBay ?? "", sponsor: { id: p.ownerId ?? "", name: oneLine(p.ownerName ?? "") } },
-  };
-}
-
-/**
- * Everything the write decides from, read in one statement after the append lock: the log's head
- * (the new event's `prev`), the previous message's agent round, the reply target, an earlier
- * request with the same idempotency key, the project's Bay, the participants (with what mentions,
- * routing, rendering and webhooks need) and whether to_instance names one of the agent's instances.
- * $1 conversation key, $2 reply_to seq, $3 caller, $4 idempotency key, $5 oldest live key time,
- * $6 project, $7 to_instance, $8 the direct conversation's agent.
- */
-const WRITE_FACTS_SQL = `
-SELECT
-  (SELECT coalesce(max(seq), 0)::int FROM events) AS head,
-  (SELECT agent_round FROM events WHERE conversation_id = $1 AND kind = 'message' ORDER BY seq DESC LIMIT 1) AS previous_round,
-  (SELECT json_build_object('seq', seq, 'fromId', from_id, 'body', body, 'redacted', redacted)
-     FROM events WHERE seq = $2::int AND conversation_id = $1 AND kind = 'message') AS reply_to,
-  (SELECT json_build_object('hash', request_hash, 'response', response)
-     FROM idempotency_keys WHERE caller_id = $3 AND key = $4::text AND created_at > $5::timestamp) AS replay,
-  (SELECT bay_id FROM projects WHERE id = $6) AS project_bay_id,
-  (SELECT coalesce(json_agg(json_build_object(
-       'memberId', p.member_id, 'kind', p.member_kind, 'humanHandle', h.handle, 'displayName', h.display_name,
-       'agentHandle', a.handle, 'description', a.description, 'ownerId', a.owner_id, 'ownerHandle', oh.handle,
-       'ownerName', oh.display_name, 'ownerBayId', oh.bay_id, 'ownerBay', ob.handle, 'hooked', w.agent_id IS NOT NULL
-     ) ORDER BY p.joined_at, p.id), '[]'::json)
-     FROM participations p
-     LEFT JOIN humans h ON h.id = p.member_id
-     LEFT JOIN agents a ON a.id = p.member_id
-     LEFT JOIN humans oh ON oh.id = a.owner_id
-     LEFT JOIN bays ob ON ob.id = oh.bay_id
-     LEFT JOIN webhooks w ON w.agent_id = p.member_id
-     WHERE p.conversation_id = $1 AND p.left_at IS NULL) AS participants,
-  EXISTS (SELECT 1 FROM agent_instances WHERE id = $7::text AND agent_id = $8) AS instance_ok`;
-
-/**
- * The write, one statement: the event, its audience, the verdicts, the webhook deliveries, the
- * conversation's head (only forward), the writer's read marker (whoever speaks has read up to
- * there, §9.2) and the idempotency key (a key older than its life is replaced).
- */
-const WRITE_SQL = `
-WITH e AS (
-  INSERT INTO events (kind, type, project_id, conversation_id, from_id, from_instance_id, to_id, to_instance_id, body,
-                      mentions, metadata, reply_to_seq, pings, agent_round, sent_at)
-  VALUES ('message', 'chat', $1, $2, $3, $4::text, $5, $6::text, $7, $8::jsonb, $9::jsonb, $10::int, $11::int, $12::int, $13::timestamp)
-  RETURNING seq, sent_at),
-a AS (INSERT INTO event_audience (event_seq, member_id) SELECT e.seq, m FROM e, unnest($14::text[]) AS m),
-v AS (INSERT INTO routing_verdicts (event_seq, agent_id, instance_id, should_respond, reason)
-      SELECT e.seq, v.agent_id, v.instance_id, v.should_respond, v.reason
-      FROM e, jsonb_to_recordset($15::jsonb) AS v(agent_id text, instance_id text, should_respond boolean, reason text)),
-w AS (INSERT INTO webhook_deliveries (id, agent_id, event_seq)
-      SELECT h.id, h.agent_id, e.seq FROM e, unnest($16::text[], $17::text[]) AS h(id, agent_id)),
-c AS (UPDATE conversations SET last_seq = e.seq, last_message_at = e.sent_at FROM e
-      WHERE conversations.id = $2 AND (conversations.last_seq IS NULL OR conversations.last_seq < e.seq)),
-r AS (UPDATE participations SET read_marker_seq = e.seq FROM e
-      WHERE participations.conversation_id = $2 AND participations.member_id = $3 AND participations.left_at IS NULL
-        AND participations.read_marker_seq < e.seq),
-k AS (INSERT INTO idempotency_keys (caller_id, key, request_hash, response, created_at)
-      SELECT $3, $18::text, $19::text, json_build_object('seq', e.seq)::jsonb, e.sent_at FROM e WHERE $18::text IS NOT NULL
-      ON CONFLICT (caller_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created_at = EXCLUDED.created_at)
-SELECT seq FROM e`;
