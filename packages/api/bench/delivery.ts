@@ -6,14 +6,18 @@
 // DATABASE_URL=postgresql://… runs the hub on PostgreSQL instead of in-memory PGlite.
 // File descriptors: ~4 per idle agent at 1,000 (socket and poll, both ends) — `ulimit -n` ≥ 8192.
 import { setMaxListeners } from "node:events";
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { openDatabase } from "@maity/db";
 import { createHub } from "@maity/hub";
 import WebSocket, { WebSocketServer } from "ws";
 import { startApiServer } from "../src/node.ts";
 
-const LEVELS = [1, 100, 1000];
+/** BENCH_LEVELS=1000 (comma-separated) and BENCH_SAMPLES=… narrow a run while investigating one figure. */
+const LEVELS = (process.env.BENCH_LEVELS ?? "1,100,1000").split(",").map(Number);
 /** Samples per figure, and the time one figure may take before it stops with fewer. */
-const SAMPLES = 200;
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const WARMUP = 5;
 const FIGURE_BUDGET_MS = 120_000;
 /** Between samples: the measured poll is held (and the previous batch settled) before the post. */
@@ -61,6 +65,16 @@ const started = performance.now();
 /** Takes up to SAMPLES timings of `one` (after WARMUP unrecorded ones), within FIGURE_BUDGET_MS. */
 async function figure(listeners: number, path: string, one: (i: number) => Promise<number | null>): Promise<void> {
   const row: Row = { listeners, path, samples: [], lost: 0 };
+  // How long the one thread (hub, PGlite, clients) was busy elsewhere when a timer was due.
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  // BENCH_PROFILE=dir writes a CPU profile of each hub figure there (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_PROFILE && path.startsWith("hub") ? new Session() : null;
+  if (profile) {
+    profile.connect();
+    await profile.post("Profiler.enable");
+    await profile.post("Profiler.start");
+  }
   const t = performance.now();
   for (let i = 0; i < WARMUP + SAMPLES && performance.now() - t < FIGURE_BUDGET_MS; i++) {
     await sleep(GAP_MS);
@@ -69,8 +83,17 @@ async function figure(listeners: number, path: string, one: (i: number) => Promi
     if (ms === null) row.lost += 1;
     else row.samples.push(ms);
   }
+  loop.disable();
+  if (profile) {
+    const { profile: taken } = await profile.post("Profiler.stop");
+    const file = `${process.env.BENCH_PROFILE}/${listeners}-${path.replace(/\W+/g, "-")}.cpuprofile`;
+    await writeFile(file, JSON.stringify(taken));
+    profile.disconnect();
+    log(`  profile: ${file}`);
+  }
   rows.push(row);
-  log(`  ${path} with ${listeners}: p50 ${percentile(row.samples, 0.5).toFixed(1)} ms, p99 ${percentile(row.samples, 0.99).toFixed(1)} ms, ${row.samples.length} samples${row.lost ? `, ${row.lost} lost` : ""} (${since(t)})`);
+  const delay = `event loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`;
+  log(`  ${path} with ${listeners}: p50 ${percentile(row.samples, 0.5).toFixed(1)} ms, p99 ${percentile(row.samples, 0.99).toFixed(1)} ms, ${row.samples.length} samples${row.lost ? `, ${row.lost} lost` : ""}; ${delay} (${since(t)})`);
 }
 
 /** A client socket that resolves `opened` on open and hands every text frame to `onFrame`. */

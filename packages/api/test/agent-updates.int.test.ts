@@ -171,13 +171,14 @@ describe("GET /updates: displacement and recovery", () => {
   it("B-138 B-145 a cursor whose first missed event is older than the replay window expires; no cursor starts again; cursors survive a restart", async () => {
     const short = createHub(hub.database, { replayWindowMs: 200, limits: { agent: 10_000, updates: 10_000 } });
     const cursor = await now();
+    const before = new Date(Date.now() - 1);
     const posted = await say("hum-maintainer", "agt-a", "while you were away");
     // Within the window: served.
     expect((await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([`evt-${posted.seq}`]);
     await new Promise((r) => setTimeout(r, 300));
     expect(await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).toMatchObject({ status: 409, body: { error: "cursor_expired", code: "CURSOR_EXPIRED" } });
     // Catch up over REST from the per-conversation watermark, then /updates without a cursor.
-    const caughtUp = await call(short, `/conversations/${dmKey}/messages?since=${new Date(Date.now() - 1_000).toISOString()}`, T["agt-a"] as string);
+    const caughtUp = await call(short, `/conversations/${dmKey}/messages?since=${before.toISOString()}`, T["agt-a"] as string);
     expect(caughtUp.body.messages.map((m: { id: string }) => m.id)).toContain(`evt-${posted.seq}`);
     const fresh = await updates("wait=0", T["agt-a"], short);
     expect(fresh).toMatchObject({ status: 200, body: { events: [] } });

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaClient } from "./generated/client.ts";
+import { preparedQueries } from "./prepared.ts";
 import { applyMigrations, type MigrationState, type SqlExecutor, type SqlRunner } from "./migrate.ts";
 
 export interface DatabaseOptions {
@@ -103,18 +104,19 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     pg = new PGlite(dir);
   }
   await pg.waitReady;
+  const prepared = preparedQueries(pg, PGLITE_UTC);
   const sql: SqlRunner = {
     exec: async (text) => {
       await pg.exec(text);
     },
-    query: async (text, params) => (await pg.query(text, params as unknown[], PGLITE_UTC)).rows as never,
+    query: async (text, params) => (await prepared.query(text, params)) as never,
     transaction: (fn) =>
       pg.transaction(async (tx) =>
         fn({
           exec: async (text) => {
             await tx.exec(text);
           },
-          query: async (text, params) => (await tx.query(text, params as unknown[], PGLITE_UTC)).rows as never,
+          query: async (text, params) => (await prepared.queryInTransaction(text, params)) as never,
         }),
       ),
   };
@@ -138,11 +140,22 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   const { PrismaPg } = await import("@prisma/adapter-pg");
   const pgMod = await import("pg");
   const pool = new pgMod.default.Pool({ connectionString: url, max: 10 });
+  const types = pgUtc(pgMod.default.types);
+  // The raw runner's statements are named: each connection parses and plans one once (prepared.ts).
+  const names = new Map<string, string>();
+  const named = (text: string): { text: string; name?: string } => {
+    let name = names.get(text);
+    if (!name && names.size < 256) {
+      name = `maity_${names.size + 1}`;
+      names.set(text, name);
+    }
+    return name ? { text, name } : { text };
+  };
   const sql: SqlRunner = {
     exec: async (text) => {
       await pool.query(text);
     },
-    query: async (text, params) => (await pool.query({ text, values: params as unknown[], types: pgUtc(pgMod.default.types) })).rows as never,
+    query: async (text, params) => (await pool.query({ ...named(text), values: params as unknown[], types })).rows as never,
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
@@ -151,7 +164,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
           exec: async (text) => {
             await client.query(text);
           },
-          query: async (text, params) => (await client.query({ text, values: params as unknown[], types: pgUtc(pgMod.default.types) })).rows as never,
+          query: async (text, params) => (await client.query({ ...named(text), values: params as unknown[], types })).rows as never,
         });
         await client.query("COMMIT");
         return result;

@@ -60,6 +60,8 @@ export interface LogFollower {
 export class LiveBus {
   private emitter = new EventEmitter().setMaxListeners(0);
   private followers = new Set<(event: LogEvent) => void>();
+  /** Followers of one member's events: an event reaches only its audience's (O(audience), not O(listeners)). */
+  private memberFollowers = new Map<string, Set<(event: LogEvent) => void>>();
   /** This process, so it skips its own NOTIFYs (it already emitted them). */
   private readonly origin = randomUUID();
   private pubsub: PubSub | null = null;
@@ -128,6 +130,7 @@ export class LiveBus {
       if (message.type === "redaction")
         this.ring = this.ring.map((e) => (e.seq === message.seq ? { ...e, maity: undefined, agent: undefined } : e)) as LogEvent[];
       this.emitter.emit("message", message);
+      this.emitter.emit(message.type, message);
       return;
     }
     if (this.head !== null && message.seq <= this.head) return;
@@ -170,6 +173,10 @@ export class LiveBus {
     if (this.ring.length > RING_SIZE) this.ring.splice(0, this.ring.length - RING_SIZE);
     this.emitter.emit("message", event);
     for (const follower of this.followers) follower(event);
+    for (const member of event.audience) {
+      const listeners = this.memberFollowers.get(member);
+      if (listeners) for (const follower of listeners) follower(event);
+    }
   }
 
   /** The gap before the oldest waiting event: its events committed before it, so the log has them. */
@@ -193,11 +200,24 @@ export class LiveBus {
 
   /**
    * Follows the ordered log from the process's head on (after `ready()`): `listener` gets every
-   * later event once, in seq order. Events up to `head` are for the caller to read (`recent`).
+   * later event once, in seq order — or, with `memberId`, every later event whose audience holds
+   * that member. Events up to `head` are for the caller to read (`recent`).
    */
-  follow(listener: (event: LogEvent) => void): LogFollower {
-    this.followers.add(listener);
-    return { head: this.head ?? 0, stop: () => this.followers.delete(listener) };
+  follow(listener: (event: LogEvent) => void, memberId?: string): LogFollower {
+    if (memberId === undefined) {
+      this.followers.add(listener);
+      return { head: this.head ?? 0, stop: () => this.followers.delete(listener) };
+    }
+    const own = this.memberFollowers.get(memberId) ?? new Set<(event: LogEvent) => void>();
+    this.memberFollowers.set(memberId, own);
+    own.add(listener);
+    return {
+      head: this.head ?? 0,
+      stop: () => {
+        own.delete(listener);
+        if (own.size === 0 && this.memberFollowers.get(memberId) === own) this.memberFollowers.delete(memberId);
+      },
+    };
   }
 
   /** The kept events after `after`, or null when the ring no longer reaches back that far. */
@@ -207,10 +227,14 @@ export class LiveBus {
     return this.ring.filter((e) => e.seq > after && e.seq <= upTo);
   }
 
-  /** Unordered side messages (and, for compatibility, every delivered event). */
-  subscribe(listener: (message: BusMessage) => void): () => void {
-    this.emitter.on("message", listener);
-    return () => this.emitter.off("message", listener);
+  /**
+   * Unordered side messages (and, for compatibility, every delivered event) — or only those of one
+   * type: an open socket listens for `credentials` alone, so a message costs it nothing.
+   */
+  subscribe(listener: (message: BusMessage) => void, only?: Exclude<BusMessage["type"], "event">): () => void {
+    const name = only ?? "message";
+    this.emitter.on(name, listener);
+    return () => this.emitter.off(name, listener);
   }
 
   async close(): Promise<void> {

@@ -93,7 +93,7 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
       queue.push(mine);
       queued.push(event.seq);
       wake?.();
-    });
+    }, agentId);
     const head = follower.head;
     // No cursor: now, as the log says — this process may not have sequenced the newest event yet.
     let position: number;

@@ -344,7 +344,12 @@ export function messagesService(db: Db, sql: SqlRunner, bus: LiveBus, hooks: { w
     /** §9.1: a direct message to `agentId` handed to it is delivered, once (v1.23: its own token only). */
     async markDeliveredTo(agentId: string, seqs: number[]): Promise<void> {
       if (seqs.length === 0) return;
-      await db.event.updateMany({ where: { seq: { in: seqs }, toId: agentId, deliveredAt: null }, data: { deliveredAt: new Date() } });
+      // On the driver (a prepared statement): it follows every direct message an agent is handed.
+      await sql.query("UPDATE events SET delivered_at = $1::timestamp WHERE seq = ANY($2::int[]) AND to_id = $3 AND delivered_at IS NULL", [
+        new Date().toISOString(),
+        seqs,
+        agentId,
+      ]);
     },
 
     /**

@@ -95,4 +95,36 @@ describe("LiveBus: the ordered log (issue 12)", () => {
     expect(bus.recent(20, 22)?.map((e) => e.seq)).toEqual([21, 22]);
     await bus.close();
   });
+  it("a member's follower gets only the events whose audience holds it, in seq order; it stops alone", async () => {
+    const { bus, seen } = await busAt(0);
+    const a: number[] = [];
+    const b: number[] = [];
+    const stopA = bus.follow((e) => a.push(e.seq), "agt-a");
+    bus.follow((e) => b.push(e.seq), "agt-b");
+    const alsoA: number[] = [];
+    bus.follow((e) => alsoA.push(e.seq), "agt-a");
+    bus.publish(ev(2, 1, ["agt-b"]));
+    bus.publish(ev(1, 0, ["agt-a", "hum-x"]));
+    bus.publish(ev(3, 2, ["agt-a", "agt-b"]));
+    expect(seen).toEqual([1, 2, 3]);
+    expect(a).toEqual([1, 3]);
+    expect(b).toEqual([2, 3]);
+    stopA.stop();
+    bus.publish(ev(4, 3, ["agt-a"]));
+    expect(a).toEqual([1, 3]);
+    expect(alsoA).toEqual([1, 3, 4]);
+  });
+
+  it("a typed subscriber hears only its side messages; the untyped one hears every message", async () => {
+    const { bus } = await busAt(0);
+    const credentials: string[] = [];
+    const all: string[] = [];
+    bus.subscribe((m) => credentials.push(m.type), "credentials");
+    bus.subscribe((m) => all.push(m.type));
+    bus.publish(ev(1, 0));
+    bus.publish({ type: "typing", conversationId: "cnv-1", project: { owner: "o", slug: "s" }, memberId: "agt-a", audience: [] });
+    bus.publish({ type: "credentials", agentId: "agt-a" });
+    expect(credentials).toEqual(["credentials"]);
+    expect(all).toEqual(["event", "typing", "credentials"]);
+  });
 });

@@ -85,7 +85,7 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
       void hub.auth.fromToken(token, agent.instanceId).then((still) => {
         if (!still) close(WS_CLOSE.credential, "credential revoked");
       });
-    });
+    }, "credentials");
 
     let greeted = false;
     ws.on("message", (data, isBinary) => {

@@ -157,7 +157,7 @@ export const appRouter = router({
         queue.push(message);
         wake?.();
       };
-      const follower = ctx.hub.bus.follow(push);
+      const follower = ctx.hub.bus.follow(push, caller.id);
       const stopSide = ctx.hub.bus.subscribe((m) => m.type !== "event" && push(m));
       const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
       try {
