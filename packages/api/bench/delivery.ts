@@ -5,14 +5,17 @@
 // on 127.0.0.1 (hub, server and clients share 2 cores): compare figures of one run, not runs.
 // DATABASE_URL=postgresql://… runs the hub on PostgreSQL instead of in-memory PGlite.
 // File descriptors: ~4 per idle agent at 1,000 (socket and poll, both ends) — `ulimit -n` ≥ 8192.
-import { setMaxListeners } from "node:events";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { openDatabase } from "@maity/db";
 import { createHub } from "@maity/hub";
-import WebSocket, { WebSocketServer } from "ws";
+import { Worker } from "node:worker_threads";
+import type WebSocket from "ws";
+import { WebSocketServer } from "ws";
 import { startApiServer } from "../src/node.ts";
+import { closeAll, inBatches, log, percentile, since, sleep, socket, within } from "./clients.ts";
+import { type IdleOptions, type IdleTrouble, idleAgents } from "./idle-agents.ts";
 
 /** BENCH_LEVELS=1000 (comma-separated) and BENCH_SAMPLES=… narrow a run while investigating one figure. */
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,100,1000").split(",").map(Number);
@@ -25,33 +28,6 @@ const GAP_MS = 100;
 /** A sample that has not arrived after this is counted as lost, not waited for. */
 const SAMPLE_TIMEOUT_MS = 10_000;
 const IDLE_WAIT_S = 25;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const log = (line: string) => process.stderr.write(`${line}\n`);
-const since = (t: number) => `${((performance.now() - t) / 1000).toFixed(1)} s`;
-const percentile = (xs: number[], p: number): number => {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] as number;
-};
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-/** Runs `fn` with at most `limit` calls in flight. */
-async function inBatches<T>(items: T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i] as T, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 interface Row {
   listeners: number;
@@ -94,35 +70,6 @@ async function figure(listeners: number, path: string, one: (i: number) => Promi
   rows.push(row);
   const delay = `event loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`;
   log(`  ${path} with ${listeners}: p50 ${percentile(row.samples, 0.5).toFixed(1)} ms, p99 ${percentile(row.samples, 0.99).toFixed(1)} ms, ${row.samples.length} samples${row.lost ? `, ${row.lost} lost` : ""}; ${delay} (${since(t)})`);
-}
-
-/** A client socket that resolves `opened` on open and hands every text frame to `onFrame`. */
-function socket(url: string, headers: Record<string, string>, onFrame: (data: string) => void): { ws: WebSocket; opened: Promise<void> } {
-  const ws = new WebSocket(url, { headers, perMessageDeflate: false });
-  ws.on("message", (data) => onFrame(String(data)));
-  const opened = new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("unexpected-response", (_req, res) => reject(new Error(`upgrade answered ${res.statusCode}`)));
-    ws.once("error", reject);
-  });
-  ws.on("error", () => {});
-  return { ws, opened };
-}
-async function closeAll(sockets: WebSocket[]): Promise<void> {
-  await Promise.all(
-    sockets.map(
-      (ws) =>
-        new Promise<void>((resolve) => {
-          if (ws.readyState === ws.CLOSED) return resolve();
-          ws.once("close", () => resolve());
-          ws.close();
-          setTimeout(() => {
-            ws.terminate();
-            resolve();
-          }, 2000).unref();
-        }),
-    ),
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,59 +161,36 @@ async function updates(token: string, query: string, signal?: AbortSignal): Prom
   return { status: res.status, body };
 }
 
-// The idle agents: each holds a /ws socket (hello, then its first cursor frame) and a poll loop.
-const stopIdle = new AbortController();
-setMaxListeners(LEVELS.at(-1) ?? 1000, stopIdle.signal);
-const idleSockets: WebSocket[] = [];
-const idlePolls: Promise<void>[] = [];
-const idleTrouble = { pollErrors: 0, pollStatus: new Map<number, number>(), socketsClosed: 0, messages: new Set<string>() };
-let idleAgents = 0;
-
-async function idleSocket(token: string): Promise<void> {
-  let first: () => void = () => {};
-  const cursor = new Promise<void>((resolve) => {
-    first = resolve;
-  });
-  const s = socket(wsUrl, { authorization: `Bearer ${token}` }, (data) => {
-    if ((JSON.parse(data) as { t: string }).t === "cursor") first();
-  });
-  await s.opened;
-  s.ws.on("close", () => {
-    if (!stopIdle.signal.aborted) idleTrouble.socketsClosed += 1;
-  });
-  s.ws.send(JSON.stringify({ t: "hello", resume: null }));
-  await within(cursor, 30_000, "idle socket's first cursor frame");
-  idleSockets.push(s.ws);
+// The idle agents live in a worker thread (idle-agents.ts): their own event loop, like the other
+// processes real agents are. BENCH_IDLE_IN_THREAD=1 runs their clients on the hub's thread instead.
+const idleInThread = process.env.BENCH_IDLE_IN_THREAD === "1";
+const idleOptions: IdleOptions = { apiUrl: api.url, wsUrl, idleWaitS: IDLE_WAIT_S, maxAgents: Math.max(...LEVELS) };
+const idle = idleInThread ? idleAgents(idleOptions) : idleWorker(idleOptions);
+function idleWorker(options: IdleOptions): ReturnType<typeof idleAgents> {
+  const worker = new Worker(new URL("./idle-agents.worker.mjs", import.meta.url), { workerData: { idleAgents: options } });
+  type Reply = { opened?: { sockets: number; polls: number }; failed?: string; trouble?: IdleTrouble };
+  const ask = (message: { add?: string[]; stop?: true }) =>
+    new Promise<Reply>((resolve, reject) => {
+      const on = (reply: Reply) => {
+        worker.off("message", on);
+        if (reply.failed) reject(new Error(`idle agents: ${reply.failed}`));
+        else resolve(reply);
+      };
+      worker.on("message", on);
+      worker.postMessage(message);
+    });
+  return {
+    add: async (tokens) => (await ask({ add: tokens })).opened ?? { sockets: 0, polls: 0 },
+    stop: async () => {
+      const { trouble } = await ask({ stop: true });
+      await worker.terminate();
+      return trouble ?? { pollErrors: 0, pollStatus: {}, socketsClosed: 0, messages: [] };
+    },
+  };
 }
-
-/**
- * Re-issues GET /updates?wait=25 until the bench stops; the first wait is staggered (1…25 s). Each
- * loop aborts its own held call at the end: undici keeps a fetch's abort listener on the signal
- * until the request is garbage-collected, so one signal shared by 1,000 loops collects thousands.
- */
-async function idlePoll(token: string, firstWait: number): Promise<void> {
-  const own = new AbortController();
-  stopIdle.signal.addEventListener("abort", () => own.abort(), { once: true });
-  let cursor: string | null = null;
-  let wait = firstWait;
-  while (!own.signal.aborted) {
-    try {
-      const { status, body } = await updates(token, `wait=${wait}${cursor ? `&cursor=${cursor}` : ""}`, own.signal);
-      if (status === 200) cursor = body.cursor;
-      else {
-        idleTrouble.pollStatus.set(status, (idleTrouble.pollStatus.get(status) ?? 0) + 1);
-        await sleep(1000);
-      }
-    } catch (error) {
-      if (own.signal.aborted) break;
-      idleTrouble.pollErrors += 1;
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      idleTrouble.messages.add(`${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`);
-      await sleep(1000);
-    }
-    wait = IDLE_WAIT_S;
-  }
-}
+let opened = { sockets: 0, polls: 0 };
+let created = 0;
+let idleTrouble: IdleTrouble | undefined;
 
 /** The hub's SQL statements a second over the next `ms`. */
 async function statementRate(ms: number): Promise<number> {
@@ -377,28 +301,25 @@ for (const level of LEVELS) {
   log(`hub with ${level} listener${level === 1 ? "" : "s"} (${level - 1} idle agents, each with a socket and a held /updates)`);
   let t = performance.now();
   const fresh: string[] = [];
-  while (idleAgents < level - 1) {
-    idleAgents += 1;
-    const agent = await hub.admin.createAgent({ owner: "idler", handle: `idle-${String(idleAgents).padStart(4, "0")}` });
+  while (created < level - 1) {
+    created += 1;
+    const agent = await hub.admin.createAgent({ owner: "idler", handle: `idle-${String(created).padStart(4, "0")}` });
     await hub.admin.addMember({ owner: "idler", slug: "idle" }, { member_id: agent.id });
     fresh.push((await hub.admin.mintToken({ member_id: agent.id })).token);
   }
   if (fresh.length) log(` created ${fresh.length} idle agents (${since(t)})`);
   t = performance.now();
-  await inBatches(fresh, 50, (token) => idleSocket(token));
-  for (const [i, token] of fresh.entries()) idlePolls.push(idlePoll(token, 1 + ((idlePolls.length + i) % IDLE_WAIT_S)));
+  if (fresh.length) opened = await idle.add(fresh);
   if (fresh.length) await settle(Math.max(50, level / 2));
   background.set(level, await statementRate(5000));
-  log(` ${idleSockets.length} idle sockets open, ${idlePolls.length} idle polls running; idle load ${background.get(level)?.toFixed(0)} SQL statements/s (${since(t)})`);
+  log(` ${opened.sockets} idle sockets open, ${opened.polls} idle polls running; idle load ${background.get(level)?.toFixed(0)} SQL statements/s (${since(t)})`);
   const writes: Row = { listeners: level, path: "hub: post → 201 (writer)", samples: [], lost: 0 };
   await measureUpdates(level, writes);
   await measureSocket(level, writes);
   rows.push(writes);
 }
 
-stopIdle.abort();
-await Promise.all(idlePolls);
-await closeAll(idleSockets);
+idleTrouble = await idle.stop();
 await api.close();
 await hub.close();
 
@@ -418,9 +339,9 @@ for (const path of order.slice(1, 3)) {
   console.log(`${path} p50 vs the writer's own POST at the same level: ${LEVELS.map((l) => `${l}: ×${(p50(l, path) / p50(l, order[3] as string)).toFixed(2)}`).join(", ")}`);
 }
 console.log(`hub SQL statements a second from the idle agents alone: ${LEVELS.map((l) => `${l}: ${background.get(l)?.toFixed(0)}`).join(", ")}`);
-const trouble = [...idleTrouble.pollStatus].map(([s, n]) => `${n}× ${s}`);
-if (idleTrouble.pollErrors || trouble.length || idleTrouble.socketsClosed)
+const trouble = Object.entries(idleTrouble?.pollStatus ?? {}).map(([s, n]) => `${n}× ${s}`);
+if (idleTrouble && (idleTrouble.pollErrors || trouble.length || idleTrouble.socketsClosed))
   console.log(
-    `idle agents: ${idleTrouble.pollErrors} poll errors${idleTrouble.messages.size ? ` (${[...idleTrouble.messages].join("; ")})` : ""}, statuses ${trouble.join(", ") || "none"}, ${idleTrouble.socketsClosed} sockets closed early`,
+    `idle agents: ${idleTrouble.pollErrors} poll errors${idleTrouble.messages.length ? ` (${idleTrouble.messages.join("; ")})` : ""}, statuses ${trouble.join(", ") || "none"}, ${idleTrouble.socketsClosed} sockets closed early`,
   );
 log(`done in ${since(started)}`);
