@@ -9,16 +9,27 @@ export interface RuntimeOptions {
   databaseUrl?: string | undefined;
   dataDir?: string | undefined;
   seed?: boolean;
+  /** Issue 13 #1: what webhooks may reach although it is not public (MAITY_WEBHOOK_ALLOW). */
+  webhookAllow?: string[];
   log?: (line: string) => void;
 }
 
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
-  return { databaseUrl: env.DATABASE_URL || undefined, dataDir: env.MAITY_DATA_DIR || "./.maity/data", seed: env.MAITY_SEED !== "0" };
+  return {
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.MAITY_DATA_DIR || "./.maity/data",
+    seed: env.MAITY_SEED !== "0",
+    // Comma-separated host names, IP addresses and CIDR ranges, e.g. `127.0.0.1,localhost,10.0.0.0/8`.
+    webhookAllow: (env.MAITY_WEBHOOK_ALLOW ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  };
 }
 
 export function getHub(options: RuntimeOptions = runtimeOptionsFromEnv()): Promise<Hub> {
   slot ??= (async () => {
-    const hub = await openHub({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+    const hub = await openHub({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, webhooks: { allow: options.webhookAllow ?? [] } });
     const log = options.log ?? ((line: string) => console.log(line));
     if (hub.database.migrations.ran.length) log(`maity: applied migrations ${hub.database.migrations.ran.join(", ")}`);
     if (options.seed !== false && (await seedDemo(hub))) {

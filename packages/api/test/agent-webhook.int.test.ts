@@ -15,7 +15,13 @@ import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
 const BACKOFF = [50, 50];
 const TIMEOUT = 1500;
-const hub = await testHub({ webhooks: { backoffMs: BACKOFF, timeoutMs: TIMEOUT }, limits: { agent: 100_000 } });
+// Issue 13 #1: the receivers listen on 127.0.0.1, which only the operator's allow list opens; the
+// example names resolve to a public address here, without asking real DNS.
+const LOCAL_RECEIVERS = {
+  allow: ["127.0.0.1"],
+  lookup: async (name: string) => (name.endsWith("example.com") ? [{ address: "93.184.215.14", family: 4 }] : []),
+};
+const hub = await testHub({ webhooks: { backoffMs: BACKOFF, timeoutMs: TIMEOUT, ...LOCAL_RECEIVERS }, limits: { agent: 100_000 } });
 const rest = restClient(hub);
 const PROJECT = "/api/projects/maintainer/maity/conversations";
 const tokens: Record<string, string> = {};
@@ -190,6 +196,7 @@ describe("POST / GET / DELETE /api/agent-api/webhook (B-162)", () => {
     ["not a URL", { url: "hooks.example.com/x" }, { url: "an http(s) URL" }],
     ["url not a string", { url: 42 }, { url: "an http(s) URL" }],
     ["no url", { secret: "0123456789abcdef" }, { url: "required" }],
+    ["credentials in the URL (issue 13 #1)", { url: "https://user:pw@hooks.example.com/x" }, { url: "no user name or password" }],
     ["url over 2000 characters", { url: `https://hooks.example.com/${"a".repeat(2000)}` }, { url: "at most 2000 characters" }],
     ["secret of 15 characters", { url: "https://hooks.example.com/x", secret: "0123456789abcde" }, { secret: "16–200 characters" }],
     ["secret of 201 characters", { url: "https://hooks.example.com/x", secret: "s".repeat(201) }, { secret: "16–200 characters" }],
@@ -526,7 +533,7 @@ describe("message.created deliveries (B-163 B-164 B-165 B-166 B-167 B-179, OQ-B-
   });
 
   it("OQ-B-21 by default a failing delivery is retried 3 times (4 attempts), then failed", async () => {
-    const other = await testHub();
+    const other = await testHub({ webhooks: LOCAL_RECEIVERS });
     const r = await receiver(() => 500);
     try {
       const otherRest = restClient(other);

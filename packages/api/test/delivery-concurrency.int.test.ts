@@ -50,7 +50,8 @@ const SECRET = "delivery-concurrency-secret-0123";
 const OPTIONS: HubOptions = {
   limits: { agent: 1_000_000, updates: 1_000_000, ws: 1_000_000 },
   // The receiver answers 200 at once: a retry could only come from this busy process missing the timeout.
-  webhooks: { backoffMs: [50, 100, 200], timeoutMs: 30_000 },
+  // Issue 13 #1: the receiver is on 127.0.0.1, reachable only through the operator's allow list.
+  webhooks: { backoffMs: [50, 100, 200], timeoutMs: 30_000, allow: ["127.0.0.1"] },
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seqOf = (id: string) => Number(id.replace(/^evt-/, ""));

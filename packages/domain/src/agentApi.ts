@@ -205,7 +205,11 @@ export const wsHelloSchema = z.object({
 
 /** §11 Webhook contract v2: where to deliver, and the secret that signs each delivery. */
 export const webhookInput = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).max(2000, "at most 2000 characters"),
+  url: z
+    .url({ protocol: /^https?$/, error: "an http(s) URL" })
+    .max(2000, "at most 2000 characters")
+    // Issue 13 #1: credentials in the URL would be sent on every delivery and shown by GET /webhook.
+    .refine((url) => URL.canParse(url) && !new URL(url).username && !new URL(url).password, "no user name or password"),
   secret: z.string({ error: "a string" }).min(16, "16–200 characters").max(200, "16–200 characters").optional(),
 });
 

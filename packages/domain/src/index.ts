@@ -15,3 +15,4 @@ export * from "./permissions.ts";
 export * from "./agentApi.ts";
 export * from "./history.ts";
 export * from "./live.ts";
+export * from "./addresses.ts";

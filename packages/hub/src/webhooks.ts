@@ -1,5 +1,23 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { budgetHistory, HISTORY_TURNS_MAX, type HistoryTurn, HubError, parseInput, type WebhookDelivery, type WebhookSet, type WebhookView, webhookInput } from "@maity/domain";
+import { lookup as dnsLookup } from "node:dns/promises";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
+import {
+  addressRefusal,
+  allowsName,
+  budgetHistory,
+  HISTORY_TURNS_MAX,
+  type HistoryTurn,
+  HubError,
+  parseAllowList,
+  parseInput,
+  parseIp,
+  type WebhookDelivery,
+  type WebhookSet,
+  type WebhookView,
+  webhookInput,
+} from "@maity/domain";
 import type { Db } from "@maity/db";
 import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import type { AgentCaller } from "./caller.ts";
@@ -15,9 +33,39 @@ export const WEBHOOK_SIGNATURE_HEADER = "x-maity-signature";
 export const DEFAULT_WEBHOOK_BACKOFF_MS = [5_000, 30_000, 120_000];
 const LOCK_MS = 60_000;
 
+type Resolved = { address: string; family: number };
+/** A host name's addresses, as `dns.promises.lookup(name, {all: true})` answers them. */
+export type WebhookLookup = (hostname: string) => Promise<Resolved[]>;
+
 export interface WebhookOptions {
   backoffMs?: number[];
   timeoutMs?: number;
+  /**
+   * Issue 13 #1: host names, IP literals and CIDR ranges a webhook may reach although they are not
+   * public (local development; MAITY_WEBHOOK_ALLOW at the composition root). Default: none.
+   */
+  allow?: readonly string[];
+  /** How host names are resolved (tests simulate DNS); default the system resolver. */
+  lookup?: WebhookLookup;
+}
+
+const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** Where a webhook URL may be sent: the checked addresses, or why not. */
+type Target =
+  | { ok: true; addresses: Resolved[] }
+  | { ok: false; refused: boolean; reason: string };
+
+/** The URL's host without an IPv6 literal's brackets: what is resolved and classified. */
+const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "$1");
+
+/** A `lookup` for node:http that answers only the addresses checked beforehand (no second DNS query). */
+function pinnedLookup(addresses: Resolved[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const first = addresses[0] ?? { address: "", family: 4 };
+    if (options.all) callback(null, addresses);
+    else callback(null, first.address, first.family);
+  };
 }
 
 /** `sha256=<hex>` of the exact body bytes, keyed by the webhook's secret. */
@@ -26,6 +74,73 @@ export const signWebhook = (secret: string, body: string): string => `sha256=${c
 export function webhookService(db: Db, agents: AgentService, options: WebhookOptions = {}) {
   const backoff = options.backoffMs ?? DEFAULT_WEBHOOK_BACKOFF_MS;
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const lookup = options.lookup ?? systemLookup;
+  const parsedAllow = parseAllowList(options.allow ?? []);
+  // An operator's typo must show at start, not as webhooks silently refused.
+  if (parsedAllow.invalid.length) {
+    throw new Error(`webhook allow list: not a host name, IP address or CIDR: ${parsedAllow.invalid.join(", ")}`);
+  }
+  const allow = parsedAllow.list;
+
+  /**
+   * Issue 13 #1 (SSRF): the addresses a webhook URL may be sent to. An IP literal must be public (or
+   * allowed); a name must resolve, and every address it resolves to must be public (or allowed), so
+   * no answer of a round-robin name reaches inside. Asked at registration and again at every delivery
+   * (DNS can change between them); the delivery connects only to the addresses checked here.
+   */
+  async function target(url: URL): Promise<Target> {
+    const host = hostOf(url);
+    const ip = parseIp(host);
+    if (ip) {
+      const kind = addressRefusal(host, allow);
+      if (kind) return { ok: false, refused: true, reason: `${host} is a ${kind} address` };
+      return { ok: true, addresses: [{ address: host, family: ip.family }] };
+    }
+    let addresses: Resolved[];
+    try {
+      // `localhost.` is `localhost`: some resolvers fail the absolute form, and a name that fails here
+      // is retried rather than refused.
+      addresses = await lookup(host.replace(/\.$/, ""));
+    } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) return { ok: false, refused: false, reason: `${host} does not resolve` };
+    if (!allowsName(allow, host)) {
+      for (const { address } of addresses) {
+        const kind = addressRefusal(address, allow);
+        if (kind) return { ok: false, refused: true, reason: `${host} resolves to ${address}, a ${kind} address` };
+      }
+    }
+    return { ok: true, addresses };
+  }
+
+  /** One POST to a checked address; answers the status (the body is not read), or throws. */
+  function post(url: URL, addresses: Resolved[], headers: Record<string, string>, text: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(
+        {
+          protocol: url.protocol,
+          // The name stays the Host header and the TLS server name; the connection goes only to
+          // `addresses` (pinnedLookup). Redirects are never followed: the status is the answer.
+          hostname: hostOf(url),
+          port: url.port || undefined,
+          path: `${url.pathname}${url.search}`,
+          method: "POST",
+          lookup: pinnedLookup(addresses),
+          agent: false,
+          signal: AbortSignal.timeout(timeoutMs),
+          headers: { ...headers, "content-length": String(Buffer.byteLength(text)) },
+        },
+        (res) => {
+          resolve(res.statusCode ?? 0);
+          res.destroy();
+        },
+      );
+      req.on("error", reject);
+      req.end(text);
+    });
+  }
+
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
@@ -93,24 +208,35 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
     const text = JSON.stringify(body);
     let status: number | null = null;
     let error: string | null = null;
-    try {
-      const res = await fetch(hook.url, {
-        method: "POST",
-        body: text,
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "maity-hub-webhook/2",
-          "x-maity-event": "message.created",
-          "x-maity-delivery": delivery.id,
-          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(hook.secret, text),
-        },
+    const url = new URL(hook.url);
+    const to = await target(url);
+    if (!to.ok && to.refused) {
+      // Issue 13 #1: refused at once and never retried, whether or not anything listens there, so the
+      // delivery counts of GET /webhook tell nothing about the hub's network.
+      await db.webhookDelivery.updateMany({
+        where: { id: delivery.id, status: "pending" },
+        data: { status: "failed", lockedUntil: null, lastStatus: null, lastError: `address not allowed: ${to.reason}` },
       });
-      status = res.status;
-      await res.body?.cancel().catch(() => {});
-    } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
+      return;
+    }
+    if (!to.ok) error = to.reason;
+    else {
+      try {
+        status = await post(
+          url,
+          to.addresses,
+          {
+            "content-type": "application/json",
+            "user-agent": "maity-hub-webhook/2",
+            "x-maity-event": "message.created",
+            "x-maity-delivery": delivery.id,
+            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(hook.secret, text),
+          },
+          text,
+        );
+      } catch (e) {
+        error = e instanceof Error ? e.message : String(e);
+      }
     }
     if (status !== null && status >= 200 && status < 300) {
       await db.webhookDelivery.updateMany({ where: { id: delivery.id, status: "pending" }, data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null } });
@@ -193,6 +319,15 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
     /** POST /webhook (B-162): set (or replace) the URL; the secret is shown in this answer only. */
     async set(agent: AgentCaller, input: unknown): Promise<WebhookSet> {
       const data = parseInput(webhookInput, input);
+      const url = new URL(data.url);
+      const to = await target(url);
+      if (!to.ok) {
+        // Issue 13 #1: a name that does not resolve and one that resolves inside get one answer, so
+        // the refusal tells nothing about the hub's own DNS.
+        const host = hostOf(url);
+        const why = parseIp(host) ? to.reason : `${host} does not resolve to public addresses only`;
+        throw HubError.invalid({ url: "a public address" }, `webhooks go to public addresses only: ${why}`);
+      }
       const secret = data.secret ?? `whsec_${randomBytes(24).toString("base64url")}`;
       const row = await db.webhook.upsert({
         where: { agentId: agent.id },
