@@ -3,6 +3,7 @@ import type { Hub } from "@maity/hub";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { readBody } from "../body.ts";
+import { decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
 import { appRouter } from "../routers/index.ts";
 import { adminAccess, callerFromRequest, isSecure } from "../session.ts";
@@ -107,7 +108,7 @@ export async function handleRest(hub: Hub, req: Request, env: { adminToken?: str
     const { caller, session } = isAdmin(match) ? { caller: null, session: null } : await callerFromRequest(hub, req);
     if (!caller && !isAdmin(match) && match.name !== "health") throw HubError.unauthenticated();
     const values = match.pattern.exec(path)?.slice(1) ?? [];
-    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeURIComponent(values[i] ?? "")]));
+    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", key)]));
     const fields = match.meta.method === "GET" || match.meta.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJson(req);
     input = merge(params, fields);
     for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
