@@ -2,6 +2,7 @@ import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { bodyTooLarge, limitBody, PREAUTH_BODY_MAX_BYTES } from "./body.ts";
+import { cookieChangeRefusal } from "./edge.ts";
 import { appRouter } from "./routers/index.ts";
 import { adminAccess, callerFromRequest, isSecure } from "./session.ts";
 import { toTRPCError } from "./trpc.ts";
@@ -27,6 +28,9 @@ export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
     req: limited,
     router: appRouter,
     createContext: async ({ resHeaders }) => {
+      // Issue 13 #6: the same cross-site rule as REST (tRPC itself only asks for a JSON content type).
+      const refusal = cookieChangeRefusal(limited);
+      if (refusal) throw toTRPCError(refusal);
       const { caller, session } = await callerFromRequest(hub, limited);
       return {
         hub,

@@ -3,7 +3,7 @@ import type { Hub } from "@maity/hub";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { readBody } from "../body.ts";
-import { decodeSegment } from "../edge.ts";
+import { cookieChangeRefusal, decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
 import { appRouter } from "../routers/index.ts";
 import { adminAccess, callerFromRequest, isSecure } from "../session.ts";
@@ -105,6 +105,9 @@ export async function handleRest(hub: Hub, req: Request, env: { adminToken?: str
     // Who is calling comes first: an outsider learns nothing from how its input is refused.
     if (isAdmin(match) && admin === "hidden") return notFound;
     if (isAdmin(match) && admin !== "ok") throw HubError.unauthenticated();
+    // Issue 13 #6: a cookie-borne change from another site (or not JSON) is refused before anything.
+    const refusal = isAdmin(match) ? null : cookieChangeRefusal(req);
+    if (refusal) throw refusal;
     const { caller, session } = isAdmin(match) ? { caller: null, session: null } : await callerFromRequest(hub, req);
     if (!caller && !isAdmin(match) && match.name !== "health") throw HubError.unauthenticated();
     const values = match.pattern.exec(path)?.slice(1) ?? [];
