@@ -1,17 +1,45 @@
+import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { bodyTooLarge, limitBody, PREAUTH_BODY_MAX_BYTES } from "./body.ts";
+import { cookieChangeRefusal } from "./edge.ts";
 import { appRouter } from "./routers/index.ts";
 import { adminAccess, callerFromRequest, isSecure } from "./session.ts";
+import { toTRPCError } from "./trpc.ts";
 
-/** tRPC over fetch at /api/trpc, with the caller from bearer or session cookie. */
+const ENDPOINT = "/api/trpc";
+
+/** A call's body limit: the Maity routes' 256 KiB, login's small pre-auth one (issue 13 #2). */
+function bodyLimitOf(req: Request): number {
+  const paths = new URL(req.url).pathname.slice(ENDPOINT.length + 1).split(",");
+  return paths.includes("auth.login") ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
+}
+
+/**
+ * tRPC over fetch at /api/trpc, with the caller from bearer or session cookie. tRPC reads the body
+ * itself and had no limit (issue 13 #2): it reads it through `limitBody`, which fails the read with
+ * 413 PAYLOAD_TOO_LARGE (hubError `too_large`, the limit named) as soon as it passes the limit.
+ */
 export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
+  const limit = bodyLimitOf(req);
+  const limited = limitBody(req, limit, () => toTRPCError(bodyTooLarge(limit)));
   return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
+    endpoint: ENDPOINT,
+    req: limited,
     router: appRouter,
     createContext: async ({ resHeaders }) => {
-      const { caller, session } = await callerFromRequest(hub, req);
-      return { hub, caller, session, resHeaders, secure: isSecure(req), admin: adminAccess(req, process.env.MAITY_ADMIN_TOKEN) };
+      // Issue 13 #6: the same cross-site rule as REST (tRPC itself only asks for a JSON content type).
+      const refusal = cookieChangeRefusal(limited);
+      if (refusal) throw toTRPCError(refusal);
+      const { caller, session } = await callerFromRequest(hub, limited);
+      return {
+        hub,
+        caller,
+        session,
+        resHeaders,
+        secure: isSecure(limited),
+        admin: adminAccess(limited, process.env.MAITY_ADMIN_TOKEN),
+      };
     },
   });
 }

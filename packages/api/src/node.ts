@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { Readable } from "node:stream";
 import type { Hub } from "@maity/hub";
 import { handleAgentApi } from "./agent/index.ts";
 import { type AgentSocketOptions, agentSocketServer } from "./agent/ws.ts";
@@ -59,8 +58,86 @@ export function toRequest(req: IncomingMessage, res: ServerResponse): Request {
     method: req.method ?? "GET",
     headers,
     signal: aborted.signal,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
+    ...(hasBody ? { body: bodyOf(req), duplex: "half" } : {}),
   } as RequestInit);
+}
+
+/**
+ * Node's request body as a stream read only as fast as it is taken (the socket pauses in between).
+ * Cancelling it — a reader that stops at its limit (body.ts) — only stops reading: unlike
+ * `Readable.toWeb`, it does not destroy the socket, so the 413 can still be written; `serveApi`
+ * then closes the connection (issue 13 #2).
+ */
+/** How to detach `bodyOf`'s stream from its request (a lingering close reads no more). */
+const stoppers = new WeakMap<IncomingMessage, () => void>();
+
+/** How long a lingering close waits for the client to take its answer and go. */
+const LINGER_MS = 2_000;
+
+/**
+ * Closes the connection after an answer that left a body unread (issue 13 #2), gracefully: Node
+ * ends a `connection: close` answer with `socket.destroySoon()` — FIN, then destroy at once, which
+ * resets a client still writing its body, and the client may lose the answer (seen with 20 clients
+ * at once: EPIPE before the 413). So: FIN after the answer, read nothing more (the client's writes
+ * stall on a full window), and destroy when the client closes or after LINGER_MS — a lingering
+ * close (RFC 9112 §9.6) that takes in nothing.
+ */
+function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader("connection", "close");
+  const socket = req.socket;
+  const lingering = socket as typeof socket & { destroySoon?: () => void };
+  lingering.destroySoon = () => {
+    stoppers.get(req)?.();
+    req.pause();
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  };
+}
+
+function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let stop = () => {};
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const onData = (chunk: Buffer) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        const onEnd = () => {
+          stop();
+          controller.close();
+        };
+        const onError = (error: Error) => {
+          stop();
+          controller.error(error);
+        };
+        const onAborted = () => onError(new Error("the client went away before the body ended"));
+        stop = () => {
+          stoppers.delete(req);
+          req.off("data", onData);
+          req.off("end", onEnd);
+          req.off("error", onError);
+          req.off("aborted", onAborted);
+          req.pause();
+        };
+        stoppers.set(req, stop);
+        req.on("data", onData);
+        req.on("end", onEnd);
+        req.on("error", onError);
+        req.on("aborted", onAborted);
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        stop();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
 }
 
 /**
@@ -135,7 +212,12 @@ export function serveApi(hub: Hub, options: { sockets?: AgentSocketOptions } = {
           const handler = path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
           return handler(hub, request);
         })
-        .then((response) => writeResponse(response, res))
+        .then((response) => {
+          // An answer given before the body was all read (a 413, or a refusal that never read it):
+          // close the connection after it: at most a bounded rest is taken in and dropped (issue 13 #2).
+          if (!req.complete) closeAfterAnswer(req, res);
+          return writeResponse(response, res);
+        })
         .catch((error: unknown) => {
           console.error(error);
           if (res.headersSent) {

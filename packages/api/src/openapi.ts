@@ -26,7 +26,7 @@ const errorSchema: JsonSchema = {
       type: "object",
       required: ["code", "message", "details"],
       properties: {
-        code: { type: "string", enum: ["invalid", "unauthenticated", "forbidden", "not_found", "conflict", "conversation_closed", "conversation_quota", "project_closed", "rate_limited"] },
+        code: { type: "string", enum: ["invalid", "unauthenticated", "forbidden", "not_found", "conflict", "conversation_closed", "conversation_quota", "project_closed", "too_large", "unsupported_media_type", "rate_limited"] },
         message: { type: "string" },
         details: {
           type: "object",
@@ -135,6 +135,8 @@ export function openApiDocument(): unknown {
       ["403", "forbidden: details.reason says why"],
       ["404", "not_found: what the caller may not see answers like what does not exist"],
       ["409", "conversation_closed, conversation_quota, project_closed or conflict"],
+      ["413", "too_large: the body passed its limit (details.limit); issue 13 #2"],
+      ["415", "unsupported_media_type: a change made with the session cookie that is not JSON; issue 13 #6"],
       ["429", "rate_limited"],
     ] as const)
       responses[code] = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };

@@ -5,11 +5,21 @@ import { parseBearer } from "@maity/domain";
 
 export const SESSION_COOKIE = "maity_session";
 
+/**
+ * A cookie's value, or null. Malformed percent-encoding is no cookie (issue 13 #4, was a 500): the
+ * caller is then unauthenticated — not refused with 400, which would also refuse the login that
+ * replaces the broken cookie.
+ */
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(";")) {
     const [key, ...rest] = part.trim().split("=");
-    if (key === name) return decodeURIComponent(rest.join("="));
+    if (key !== name) continue;
+    try {
+      return decodeURIComponent(rest.join("="));
+    } catch {
+      return null;
+    }
   }
   return null;
 }

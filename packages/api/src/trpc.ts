@@ -46,6 +46,8 @@ const trpcCode = (code: HubError["code"]): TRPCError["code"] =>
     conversation_quota: "CONFLICT",
     project_closed: "CONFLICT",
     rate_limited: "TOO_MANY_REQUESTS",
+    too_large: "PAYLOAD_TOO_LARGE",
+    unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   })[code] as TRPCError["code"];
 
 export function toTRPCError(error: HubError): TRPCError {

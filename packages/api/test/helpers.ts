@@ -26,7 +26,7 @@ export function restClient(hub: Hub, adminToken: string | undefined = ADMIN) {
   };
 }
 
-/** tRPC over fetch, as the dashboard calls it; keeps the session cookie like a browser. */
+/** tRPC over fetch, as the dashboard calls it; keeps the session cookie and sends Origin on POST like a browser. */
 export function trpcBrowser(hub: Hub) {
   let cookie: string | null = null;
   const call = async (kind: "query" | "mutation", name: string, input: unknown) => {
@@ -36,7 +36,11 @@ export function trpcBrowser(hub: Hub) {
     const req =
       kind === "query"
         ? new Request(`${url}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers })
-        : new Request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(input) });
+        : new Request(url, {
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json", origin: BASE },
+            body: JSON.stringify(input),
+          });
     const res = await handleTrpc(hub, req);
     const setCookie = res.headers.get("set-cookie");
     if (setCookie) {

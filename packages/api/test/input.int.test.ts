@@ -66,15 +66,24 @@ describe("bad JSON, non-objects and oversize bodies (M-240)", () => {
     }
   });
 
-  it(`a body over ${REQUEST_BODY_MAX_BYTES} bytes → fields.body too_large, nothing written`, async () => {
+  it(`a body over ${REQUEST_BODY_MAX_BYTES} bytes → 413 too_large, the limit named, nothing written`, async () => {
     const before = await snapshot();
     const big = JSON.stringify({ body: "x".repeat(REQUEST_BODY_MAX_BYTES) });
     const res = await raw("POST", `${P}/conversations/${chat}/messages`, big);
-    expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ fields: { body: "too_large" } });
+    expect(res.status).toBe(413);
+    expect(res.body.error.details).toEqual({ fields: { body: "too_large" }, limit: REQUEST_BODY_MAX_BYTES });
     // A lying Content-Length is caught by the bytes actually read.
     const lying = await raw("POST", `${P}/conversations/${chat}/messages`, big, { "content-length": "10" });
-    expect(lying).toEqual({ status: 400, body: { error: { code: "invalid", message: expect.stringContaining("larger than"), details: { fields: { body: "too_large" } } } } });
+    expect(lying).toEqual({
+      status: 413,
+      body: {
+        error: {
+          code: "too_large",
+          message: expect.stringContaining("larger than"),
+          details: { fields: { body: "too_large" }, limit: REQUEST_BODY_MAX_BYTES },
+        },
+      },
+    });
     expect(await snapshot()).toEqual(before);
   });
 });

@@ -8,6 +8,10 @@ export const hubErrorStatus = {
   conversation_closed: 409,
   conversation_quota: 409,
   project_closed: 409,
+  /** A request body over its route's limit (issue 13 #2); `details.limit` names it. */
+  too_large: 413,
+  /** A cookie-authenticated change that is not JSON (issue 13 #6: cross-site text/plain forms). */
+  unsupported_media_type: 415,
   rate_limited: 429,
 } as const;
 

@@ -56,7 +56,13 @@ export const tokenOutput = z.object({ token: z.string(), member_id: z.string(), 
 
 export const revokeTokenInput = z.object({ token: z.string().min(1, "required").max(200, "at most 200 characters") });
 
-export const loginInput = z.object({ handle: z.string().min(1, "required"), password: z.string().min(1, "required") });
+// Issue 13 #2: capped so a huge password is refused before scrypt hashes it. 1024, not createHuman's
+// 200: a password set under a later, longer rule must still log in, and 1 KiB costs scrypt nothing.
+export const LOGIN_PASSWORD_MAX = 1024;
+export const loginInput = z.object({
+  handle: z.string().min(1, "required").max(200, "at most 200 characters"),
+  password: z.string().min(1, "required").max(LOGIN_PASSWORD_MAX, `at most ${LOGIN_PASSWORD_MAX} characters`),
+});
 
 export const projectRef = z.object({ owner: handleSchema, slug: handleSchema });
 

@@ -1,5 +1,6 @@
 import type { AgentCaller, Hub } from "@maity/hub";
 import type { z } from "zod";
+import { isBodyTooLarge, readBody } from "../body.ts";
 
 // The agent protocol's wire helpers (004 §11): BayChat's error shape {"error": "<message>", "code": "<CODE>"}.
 
@@ -38,12 +39,21 @@ export type AgentRoute = { method: "GET" | "POST" | "DELETE"; path: RegExp; doc:
 /** Request bodies are small JSON objects (docs/agent-api.md "Limits"). */
 export const AGENT_BODY_MAX_BYTES = 256 * 1024;
 
-/** The JSON body of a request: `{}` when empty; null when it is not JSON or too large (the caller answers 400). */
-export async function jsonBody(req: Request): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > AGENT_BODY_MAX_BYTES) return { ok: false, response: refuse(413, "BODY_TOO_LARGE", `the body is over ${AGENT_BODY_MAX_BYTES} bytes`) };
-  const text = await req.text();
-  if (Buffer.byteLength(text) > AGENT_BODY_MAX_BYTES) return { ok: false, response: refuse(413, "BODY_TOO_LARGE", `the body is over ${AGENT_BODY_MAX_BYTES} bytes`) };
+/**
+ * The JSON body of a request: `{}` when empty; a 413 (the limit named) past `limit` bytes — read no
+ * further (issue 13 #2) — and a 400 when it is not JSON.
+ */
+export async function jsonBody(
+  req: Request,
+  limit = AGENT_BODY_MAX_BYTES,
+): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  let text: string;
+  try {
+    text = new TextDecoder().decode(await readBody(req, limit));
+  } catch (error) {
+    if (!isBodyTooLarge(error)) throw error;
+    return { ok: false, response: refuse(413, "BODY_TOO_LARGE", `the body is over ${limit} bytes`, { limit }) };
+  }
   if (!text.trim()) return { ok: true, value: {} };
   try {
     return { ok: true, value: JSON.parse(text) };

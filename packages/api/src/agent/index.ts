@@ -1,5 +1,6 @@
 import { type HubError, isHubError } from "@maity/domain";
 import { CursorExpired, type Hub } from "@maity/hub";
+import { decodeSegment } from "../edge.ts";
 import { callerFromRequest } from "../session.ts";
 import { conversationRoutes } from "./conversations.ts";
 import { type AgentRoute, clientAddress, refuse } from "./http.ts";
@@ -48,6 +49,8 @@ export async function handleAgentApi(hub: Hub, req: Request): Promise<Response> 
     // B-010/B-011: a bay_ agent token, nothing else; missing, unknown or revoked answer the same 401.
     const { caller } = await callerFromRequest(hub, req);
     if (caller?.kind !== "agent") return refuse(401, "UNAUTHORIZED", "missing or invalid agent token");
+    // Issue 13 #4: a room id with malformed percent-encoding is a 400 naming the path, not a 500.
+    for (const raw of match.slice(1)) decodeSegment(raw ?? "", "path");
     const bucket = route.bucket ?? "agent";
     const wait = hub.limits.take(bucket, caller.id);
     if (wait !== null)

@@ -2,6 +2,8 @@ import { fieldsOf, HubError, hubErrorStatus, isHubError, REQUEST_BODY_MAX_BYTES,
 import type { Hub } from "@maity/hub";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import { readBody } from "../body.ts";
+import { cookieChangeRefusal, decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
 import { appRouter } from "../routers/index.ts";
 import { adminAccess, callerFromRequest, isSecure } from "../session.ts";
@@ -55,12 +57,9 @@ function toHubError(error: unknown, input: unknown): HubError | null {
   return null;
 }
 
-/** The JSON body: at most REQUEST_BODY_MAX_BYTES, an object; empty means {}. */
+/** The JSON body: at most REQUEST_BODY_MAX_BYTES (read no further: issue 13 #2), an object; empty means {}. */
 async function readJson(req: Request): Promise<Record<string, unknown>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > REQUEST_BODY_MAX_BYTES) throw HubError.invalid({ body: "too_large" }, `the request body is larger than ${REQUEST_BODY_MAX_BYTES} bytes`);
-  const bytes = new Uint8Array(await req.arrayBuffer());
-  if (bytes.byteLength > REQUEST_BODY_MAX_BYTES) throw HubError.invalid({ body: "too_large" }, `the request body is larger than ${REQUEST_BODY_MAX_BYTES} bytes`);
+  const bytes = await readBody(req, REQUEST_BODY_MAX_BYTES);
   const text = new TextDecoder().decode(bytes);
   if (!text.trim()) return {};
   let value: unknown;
@@ -106,10 +105,13 @@ export async function handleRest(hub: Hub, req: Request, env: { adminToken?: str
     // Who is calling comes first: an outsider learns nothing from how its input is refused.
     if (isAdmin(match) && admin === "hidden") return notFound;
     if (isAdmin(match) && admin !== "ok") throw HubError.unauthenticated();
+    // Issue 13 #6: a cookie-borne change from another site (or not JSON) is refused before anything.
+    const refusal = isAdmin(match) ? null : cookieChangeRefusal(req);
+    if (refusal) throw refusal;
     const { caller, session } = isAdmin(match) ? { caller: null, session: null } : await callerFromRequest(hub, req);
     if (!caller && !isAdmin(match) && match.name !== "health") throw HubError.unauthenticated();
     const values = match.pattern.exec(path)?.slice(1) ?? [];
-    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeURIComponent(values[i] ?? "")]));
+    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", key)]));
     const fields = match.meta.method === "GET" || match.meta.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJson(req);
     input = merge(params, fields);
     for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
