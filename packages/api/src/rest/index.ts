@@ -73,6 +73,16 @@ async function readJson(req: Request): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
+/** A path segment: percent-encoding that decodes to no text (`%ZZ`, a lone surrogate's bytes) is refused by name. */
+function decodePathParam(key: string, value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    // Issue 13 #3: a URIError here was a 500; it is the caller's malformed id.
+    throw HubError.invalid({ [key]: "not valid percent-encoding" }, `the path's ${key} is not valid percent-encoding`);
+  }
+}
+
 /** Fields the path already names cannot come again in the query or the body. */
 function merge(params: Record<string, string>, fields: Record<string, unknown>): Record<string, unknown> {
   const repeated = Object.keys(fields).filter((k) => k in params);
@@ -109,7 +119,7 @@ export async function handleRest(hub: Hub, req: Request, env: { adminToken?: str
     const { caller, session } = isAdmin(match) ? { caller: null, session: null } : await callerFromRequest(hub, req);
     if (!caller && !isAdmin(match) && match.name !== "health") throw HubError.unauthenticated();
     const values = match.pattern.exec(path)?.slice(1) ?? [];
-    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeURIComponent(values[i] ?? "")]));
+    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodePathParam(key, values[i] ?? "")]));
     const fields = match.meta.method === "GET" || match.meta.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJson(req);
     input = merge(params, fields);
     for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
