@@ -1,4 +1,4 @@
-import { TEXT_REFUSED } from "@maity/domain";
+import { JSON_TOO_DEEP, TEXT_REFUSED } from "@maity/domain";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { handleAgentApi } from "../src/agent/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
@@ -287,6 +287,21 @@ describe("issue 13 #3 agent API: INVALID_REQUEST with the field named, nothing w
       );
       expect(await snapshot()).toEqual(before);
     });
+
+  it("metadata nested 5,000 levels deep (a stack overflow, 500) → INVALID_REQUEST fields.metadata", async () => {
+    const before = await snapshot();
+    const body = `{"content":"hi","metadata":{"a":${"[".repeat(5000)}1${"]".repeat(5000)}}}`;
+    const res = await handleAgentApi(
+      hub,
+      new Request(`${BASE}/api/agent-api/conversations/${room}/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${agent}`, "content-type": "application/json" },
+        body,
+      }),
+    );
+    expect({ status: res.status, body: await res.json() }).toEqual(agentRefusal({ metadata: JSON_TOO_DEEP }));
+    expect(await snapshot()).toEqual(before);
+  });
 
   it("webhook url and secret, pairing code, link label, link secret → INVALID_REQUEST named", async () => {
     const before = await snapshot();

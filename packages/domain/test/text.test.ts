@@ -24,7 +24,9 @@ import {
   revokeTokenInput,
   TEXT_REFUSED,
   text,
-  unsafeTextPath,
+  JSON_DEPTH_MAX,
+  JSON_TOO_DEEP,
+  jsonRefusal,
   updateGroupInput,
   updatesQuery,
   webhookInput,
@@ -74,7 +76,7 @@ describe("issue 13 #3 isSafeText: no U+0000, no unpaired surrogate", () => {
   });
 });
 
-describe("issue 13 #3 unsafeTextPath: nested JSON values and keys", () => {
+describe("issue 13 #3 jsonRefusal: nested JSON values, keys and depth", () => {
   it.each([
     ["a flat object", { a: "x", b: 1, c: null, d: true }, null],
     ["a nested value", { a: { b: [1, "ok", NUL] } }, ["a", "b", 2]],
@@ -83,14 +85,24 @@ describe("issue 13 #3 unsafeTextPath: nested JSON values and keys", () => {
     ["a NUL key at the top", { "\u0000": 1 }, []],
     ["the first in document order", { a: "ok", b: NUL, c: HIGH }, ["b"]],
   ])("%s", (_name, value, path) => {
-    expect(unsafeTextPath(value)).toEqual(path);
+    expect(jsonRefusal(value)).toEqual(path === null ? null : { path, reason: TEXT_REFUSED });
   });
 
-  it("walks 100,000 levels without overflowing the stack", () => {
-    let deep: unknown = NUL;
-    for (let i = 0; i < 100_000; i++) deep = [deep];
-    expect(unsafeTextPath(deep)).toHaveLength(100_000);
+  const nested = (levels: number, leaf: unknown): unknown => {
+    let value = leaf;
+    for (let i = 1; i < levels; i++) value = [value];
+    return value;
+  };
+  it(`${JSON_DEPTH_MAX} levels pass, one more is refused as too deep, the whole value named`, () => {
+    expect(jsonRefusal(nested(JSON_DEPTH_MAX, []))).toBeNull();
+    expect(jsonRefusal(nested(JSON_DEPTH_MAX + 1, []))).toEqual({ path: [], reason: JSON_TOO_DEEP });
+    expect(JSON_TOO_DEEP).toBe("at most 64 levels deep");
   });
+
+  it("walks 100,000 levels without overflowing the stack (JSON.stringify overflowed at 5,000: a 500)", () => {
+    expect(jsonRefusal(nested(100_000, NUL))).toEqual({ path: [], reason: JSON_TOO_DEEP });
+    expect(jsonRefusal(nested(JSON_DEPTH_MAX, NUL))?.reason).toBe(TEXT_REFUSED);
+});
 });
 
 // Every input schema's stored or queried strings: [schema name, schema, a valid input, field → where].
@@ -170,5 +182,14 @@ describe("issue 13 #3 every input schema refuses NUL and lone surrogates by fiel
     ["a NUL key at the top", { "\u0000": "x" }, "metadata"],
   ])("agentSendInput metadata: %s → %s", (_name, metadata, field) => {
     expect(fieldsOf(agentSendInput, { content: "hi", metadata })).toEqual({ [field]: TEXT_REFUSED });
+  });
+});
+
+describe("issue 13 #3 agentSendInput metadata nests at most JSON_DEPTH_MAX levels", () => {
+  it("65 levels (the object itself the first) → fields.metadata too deep", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < JSON_DEPTH_MAX; i++) deep = [deep];
+    expect(fieldsOf(agentSendInput, { content: "hi", metadata: { a: deep } })).toEqual({ metadata: JSON_TOO_DEEP });
+    expect(fieldsOf(agentSendInput, { content: "hi", metadata: { a: (deep as unknown[])[0] } })).toBeNull();
   });
 });
