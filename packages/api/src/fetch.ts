@@ -5,7 +5,7 @@ import { bodyTooLarge, limitBody, PREAUTH_BODY_MAX_BYTES } from "./body.ts";
 import { cookieChangeRefusal } from "./edge.ts";
 import { appRouter } from "./routers/index.ts";
 import { adminAccess, callerFromRequest, isSecure } from "./session.ts";
-import { toTRPCError } from "./trpc.ts";
+import { isInternal, toTRPCError } from "./trpc.ts";
 
 const ENDPOINT = "/api/trpc";
 
@@ -40,6 +40,10 @@ export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
         secure: isSecure(limited),
         admin: adminAccess(limited, process.env.MAITY_ADMIN_TOKEN),
       };
+    },
+    // Issue 13 #3: the caller reads "internal error" (trpc.ts); the detail is the server's to log.
+    onError: ({ error, path }) => {
+      if (isInternal(error)) console.error(`tRPC ${path ?? "?"}:`, error.cause ?? error);
     },
   });
 }

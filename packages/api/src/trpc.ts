@@ -63,6 +63,12 @@ const t = initTRPC.meta<Meta>().context<Context>().create({
         : error.cause instanceof ZodError
           ? HubError.invalid(fieldsOf(error.cause, input))
           : null;
+    // Issue 13 #3: an unexpected error (a database's, a bug's) answers the generic message and no
+    // stack; its detail goes to the server log only (fetch.ts onError).
+    if (!hub && isInternal(error)) {
+      const { stack: _stack, ...data } = shape.data;
+      return { ...shape, message: "internal error", data: { ...data, hubError: null } };
+    }
     return {
       ...shape,
       data: {
@@ -73,6 +79,11 @@ const t = initTRPC.meta<Meta>().context<Context>().create({
     };
   },
 });
+
+/** An error the hub did not mean to answer: not a HubError, not refused input, tRPC's INTERNAL_SERVER_ERROR. */
+export function isInternal(error: TRPCError): boolean {
+  return error.code === "INTERNAL_SERVER_ERROR" && !isHubError(error.cause) && !(error.cause instanceof ZodError);
+}
 
 /** Services throw HubError; map it to tRPC's codes with the details kept. */
 const mapErrors = t.middleware(async ({ next }) => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ReplyPolicy } from "./routing.ts";
 import { MESSAGE_BODY_MAX } from "./schemas.ts";
+import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 
 // The agent protocol's wire shapes (004, camelCase, BayChat's names): one zod schema per shape,
 // the source of the types the hub renders and the tests read. DESIGN §1 "Naming on the wire".
@@ -162,14 +163,17 @@ const count = (name: string) => z.number({ error: `${name}: a whole number` }).i
 
 /** §7 POST /conversations/:id/messages (B-114); attachments and cards come with their issues. */
 export const agentSendInput = z.strictObject({
-  content: z
-    .string({ error: "a string" })
+  // Issue 13 #3: every string of a send, metadata's nested strings and keys too, is text().
+  content: text("a string")
     .refine((s) => s.trim().length > 0, "required")
     .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`),
-  metadata: z.record(z.string(), z.unknown(), { error: "an object or null" }).nullable().optional(),
-  replyToMessageId: z.string({ error: "a message id" }).max(40, "a message id").nullable().optional(),
+  metadata: safeJsonObject("an object or null").nullable().optional(),
+  replyToMessageId: text("a message id").max(40, "a message id").nullable().optional(),
   /** Issue 12: the client's id of this send; a retry with the same id answers the first message (200). */
-  clientMessageId: z.string({ error: "a string of 1–200 characters" }).min(1, "1–200 characters").max(200, "1–200 characters").optional(),
+  clientMessageId: text("a string of 1–200 characters")
+    .min(1, "1–200 characters")
+    .max(200, "1–200 characters")
+    .optional(),
   /** OQ-B-27: the reply's token usage; validated, not stored. */
   usage: z.strictObject({ inputTokens: count("inputTokens").optional(), outputTokens: count("outputTokens").optional() }, { error: "an object" }).optional(),
 });
@@ -178,7 +182,7 @@ export type AgentSendInput = z.infer<typeof agentSendInput>;
 /** §5 the forward poll (`since`, ascending) or older history (`cursor`, newest first). */
 export const agentPollQuery = z.strictObject({
   since: z.iso.datetime({ offset: true, error: "an ISO 8601 timestamp" }).optional(),
-  cursor: z.string({ error: "a cursor" }).max(40, "a cursor this route gave out").optional(),
+  cursor: text("a cursor").max(40, "a cursor this route gave out").optional(),
   limit: z.coerce.number({ error: "an integer 1–200" }).int("an integer 1–200").min(1, "an integer 1–200").max(200, "an integer 1–200").default(50),
   features: z.string().max(200).optional(),
 });
@@ -191,33 +195,37 @@ export const updatesQuery = z.strictObject({
     .min(0, `seconds, 0–${UPDATES_WAIT_MAX}`)
     .transform((s) => Math.min(s, UPDATES_WAIT_MAX))
     .default(UPDATES_WAIT_MAX),
-  cursor: z.string({ error: "a cursor" }).max(40, "a cursor /updates or /ws gave out").optional(),
+  cursor: text("a cursor").max(40, "a cursor /updates or /ws gave out").optional(),
   features: z.string().max(200).optional(),
 });
 
 /** The /ws hello (B-150): the first frame, within 10 s. */
 export const wsHelloSchema = z.object({
   t: z.literal("hello"),
-  resume: z.string().max(40).nullable().optional(),
+  resume: text().max(40).nullable().optional(),
   features: z.array(z.string()).max(20).optional(),
-  instance: z.string().max(100).optional(),
+  instance: text().max(100).optional(),
 });
 
 /** §11 Webhook contract v2: where to deliver, and the secret that signs each delivery. */
 export const webhookInput = z.strictObject({
+  // Issue 13 #3: a URL may carry a NUL in its path (the parser percent-encodes it; the string keeps it).
   url: z
     .url({ protocol: /^https?$/, error: "an http(s) URL" })
+    .refine(isSafeText, TEXT_REFUSED)
     .max(2000, "at most 2000 characters")
     // Issue 13 #1: credentials in the URL would be sent on every delivery and shown by GET /webhook.
     .refine((url) => URL.canParse(url) && !new URL(url).username && !new URL(url).password, "no user name or password"),
-  secret: z.string({ error: "a string" }).min(16, "16–200 characters").max(200, "16–200 characters").optional(),
+  secret: text("a string").min(16, "16–200 characters").max(200, "16–200 characters").optional(),
 });
 
 /** §2 pairing: the code an owner minted. */
-export const pairInput = z.strictObject({ code: z.string({ error: "a pairing code" }).min(1, "required").max(64, "a pairing code") });
+export const pairInput = z.strictObject({ code: text("a pairing code").min(1, "required").max(64, "a pairing code") });
 /** §2 reverse linking: the CLI names itself; the owner sees the label before approving. */
-export const linkRequestInput = z.strictObject({ label: z.string({ error: "a string" }).max(80, "at most 80 characters").optional() });
-export const linkPollInput = z.strictObject({ secret: z.string({ error: "the secret the link request gave" }).min(1, "required").max(200, "too long") });
+export const linkRequestInput = z.strictObject({ label: text("a string").max(80, "at most 80 characters").optional() });
+export const linkPollInput = z.strictObject({
+  secret: text("the secret the link request gave").min(1, "required").max(200, "too long"),
+});
 
 /** GET /me (B-012, B-029). */
 export const agentMeSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), instanceId: z.string().nullable(), protocolVersion: z.string() });
@@ -275,7 +283,7 @@ export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 
 /** What the owner is shown of a minted pairing code (Maity route, snake_case). */
 export const pairingCodeSchema = z.object({ code: z.string(), agent_id: z.string(), expires_at: z.string() });
-export const linkCodeSchema = z.string({ error: "a link code" }).min(1, "required").max(40, "a link code");
+export const linkCodeSchema = text("a link code").min(1, "required").max(40, "a link code");
 export const linkViewSchema = z.object({
   label: z.string().nullable(),
   status: z.enum(["pending", "approved", "expired"]),

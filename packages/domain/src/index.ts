@@ -4,6 +4,7 @@ export * from "./preview.ts";
 export * from "./schemas.ts";
 export * from "./tokens.ts";
 export * from "./validation.ts";
+export * from "./text.ts";
 export * from "./bands.ts";
 export * from "./mentions.ts";
 export * from "./groups.ts";

@@ -1,18 +1,22 @@
 import { z } from "zod";
 import { HANDLE_PATTERN, PERMISSIONS } from "./ids.ts";
 import { MAX_AGENT_ROUNDS_LIMIT, REPLY_POLICIES } from "./routing.ts";
+import { text } from "./text.ts";
 
-// One zod schema per wire shape: validation, types and (later) the OpenAPI document.
-export const handleSchema = z
-  .string()
+// One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
+// string is `text()`: no NUL, no unpaired surrogate (issue 13 #3, text.ts).
+export const handleSchema = text()
   .regex(HANDLE_PATTERN, "lowercase letters, digits and dashes, 1–40 characters");
-export const memberIdSchema = z.string({ error: "a member id (hum-… or agt-…)" }).regex(/^(hum|agt)-[a-z0-9-]{1,80}$/, "a member id (hum-… or agt-…)");
-const nameSchema = z.string().trim().min(1, "required").max(120, "at most 120 characters");
+export const memberIdSchema = text("a member id (hum-… or agt-…)").regex(
+  /^(hum|agt)-[a-z0-9-]{1,80}$/,
+  "a member id (hum-… or agt-…)",
+);
+const nameSchema = text().trim().min(1, "required").max(120, "at most 120 characters");
 
 export const createHumanInput = z.object({
   handle: handleSchema,
   name: nameSchema,
-  password: z.string().min(8, "at least 8 characters").max(200, "at most 200 characters"),
+  password: text().min(8, "at least 8 characters").max(200, "at most 200 characters"),
 });
 export const humanOutput = z.object({ id: z.string(), handle: z.string(), name: z.string() });
 
@@ -20,7 +24,7 @@ export const createAgentInput = z.object({
   owner: handleSchema,
   handle: handleSchema,
   name: nameSchema.optional(),
-  description: z.string().max(2000, "at most 2000 characters").optional(),
+  description: text().max(2000, "at most 2000 characters").optional(),
 });
 export const agentOutput = z.object({
   id: z.string(),
@@ -51,17 +55,20 @@ export const memberOutput = z.object({
 });
 export const removeMemberReason = z.enum(["removed", "isolated"]);
 
-export const mintTokenInput = z.object({ member_id: memberIdSchema, label: z.string().max(100).optional() });
+export const mintTokenInput = z.object({
+  member_id: memberIdSchema,
+  label: text().max(100, "at most 100 characters").optional(),
+});
 export const tokenOutput = z.object({ token: z.string(), member_id: z.string(), kind: z.enum(["human", "agent"]) });
 
-export const revokeTokenInput = z.object({ token: z.string().min(1, "required").max(200, "at most 200 characters") });
+export const revokeTokenInput = z.object({ token: text().min(1, "required").max(200, "at most 200 characters") });
 
 // Issue 13 #2: capped so a huge password is refused before scrypt hashes it. 1024, not createHuman's
 // 200: a password set under a later, longer rule must still log in, and 1 KiB costs scrypt nothing.
 export const LOGIN_PASSWORD_MAX = 1024;
 export const loginInput = z.object({
-  handle: z.string().min(1, "required").max(200, "at most 200 characters"),
-  password: z.string().min(1, "required").max(LOGIN_PASSWORD_MAX, `at most ${LOGIN_PASSWORD_MAX} characters`),
+  handle: text().min(1, "required").max(200, "at most 200 characters"),
+  password: text().min(1, "required").max(LOGIN_PASSWORD_MAX, `at most ${LOGIN_PASSWORD_MAX} characters`),
 });
 
 export const projectRef = z.object({ owner: handleSchema, slug: handleSchema });
@@ -100,13 +107,12 @@ export type Message = z.infer<typeof messageSchema>;
 // 20,000 code points.
 export const REQUEST_BODY_MAX_BYTES = 256 * 1024;
 export const MESSAGE_BODY_MAX = 20_000;
-const messageBody = z
-  .string({ error: "a string" })
+const messageBody = text("a string")
   .refine((s) => s.trim().length > 0, "required")
   .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`);
 export const postMessageInput = z.strictObject({
   body: messageBody,
-  to_instance: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters").nullable().optional(),
+  to_instance: text("a string").min(1, "required").max(100, "at most 100 characters").nullable().optional(),
   /** The seq of the message this one answers (the reply action; 004 §4 B-072 addresses its agent). */
   reply_to: z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq").nullable().optional(),
 });
@@ -215,7 +221,7 @@ export type Conversation = z.infer<typeof conversationSchema>;
 export const listConversationsQuery = z.strictObject({
   observed: queryBool.default(false),
   limit: queryInt(1, LIST_LIMIT_MAX).default(50),
-  cursor: z.string({ error: "a string" }).max(1000, "bad_cursor").optional(),
+  cursor: text("a string").max(1000, "bad_cursor").optional(),
 });
 export const conversationPage = z.object({ items: z.array(conversationItemSchema), next_cursor: z.string().nullable() });
 export const listProjectSchema = z.object({ owner: z.string(), slug: z.string(), full_name: z.string(), name: z.string() });
@@ -236,8 +242,7 @@ export const healthOutput = z.object({
 export const GROUP_PARTICIPANTS_MAX = 12;
 export const TITLE_MAX = 200;
 /** OQ-M-03: 1–200 code points after trimming; "" and null mean no title. */
-const titleSchema = z
-  .string({ error: "a string or null" })
+const titleSchema = text("a string or null")
   .trim()
   .refine((s) => Array.from(s).length <= TITLE_MAX, `at most ${TITLE_MAX} characters`)
   .transform((s) => (s === "" ? null : s))
@@ -256,7 +261,11 @@ export const updateGroupInput = z
     title: titleSchema.optional(),
     // 004 §4 / DESIGN §4a: the reply policy, set by those who manage the chat.
     reply_policy: z.enum(REPLY_POLICIES, { error: `one of ${REPLY_POLICIES.join(", ")}` }).optional(),
-    designated_agent_id: z.string({ error: "a member id or null" }).min(1, "required").max(100, "at most 100 characters").nullable().optional(),
+    designated_agent_id: text("a member id or null")
+      .min(1, "required")
+      .max(100, "at most 100 characters")
+      .nullable()
+      .optional(),
     max_agent_rounds: z
       .number({ error: "an integer 0–20" })
       .int("an integer 0–20")
@@ -265,7 +274,10 @@ export const updateGroupInput = z
       .optional(),
     /** B-067: more than 5 rounds only with the manager's explicit acceptance of the token cost. */
     accept_token_cost: z.boolean({ error: "true or false" }).optional(),
-    custom_rules: z.string({ error: "a string or null" }).max(CUSTOM_RULES_MAX, `at most ${CUSTOM_RULES_MAX} characters`).nullable().optional(),
+    custom_rules: text("a string or null")
+      .max(CUSTOM_RULES_MAX, `at most ${CUSTOM_RULES_MAX} characters`)
+      .nullable()
+      .optional(),
   })
   .refine((v) => Object.keys(v).length > 0, { error: "nothing to change", path: ["title"] });
 export const addParticipantInput = z.strictObject({ member_id: memberIdSchema, wake: wakeNotBuilt });
@@ -277,7 +289,9 @@ export const participationSchema = z.object({
   left_at: z.string().nullable(),
   reason: leftReasonSchema.nullable(),
 });
-export const redactInput = z.strictObject({ reason: z.string({ error: "a string or null" }).trim().max(500, "at most 500 characters").nullable().optional() });
+export const redactInput = z.strictObject({
+  reason: text("a string or null").trim().max(500, "at most 500 characters").nullable().optional(),
+});
 export const meatProxyInput = z.strictObject({ meat_proxy: z.boolean({ error: "true, false or null" }).nullable() });
 export const PINS_MAX = 20;
 
@@ -298,7 +312,7 @@ export type HubEvent = z.infer<typeof eventSchema>;
 export const eventPage = z.object({ items: z.array(eventSchema), next_cursor: z.string().nullable() });
 export const postEventInput = z.strictObject({
   type: z.literal("chat", { error: "not_supported" }),
-  conversation_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters"),
+  conversation_id: text("a string").min(1, "required").max(100, "at most 100 characters"),
   body: messageBody,
   to_instance: postMessageInput.shape.to_instance,
   reply_to: postMessageInput.shape.reply_to,

@@ -14,6 +14,14 @@ import { type AgentRoute, answer, jsonBody, queryOf, refuse } from "./http.ts";
 
 const notParticipant = () => refuse(403, "NOT_PARTICIPANT", "you are not a participant of this conversation");
 const ROOM = "([^/]+)";
+/** The room id of the path; percent-encoding that decodes to no text names no room (issue 13 #3: it was a 500). */
+function roomKey(match: RegExpExecArray): string {
+  try {
+    return decodeURIComponent(match[1] ?? "");
+  } catch {
+    return "";
+  }
+}
 const R = "/api/agent-api/conversations/{id}";
 
 export const conversationRoutes: AgentRoute[] = [
@@ -35,7 +43,7 @@ export const conversationRoutes: AgentRoute[] = [
     doc: { path: `${R}/context`, summary: "The context envelope (§3); 403 NOT_PARTICIPANT for a room the agent is not in", response: contextEnvelopeSchema },
     // B-038: 403 NOT_PARTICIPANT for a room the agent is not in, whether it exists or not.
     handler: async ({ hub, agent, match }) => {
-      const context = await hub.agents.context(agent, decodeURIComponent(match[1] ?? ""));
+      const context = await hub.agents.context(agent, roomKey(match));
       return context ? answer(200, context) : notParticipant();
     },
   },
@@ -44,7 +52,7 @@ export const conversationRoutes: AgentRoute[] = [
     path: new RegExp(`^/api/agent-api/conversations/${ROOM}/messages$`),
     doc: { path: `${R}/messages`, summary: "Messages since a time (ascending) or older history by cursor (newest first), with the envelope (§5)", query: agentPollQuery, response: agentMessagePageSchema },
     handler: async ({ hub, agent, match, url }) => {
-      const page = await hub.agents.poll(agent, decodeURIComponent(match[1] ?? ""), queryOf(url));
+      const page = await hub.agents.poll(agent, roomKey(match), queryOf(url));
       return page ? answer(200, page) : notParticipant(); // B-100
     },
   },
@@ -56,7 +64,7 @@ export const conversationRoutes: AgentRoute[] = [
     handler: async ({ hub, agent, match, req }) => {
       const body = await jsonBody(req);
       if (!body.ok) return body.response;
-      const sent = await hub.agents.send(agent, decodeURIComponent(match[1] ?? ""), body.value, req.headers.get("idempotency-key"));
+      const sent = await hub.agents.send(agent, roomKey(match), body.value, req.headers.get("idempotency-key"));
       return answer(sent.replayed ? 200 : 201, sent.message);
     },
   },
@@ -65,7 +73,7 @@ export const conversationRoutes: AgentRoute[] = [
     path: new RegExp(`^/api/agent-api/conversations/${ROOM}/typing$`),
     doc: { path: `${R}/typing`, summary: "Tell the room's people the agent is writing (§7)", response: z.object({ ok: z.literal(true) }) },
     handler: async ({ hub, agent, match }) => {
-      await hub.agents.typing(agent, decodeURIComponent(match[1] ?? ""));
+      await hub.agents.typing(agent, roomKey(match));
       return answer(200, { ok: true });
     },
   },

@@ -36,6 +36,7 @@ import {
   redactInput,
   removeMemberReason,
   revokeTokenInput,
+  text,
   updateGroupInput,
 } from "@maity/domain";
 import { type BusMessage, type LogEvent, reaches } from "@maity/hub";
@@ -50,11 +51,15 @@ import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, route
 
 const P = "/api/projects/{owner}/{slug}";
 const C = `${P}/conversations/{conversation_id}`;
-const conversationIdSchema = z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters");
+// Issue 13 #3: ids from the path, the Idempotency-Key header and the seq are text() like any input string.
+const conversationIdSchema = text("a string").min(1, "required").max(100, "at most 100 characters");
+/** A participant id of the path: any id, unknown ones answer not_found (hidden = missing). */
+const participantId = text("a string").min(1, "required").max(100, "at most 100 characters");
 const projectInput = z.strictObject(projectRef.shape);
 const conversationInput = z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema });
 const noContent = z.null();
-const idempotencyKey = z.string({ error: "a string" }).min(1, "1–200 characters").max(200, "1–200 characters").optional();
+const seqParam = text("a seq").or(z.number().int());
+const idempotencyKey = text("a string").min(1, "1–200 characters").max(200, "1–200 characters").optional();
 /** tRPC's infinite queries send `direction`; lists page forward only, so it is accepted and ignored. */
 const direction = z.enum(["forward", "backward"], { error: "forward or backward" }).optional();
 /** A posted message, and whether it is the first answer of a repeated request (Idempotency-Key). */
@@ -269,12 +274,19 @@ export const appRouter = router({
       .mutation(({ ctx, input }) => ctx.hub.groups.addParticipant(ctx.caller, input, input.conversation_id, pick(input, ["member_id", "wake"]))),
     update: authedProcedure
       .meta({ rest: { method: "PATCH", path: `${C}/participants/{member_id}`, summary: "Change a participation (wake: not built, refused)" } })
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, member_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters"), wake: z.unknown().optional() }))
+      .input(
+        z.strictObject({
+          ...projectRef.shape,
+          conversation_id: conversationIdSchema,
+          member_id: participantId,
+          wake: z.unknown().optional(),
+        }),
+      )
       .output(participationSchema)
       .mutation(({ ctx, input }) => ctx.hub.groups.updateParticipant(ctx.caller, input, input.conversation_id, input.member_id)),
     remove: authedProcedure
       .meta({ rest: { method: "DELETE", path: `${C}/participants/{member_id}`, summary: "Remove a participant, or leave with your own id (§9.2)" } })
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, member_id: z.string({ error: "a string" }).min(1, "required").max(100, "at most 100 characters") }))
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, member_id: participantId }))
       .output(participationSchema)
       .mutation(({ ctx, input }) => ctx.hub.groups.removeParticipant(ctx.caller, input, input.conversation_id, input.member_id)),
   }),
@@ -309,7 +321,14 @@ export const appRouter = router({
       .mutation(({ ctx, input }) => ctx.hub.messages.markReadUpTo(ctx.caller, input, input.conversation_id, input.seq)),
     redact: authedProcedure
       .meta({ rest: { method: "POST", path: `${C}/messages/{seq}/redact`, summary: "Redact a message (§8.5); it keeps its place" } })
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.string({ error: "a seq" }).or(z.number().int()), ...redactInput.shape }))
+      .input(
+        z.strictObject({
+          ...projectRef.shape,
+          conversation_id: conversationIdSchema,
+          seq: seqParam,
+          ...redactInput.shape,
+        }),
+      )
       .output(messageSchema)
       .mutation(({ ctx, input }) => ctx.hub.messages.redact(ctx.caller, input, input.conversation_id, String(input.seq), pick(input, ["reason"]))),
   }),
