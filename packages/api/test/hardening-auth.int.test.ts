@@ -174,7 +174,7 @@ describe("issue 13 #5: login is rate limited", () => {
     expect(hub.auth.hashing()).toEqual({ running: 0, waiting: 0, peak: 2 });
 
     const small = variant({ login: { ...open, hashes: 1, queue: 3 } });
-    const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => login(small, "guest", "wrong", `10.0.1.${i}`)));
+    const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => login(small, "guest", "bad", `10.0.1.${i}`)));
     // One hashing, three waiting: the other six are turned away before any work.
     expect(burst.filter((a) => a.status === 401)).toHaveLength(4);
     expect(burst.filter((a) => a.status === 429).map((a) => a.retryAfter)).toEqual(Array(6).fill("1"));
