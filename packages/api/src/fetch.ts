@@ -1,6 +1,7 @@
-import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
+import { parseBearer, REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { clientAddress } from "./agent/http.ts";
 import { bodyTooLarge, limitBody, PREAUTH_BODY_MAX_BYTES } from "./body.ts";
 import { cookieChangeRefusal } from "./edge.ts";
 import { appRouter } from "./routers/index.ts";
@@ -31,15 +32,14 @@ export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
       // Issue 13 #6: the same cross-site rule as REST (tRPC itself only asks for a JSON content type).
       const refusal = cookieChangeRefusal(limited);
       if (refusal) throw toTRPCError(refusal);
-      const { caller, session } = await callerFromRequest(hub, limited);
-      return {
-        hub,
-        caller,
-        session,
-        resHeaders,
-        secure: isSecure(limited),
-        admin: adminAccess(limited, process.env.MAITY_ADMIN_TOKEN),
-      };
+      const { caller, session, bearer } = await callerFromRequest(hub, limited);
+      // Issue 13 #7: what a live stream re-checks when its member's credentials change.
+      const token = bearer ? parseBearer(limited.headers.get("authorization")) : null;
+      const instanceId = limited.headers.get("x-agent-instance");
+      const credential = token ? { token, instanceId } : session ? { session } : null;
+      const admin = adminAccess(limited, process.env.MAITY_ADMIN_TOKEN);
+      const address = clientAddress(limited);
+      return { hub, caller, session, resHeaders, secure: isSecure(limited), admin, credential, address };
     },
     // Issue 13 #3: the caller reads "internal error" (trpc.ts); the detail is the server's to log.
     onError: ({ error, path }) => {

@@ -1,5 +1,5 @@
 import { fieldsOf, HubError, hubErrorStatus, isHubError } from "@maity/domain";
-import type { AgentCaller, Caller, Hub, HumanCaller } from "@maity/hub";
+import type { AgentCaller, Caller, Credential, Hub, HumanCaller } from "@maity/hub";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 
@@ -14,6 +14,10 @@ export interface Context {
   secure: boolean;
   /** The operator's bearer (MAITY_ADMIN_TOKEN): "hidden" when the hub runs without one. */
   admin: "ok" | "hidden" | "unauthenticated";
+  /** The credential the caller came with, which a live stream watches (issue 13 #7); absent in process. */
+  credential?: Credential | null;
+  /** The client's address (x-maity-remote, set by the Node dispatch) for the login limits (issue 13 #5). */
+  address?: string;
 }
 
 /** How a procedure is served as a REST route (rest/index.ts) and documented (openapi.ts). */

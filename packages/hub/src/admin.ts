@@ -178,10 +178,13 @@ export function adminService(db: Db, bus: LiveBus) {
     /** Revokes a token given its plaintext; afterwards it answers 401 like one that never existed. */
     async revokeToken(input: unknown) {
       const { token } = parseInput(revokeTokenInput, input);
-      const row = await db.accessToken.findUnique({ where: { hash: sha256(token) }, select: { agentId: true } });
+      const owner = { agentId: true, humanId: true } as const;
+      const row = await db.accessToken.findUnique({ where: { hash: sha256(token) }, select: owner });
       const result = await db.accessToken.updateMany({ where: { hash: sha256(token), revokedAt: null }, data: { revokedAt: new Date() } });
-      // An agent's open /ws sockets re-check their credential and close with 4001 (004 §11).
+      // An agent's open /ws sockets re-check their credential and close with 4001 (004 §11); held
+      // /updates and live streams of the token's member end too (issue 13 #7).
       if (result.count > 0 && row?.agentId) bus.publish({ type: "credentials", agentId: row.agentId });
+      if (result.count > 0 && row?.humanId) bus.publish({ type: "credentials", humanId: row.humanId });
       return { revoked: result.count > 0 };
     },
 

@@ -31,13 +31,16 @@ export interface LogEvent {
  * Side messages change no position of the log:
  * `redaction`: an event's body was taken out (it keeps its seq); `read`: a reader's marker moved
  * to `seq` (its other devices clear the badge); `typing`: a member is writing (agent protocol §7);
- * `credentials`: an agent's tokens changed (revoked, rotated by pairing): open sockets re-check.
+ * `credentials`: an agent's tokens changed (revoked, rotated by pairing), or a human's (a token
+ * revoked, a session logged out): open sockets, held /updates and live streams of that member
+ * re-check theirs (issue 13 #7).
  */
 export type BusMessage =
   | LogEvent
   | { type: "redaction" | "read"; seq: number; conversationId: string | null; project?: { owner: string; slug: string }; audience: string[] }
   | { type: "typing"; conversationId: string; project: { owner: string; slug: string }; memberId: string; audience: string[] }
-  | { type: "credentials"; agentId: string };
+  | { type: "credentials"; agentId: string; humanId?: undefined }
+  | { type: "credentials"; humanId: string; agentId?: undefined };
 
 const CHANNEL = "maity_bus";
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more: larger events travel as a stub. */

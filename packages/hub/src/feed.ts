@@ -3,6 +3,7 @@ import type { Db } from "@maity/db";
 import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import { logHead } from "./append.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
+import type { CredentialWatch } from "./auth.ts";
 import type { AgentCaller } from "./caller.ts";
 import type { MessagesService } from "./messages.ts";
 
@@ -197,18 +198,29 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
      * `{cursor, events}` either way. A second call for the same agent instance displaces this one,
      * which answers at once with its own cursor and no events (B-140, OQ-B-17).
      */
-    async updates(agent: AgentCaller, query: unknown, signal?: AbortSignal): Promise<UpdatesAnswer> {
+    async updates(
+      agent: AgentCaller,
+      query: unknown,
+      signal?: AbortSignal,
+      credential?: Pick<CredentialWatch, "ended" | "still">,
+    ): Promise<UpdatesAnswer> {
       const q = parseInput(updatesQuery, query);
       const key = `${agent.id} ${agent.instanceId ?? ""}`;
       holders.get(key)?.abort();
       const mine = new AbortController();
       holders.set(key, mine);
-      const stopped = signal ? AbortSignal.any([signal, mine.signal]) : mine.signal;
+      const ends = [mine.signal, ...(signal ? [signal] : []), ...(credential ? [credential.ended] : [])];
+      const stopped = AbortSignal.any(ends);
       try {
         const stream = await open(agent.id, q.cursor);
         try {
           if (stream.start.expired) throw new CursorExpired();
           const batch = stopped.aborted ? null : await stream.next(q.wait * 1000, stopped);
+          // Issue 13 #7: a held call whose token was revoked answers as the revoked token would (B-011
+          // 401), and events are handed only while the token still holds — read from the database,
+          // since the revocation's bus message may arrive after an event written after it.
+          const revoked = credential?.ended.aborted || (batch && credential && !(await credential.still()));
+          if (revoked) throw HubError.unauthenticated();
           if (!batch) return { cursor: encodeUpdatesCursor(stream.start.seq), events: [] };
           if (!signal?.aborted) await delivered(agent.id, batch.events);
           return { cursor: encodeUpdatesCursor(batch.seq), events: batch.events };

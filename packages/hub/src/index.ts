@@ -2,7 +2,7 @@ import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin.ts";
 import { agentService } from "./agents.ts";
 import { agentFeed } from "./feed.ts";
-import { type LimitSettings, rateLimits } from "./limits.ts";
+import { type LimitSettings, type LoginSettings, rateLimits } from "./limits.ts";
 import { pairingService } from "./pairing.ts";
 import { type WebhookOptions, webhookService } from "./webhooks.ts";
 import { authService } from "./auth.ts";
@@ -17,12 +17,12 @@ export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
 export { LiveBus, type BusMessage, type LogEvent, reaches } from "./bus.ts";
 export { APPEND_LOCK_KEY } from "./append.ts";
 export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed, type FeedBatch, forAgent } from "./feed.ts";
-export { DEFAULT_LIMITS, type LimitSettings } from "./limits.ts";
+export { DEFAULT_LIMITS, DEFAULT_LOGIN, type LimitSettings, type LoginSettings } from "./limits.ts";
 export { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.ts";
 export { PAIRING_TTL_MS, LINK_TTL_MS } from "./pairing.ts";
 export { DEMO_LOGINS, seedDemo } from "./seed.ts";
 export { hashPassword, sha256, verifyPassword } from "./credentials.ts";
-export { SESSION_TTL_MS } from "./auth.ts";
+export { type Credential, type CredentialWatch, SESSION_TTL_MS } from "./auth.ts";
 export { DEFAULT_GROUP_CHAT_QUOTA, type Participation } from "./groups.ts";
 
 export interface HubOptions {
@@ -32,6 +32,10 @@ export interface HubOptions {
   replayWindowMs?: number;
   /** Agent protocol rate limits per minute (B-360…B-363). */
   limits?: Partial<LimitSettings>;
+  /** Issue 13 #5: login attempts per address, failures per handle, scrypt hashes at once (DEFAULT_LOGIN). */
+  login?: Partial<LoginSettings>;
+  /** How long a dashboard session lasts (default SESSION_TTL_MS, 30 days); live streams end at its expiry. */
+  sessionTtlMs?: number;
   webhooks?: WebhookOptions;
 }
 
@@ -46,12 +50,16 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const agents = agentService(db, bus, messages);
   const webhooks = webhookService(db, agents, options.webhooks);
   queued.webhooksQueued = webhooks.kick;
+  const limits = rateLimits(options.limits);
   return {
     database,
     db,
     bus,
     admin: adminService(db, bus),
-    auth: authService(db, database.sql),
+    auth: authService(db, database.sql, bus, limits, {
+      ...(options.login ? { login: options.login } : {}),
+      ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
+    }),
     conversations: conversationService(db),
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
@@ -59,7 +67,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
     feed: agentFeed(db, bus, messages, options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs }),
     webhooks,
     pairing: pairingService(db, bus),
-    limits: rateLimits(options.limits),
+    limits,
     /** Joins the shared bus (PostgreSQL) and resumes queued webhook deliveries: what a server does at start. */
     async start() {
       if (database.pubsub) await bus.connect(database.pubsub);

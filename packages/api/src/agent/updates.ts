@@ -1,5 +1,5 @@
-import { updatesAnswerSchema, updatesQuery } from "@maity/domain";
-import { type AgentRoute, answer, queryOf } from "./http.ts";
+import { isHubError, parseBearer, updatesAnswerSchema, updatesQuery } from "@maity/domain";
+import { type AgentRoute, answer, queryOf, refuse } from "./http.ts";
 
 // 004 §11 GET /updates: one held request over all the agent's conversations (B-127…B-145).
 export const updatesRoutes: AgentRoute[] = [
@@ -13,6 +13,19 @@ export const updatesRoutes: AgentRoute[] = [
       query: updatesQuery,
       response: updatesAnswerSchema,
     },
-    handler: async ({ hub, agent, url, req }) => answer(200, await hub.feed.updates(agent, queryOf(url), req.signal)),
+    handler: async ({ hub, agent, url, req }) => {
+      // Issue 13 #7: the held call watches its token; revoked or rotated meanwhile, it answers the
+      // 401 a revoked token gets (B-011), and no event written after the revocation.
+      const token = parseBearer(req.headers.get("authorization")) ?? "";
+      const watch = await hub.auth.watch(agent, { token, instanceId: req.headers.get("x-agent-instance") });
+      try {
+        return answer(200, await hub.feed.updates(agent, queryOf(url), req.signal, watch));
+      } catch (error) {
+        if (!isHubError(error) || error.code !== "unauthenticated") throw error;
+        return refuse(401, "UNAUTHORIZED", "missing or invalid agent token");
+      } finally {
+        watch.stop();
+      }
+    },
   },
 ];

@@ -1,4 +1,6 @@
 import {
+  HubError,
+  isHubError,
   addMemberInput,
   addParticipantInput,
   agentOutput,
@@ -43,7 +45,7 @@ import { type BusMessage, type LogEvent, reaches } from "@maity/hub";
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
-import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router } from "../trpc.ts";
+import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router, toTRPCError } from "../trpc.ts";
 
 // Every hub route is a procedure here, with its zod input and output side by side; `meta.rest`
 // says how the REST adapter serves it (rest/index.ts) and the OpenAPI document describes it
@@ -126,9 +128,16 @@ export const appRouter = router({
       .input(loginInput)
       .output(z.object({ id: z.string(), handle: z.string(), name: z.string() }))
       .mutation(async ({ ctx, input }) => {
-        const { session, human } = await ctx.hub.auth.login(input);
-        ctx.resHeaders.append("set-cookie", sessionCookie(session, ctx.secure));
-        return { id: human.id, handle: human.handle, name: human.name };
+        try {
+          const { session, human, expiresAt } = await ctx.hub.auth.login(input, { address: ctx.address ?? null });
+          ctx.resHeaders.append("set-cookie", sessionCookie(session, ctx.secure, expiresAt.getTime() - Date.now()));
+          return { id: human.id, handle: human.handle, name: human.name };
+        } catch (error) {
+          // Issue 13 #5: a refused login says when to come back (429 Retry-After).
+          const wait = isHubError(error) && error.code === "rate_limited" ? error.details.retry_after : undefined;
+          if (wait !== undefined) ctx.resHeaders.set("retry-after", String(wait));
+          throw error;
+        }
       }),
     logout: humanProcedure.output(z.object({ ok: z.literal(true) })).mutation(async ({ ctx }) => {
       if (ctx.session) await ctx.hub.auth.logout(ctx.session);
@@ -152,6 +161,9 @@ export const appRouter = router({
      */
     feed: authedProcedure.input(z.object({ lastEventId: z.string().nullish() }).optional()).subscription(async function* ({ ctx, input, signal }) {
       const caller = ctx.caller;
+      // Issue 13 #7: the stream ends when its session is logged out or expires, or its token is
+      // revoked — on whichever app instance that happens (the bus); the client hears UNAUTHORIZED.
+      const watch = await ctx.hub.auth.watch(caller, ctx.credential ?? (ctx.session ? { session: ctx.session } : null));
       // Follow the ordered log first (events after the process's head, each once, in seq order),
       // then catch up from the log only for a resume; side messages (typing, redactions, reads) come unordered.
       await ctx.hub.bus.ready();
@@ -164,7 +176,8 @@ export const appRouter = router({
       };
       const follower = ctx.hub.bus.follow(push, caller.id);
       const stopSide = ctx.hub.bus.subscribe((m) => m.type !== "event" && push(m));
-      const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+      const ended = signal ? AbortSignal.any([signal, watch.ended]) : watch.ended;
+      const aborted = new Promise<void>((resolve) => ended.addEventListener("abort", () => resolve(), { once: true }));
       try {
         const resumeFrom = Number(input?.lastEventId);
         const resuming = Number.isInteger(resumeFrom) && resumeFrom >= 0;
@@ -177,9 +190,10 @@ export const appRouter = router({
             if (batch.length < 100) break;
           }
         }
-        while (!signal?.aborted) {
+        while (!ended.aborted) {
           if (queue.length === 0) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
           wake = null;
+          if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
           for (const m of queue.splice(0)) {
             if (m.type === "event") {
               if (m.seq <= last) continue;
@@ -196,9 +210,11 @@ export const appRouter = router({
             }
           }
         }
+        if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
       } finally {
         follower.stop();
         stopSide();
+        watch.stop();
       }
     }),
   }),
