@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeHub, getHub, runtimeOptionsFromEnv } from "@maity/api";
-import { isApiPath, pathOf, serveApi } from "@maity/api/node";
+import { answerClientError, isApiPath, pathOf, serveApi } from "@maity/api/node";
 import next from "next";
 
 const dev = process.env.NODE_ENV !== "production";
@@ -51,6 +51,7 @@ const server = createServer((req, res) => {
     res.end("internal error");
   });
 });
+server.on("clientError", answerClientError);
 server.on("upgrade", (req, socket, head) => {
   if (api.upgrade(req, socket, head)) return;
   // Dev: Next's hot reload (/_next/hmr), through the listener Next put on the emitter with its first

@@ -244,6 +244,21 @@ export function serveApi(hub: Hub, options: { sockets?: AgentSocketOptions } = {
   };
 }
 
+/**
+ * Node's HTTP parser refuses a head it cannot read (431 past 16 KiB of headers and URL, 400 for
+ * bad syntax) before any handler runs, with an empty body. Answer in the API's own shape, with a
+ * code (issue 13: every 4xx carries one), and close.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const large = error.code === "HPE_HEADER_OVERFLOW";
+  const body = JSON.stringify(
+    large ? { error: "the request's head (URL and headers) is over 16 KiB", code: "HEADERS_TOO_LARGE" } : { error: "malformed HTTP request", code: "BAD_REQUEST" },
+  );
+  const status = large ? "431 Request Header Fields Too Large" : "400 Bad Request";
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
 export interface ApiServer {
   server: Server;
   url: string;
@@ -254,6 +269,7 @@ export interface ApiServer {
 export async function startApiServer(hub: Hub, options: { port?: number; sockets?: AgentSocketOptions } = {}): Promise<ApiServer> {
   const api = serveApi(hub, options);
   const server = createServer(api.request);
+  server.on("clientError", answerClientError);
   server.on("upgrade", (req, socket, head) => {
     if (!api.upgrade(req, socket, head)) socket.destroy();
   });

@@ -50,7 +50,8 @@ const logout = (hub: Hub, cookie: string) =>
     hub,
     new Request(`${BASE}/api/trpc/auth.logout`, {
       method: "POST",
-      headers: { cookie, "content-type": "application/json" },
+      // Issue 13 #6: a cookie change comes from the hub's own origin, as the dashboard's does.
+      headers: { cookie, "content-type": "application/json", origin: BASE },
       body: "{}",
     }),
   );

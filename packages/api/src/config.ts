@@ -1,0 +1,111 @@
+import { DEFAULT_PING_RATE } from "@maity/domain";
+import { DEFAULT_GROUP_CHAT_QUOTA } from "@maity/hub";
+import { z } from "zod";
+
+// The server's settings (issue 13 #8): one zod schema of the environment, read once at start by the
+// app server (apps/web/server.ts); services and handlers get typed options, never `process.env`.
+// A bad value stops the start with the variable named. README's "Configuration" table is generated
+// from `SETTINGS` (`pnpm docs:settings`), and a test keeps the two equal.
+
+/** One setting: its variable, the default as README shows it, what it means, and its parser. */
+interface Setting<T> {
+  name: string;
+  shown: string;
+  meaning: string;
+  schema: z.ZodType<T>;
+}
+const setting = <T>(name: string, shown: string, meaning: string, schema: z.ZodType<T>): Setting<T> => ({ name, shown, meaning, schema });
+
+const unset = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim());
+const optionalText = z.preprocess(unset, z.string().optional());
+const flag = (fallback: boolean) =>
+  z.preprocess(unset, z.enum(["0", "1", "true", "false"], { error: "0 or 1" }).optional()).transform((v) => (v === undefined ? fallback : v === "1" || v === "true"));
+const count = (fallback: number, what: string) =>
+  z.preprocess(unset, z.coerce.number({ error: what }).int(what).positive(what).optional()).transform((v) => v ?? fallback);
+
+export const SETTINGS = {
+  host: setting("HOST", "`127.0.0.1`", "the address the server listens on", z.preprocess(unset, z.string().optional()).transform((v) => v ?? "127.0.0.1")),
+  port: setting(
+    "PORT",
+    "`3000`",
+    "the port the server listens on",
+    z.preprocess(unset, z.coerce.number({ error: "a port, 1–65535" }).int().min(1, "a port, 1–65535").max(65535, "a port, 1–65535").optional()).transform((v) => v ?? 3000),
+  ),
+  dataDir: setting(
+    "MAITY_DATA_DIR",
+    "`./.maity/data`",
+    "PGlite data folder (relative to where you start the command)",
+    z.preprocess(unset, z.string().optional()).transform((v) => v ?? "./.maity/data"),
+  ),
+  databaseUrl: setting(
+    "DATABASE_URL",
+    "unset",
+    "`postgresql://…` switches from PGlite to PostgreSQL",
+    z.preprocess(unset, z.string().regex(/^postgres(ql)?:\/\/./, "a postgresql:// URL").optional()),
+  ),
+  adminToken: setting(
+    "MAITY_ADMIN_TOKEN",
+    "unset",
+    "enables the operator routes `/api/admin/*` (404 while unset)",
+    optionalText,
+  ),
+  seed: setting("MAITY_SEED", "`1`", "`0` turns the demo data off", flag(true)),
+  groupChatQuota: setting(
+    "MAITY_GROUP_CHAT_QUOTA",
+    `\`${DEFAULT_GROUP_CHAT_QUOTA}\``,
+    "open group chats per project (§1.7); the next answers `conversation_quota`",
+    count(DEFAULT_GROUP_CHAT_QUOTA, "a whole number of chats, at least 1"),
+  ),
+  pingRate: setting(
+    "MAITY_PING_RATE",
+    `\`${DEFAULT_PING_RATE.pings}/${DEFAULT_PING_RATE.windowSeconds}\``,
+    "mentions a writer may ping per window, `<pings>/<seconds>` (§1.7); over it: `rate_limited`",
+    z
+      .preprocess(unset, z.string().regex(/^[1-9]\d*\/[1-9]\d*$/, "<pings>/<seconds>, both at least 1").optional())
+      .transform((v) => {
+        if (v === undefined) return { ...DEFAULT_PING_RATE };
+        const [pings, windowSeconds] = v.split("/").map(Number) as [number, number];
+        return { pings, windowSeconds };
+      }),
+  ),
+  publicUrl: setting(
+    "MAITY_PUBLIC_URL",
+    "the request's origin",
+    "the base URL pairing and link answers give agents (`https://hub.example.org`)",
+    z.preprocess(unset, z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional()).transform((v) => v?.replace(/\/+$/, "")),
+  ),
+  webhookAllow: setting(
+    "MAITY_WEBHOOK_ALLOW",
+    "unset",
+    "comma-separated host names, IP addresses and CIDR ranges webhooks may reach although not public (`127.0.0.1,localhost,10.0.0.0/8`, local development); a bad entry stops the start",
+    optionalText.transform((v) => (v ? v.split(",").map((e) => e.trim()).filter(Boolean) : [])),
+  ),
+} satisfies Record<string, Setting<unknown>>;
+
+export type Settings = { [K in keyof typeof SETTINGS]: z.output<(typeof SETTINGS)[K]["schema"]> };
+
+export class SettingsError extends Error {
+  override name = "SettingsError";
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(`bad settings: ${problems.map((p) => `${p.variable}: ${p.message}`).join("; ")}`);
+  }
+}
+
+/** The settings from an environment (the process's by default); every bad variable is named. */
+export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
+  const problems: { variable: string; message: string }[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const parsed = s.schema.safeParse(env[s.name]);
+    if (parsed.success) out[key] = parsed.data;
+    else problems.push({ variable: s.name, message: `${parsed.error.issues[0]?.message ?? "invalid"} (got ${JSON.stringify(env[s.name])})` });
+  }
+  if (problems.length) throw new SettingsError(problems);
+  return out as Settings;
+}
+
+/** README's "Configuration" table rows for the server's settings. */
+export function settingsTable(): string {
+  const rows = Object.values(SETTINGS).map((s: Setting<unknown>) => `| \`${s.name}\` | ${s.shown} | ${s.meaning} |`);
+  return ["| variable | default | meaning |", "| --- | --- | --- |", ...rows].join("\n");
+}

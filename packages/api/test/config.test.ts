@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { readSettings, SettingsError, settingsTable } from "../src/config.ts";
+
+// Issue 13 #8: one schema of the environment, read once; bad values are refused with the variable
+// named; README's table is the schema's own.
+
+describe("the server's settings (issue 13 #8)", () => {
+  it("an empty environment gives the documented defaults", () => {
+    expect(readSettings({})).toEqual({
+      host: "127.0.0.1",
+      port: 3000,
+      dataDir: "./.maity/data",
+      databaseUrl: undefined,
+      adminToken: undefined,
+      seed: true,
+      groupChatQuota: 100,
+      pingRate: { pings: 60, windowSeconds: 600 },
+      publicUrl: undefined,
+      webhookAllow: [],
+    });
+  });
+
+  it("reads each variable", () => {
+    const settings = readSettings({
+      HOST: "0.0.0.0",
+      PORT: "8080",
+      MAITY_DATA_DIR: "/var/lib/maity",
+      DATABASE_URL: "postgresql://u:p@db:5432/maity",
+      MAITY_ADMIN_TOKEN: "an-operator-token-0123",
+      MAITY_SEED: "0",
+      MAITY_GROUP_CHAT_QUOTA: "7",
+      MAITY_PING_RATE: "3/60",
+      MAITY_PUBLIC_URL: "https://hub.example.org/",
+    });
+    expect(settings).toMatchObject({ host: "0.0.0.0", port: 8080, seed: false, groupChatQuota: 7, pingRate: { pings: 3, windowSeconds: 60 }, publicUrl: "https://hub.example.org" });
+    expect(readSettings({ DATABASE_URL: " ", MAITY_SEED: "" })).toMatchObject({ databaseUrl: undefined, seed: true });
+  });
+
+  it.each([
+    ["PORT", "eighty", /PORT: a port/],
+    ["PORT", "70000", /PORT: a port/],
+    ["MAITY_SEED", "yes", /MAITY_SEED: 0 or 1/],
+    ["MAITY_GROUP_CHAT_QUOTA", "-3", /MAITY_GROUP_CHAT_QUOTA: a whole number/],
+    ["MAITY_PING_RATE", "60 per 10 minutes", /MAITY_PING_RATE: <pings>\/<seconds>/],
+    ["MAITY_PING_RATE", "0/600", /MAITY_PING_RATE/],
+    ["MAITY_PUBLIC_URL", "hub.example.org", /MAITY_PUBLIC_URL: an http\(s\) URL/],
+    ["DATABASE_URL", "mysql://x", /DATABASE_URL: a postgresql:\/\/ URL/],
+  ])("refuses %s=%s, naming the variable", (variable, value, message) => {
+    expect(() => readSettings({ [variable]: value })).toThrow(SettingsError);
+    expect(() => readSettings({ [variable]: value })).toThrow(message);
+  });
+
+  it("names every bad variable at once", () => {
+    try {
+      readSettings({ PORT: "x", MAITY_SEED: "maybe" });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as SettingsError).problems.map((p) => p.variable)).toEqual(["PORT", "MAITY_SEED"]);
+    }
+  });
+
+  it("README's Configuration table is the schema's table (pnpm docs:settings prints it)", () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    expect(readme).toContain(settingsTable());
+  });
+});
