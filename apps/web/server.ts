@@ -7,23 +7,20 @@ import { EventEmitter } from "node:events";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { closeHub, getHub, runtimeOptionsFromEnv } from "@maity/api";
+import { closeHub, getHub } from "@maity/api";
 import { answerClientError, isApiPath, pathOf, serveApi } from "@maity/api/node";
 import next from "next";
+import { startSettings } from "./settings.ts";
 
-const dev = process.env.NODE_ENV !== "production";
-const hostname = process.env.HOST || "127.0.0.1";
-const port = Number(process.env.PORT || 3000);
+// The environment is read here, once (issue 13 #8): a bad value stops the start, the variable named.
+const { settings, dev } = startSettings();
+const { host: hostname, port } = settings;
 const dir = path.dirname(fileURLToPath(import.meta.url));
-// Relative data folders are taken from where the command was started (the repo root for `pnpm start`).
-const cwd = process.env.INIT_CWD || process.cwd();
-const options = runtimeOptionsFromEnv();
-if (options.dataDir && !path.isAbsolute(options.dataDir)) options.dataDir = path.resolve(cwd, options.dataDir);
 
 // Open (migrate, seed) before serving, so the first request never waits and errors show at start.
-const hub = await getHub(options);
+const hub = await getHub(settings);
 const health = hub.health();
-console.log(`maity: database ${health.database.engine}${health.database.engine === "pglite" ? ` at ${options.dataDir}` : ""}`);
+console.log(`maity: database ${health.database.engine}${health.database.engine === "pglite" ? ` at ${settings.dataDir}` : ""}`);
 
 // Next's request handler attaches its own `upgrade` listener to `httpServer`, or else to the server
 // of the first request it handles (setupWebSocketHandler in next/dist/server/next.js), and in
@@ -37,7 +34,7 @@ const app = next({ dev, hostname, port, dir, httpServer: nextUpgrades as unknown
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const api = serveApi(hub);
+const api = serveApi(hub, { adminToken: settings.adminToken });
 
 const server = createServer((req, res) => {
   if (isApiPath(pathOf(req))) {

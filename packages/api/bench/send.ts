@@ -293,7 +293,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
   }
   const hub = createHub(database);
   await hub.start();
-  const api = await startApiServer(hub);
+  const api = await startApiServer(hub, { adminToken: ADMIN_TOKEN });
   const limit = await startLimitServer(limitSql);
   try {
     log(`${engine}: hub at ${api.url}, limit at ${limit.url}`);
@@ -417,7 +417,6 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
 
 // ---------------------------------------------------------------------------------------------
 
-process.env.MAITY_ADMIN_TOKEN = ADMIN_TOKEN;
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
 const pgUrl = process.env.DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL) ? process.env.DATABASE_URL : undefined;
 const engines = (["pglite", "postgresql"] as const).filter((e) => (only ? e === only : e === "pglite" || pgUrl));

@@ -1,11 +1,11 @@
-import { DEFAULT_PING_RATE } from "@maity/domain";
+import { DEFAULT_PING_RATE, parseAllowList, parsePingRate, type PingRate } from "@maity/domain";
 import { DEFAULT_GROUP_CHAT_QUOTA } from "@maity/hub";
 import { z } from "zod";
 
 // The server's settings (issue 13 #8): one zod schema of the environment, read once at start by the
 // app server (apps/web/server.ts); services and handlers get typed options, never `process.env`.
 // A bad value stops the start with the variable named. README's "Configuration" table is generated
-// from `SETTINGS` (`pnpm docs:settings`), and a test keeps the two equal.
+// from `SETTINGS` (`pnpm docs:settings` prints it), and a test keeps the two equal.
 
 /** One setting: its variable, the default as README shows it, what it means, and its parser. */
 interface Setting<T> {
@@ -61,11 +61,12 @@ export const SETTINGS = {
     `\`${DEFAULT_PING_RATE.pings}/${DEFAULT_PING_RATE.windowSeconds}\``,
     "mentions a writer may ping per window, `<pings>/<seconds>` (§1.7); over it: `rate_limited`",
     z
-      .preprocess(unset, z.string().regex(/^[1-9]\d*\/[1-9]\d*$/, "<pings>/<seconds>, both at least 1").optional())
-      .transform((v) => {
-        if (v === undefined) return { ...DEFAULT_PING_RATE };
-        const [pings, windowSeconds] = v.split("/").map(Number) as [number, number];
-        return { pings, windowSeconds };
+      .preprocess(unset, z.string().optional())
+      .transform((v, ctx): PingRate => {
+        const rate = v === undefined ? { ...DEFAULT_PING_RATE } : parsePingRate(v);
+        if (rate) return rate;
+        ctx.addIssue({ code: "custom", message: "<pings>/<seconds>, both at least 1" });
+        return z.NEVER;
       }),
   ),
   publicUrl: setting(
@@ -78,7 +79,13 @@ export const SETTINGS = {
     "MAITY_WEBHOOK_ALLOW",
     "unset",
     "comma-separated host names, IP addresses and CIDR ranges webhooks may reach although not public (`127.0.0.1,localhost,10.0.0.0/8`, local development); a bad entry stops the start",
-    optionalText.transform((v) => (v ? v.split(",").map((e) => e.trim()).filter(Boolean) : [])),
+    optionalText.transform((v, ctx) => {
+      const entries = v ? v.split(",").map((e) => e.trim()).filter(Boolean) : [];
+      const { invalid } = parseAllowList(entries);
+      if (!invalid.length) return entries;
+      ctx.addIssue({ code: "custom", message: `not a host name, IP address or CIDR range: ${invalid.join(", ")}` });
+      return z.NEVER;
+    }),
   ),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -20,7 +20,7 @@ export const byCookie = (req: Request): boolean =>
   !req.headers.has("authorization") && readCookie(req.headers.get("cookie"), SESSION_COOKIE) !== null;
 
 /** The hosts this hub is reached at: the request's Host, a proxy's X-Forwarded-Host, MAITY_PUBLIC_URL's. */
-function ownHosts(req: Request): Set<string> {
+function ownHosts(req: Request, publicUrl: string | undefined): Set<string> {
   const hosts = new Set<string>();
   const add = (value: string | null | undefined) => {
     const host = value?.split(",")[0]?.trim().toLowerCase();
@@ -28,25 +28,20 @@ function ownHosts(req: Request): Set<string> {
   };
   add(req.headers.get("host") ?? new URL(req.url).host);
   add(req.headers.get("x-forwarded-host"));
-  if (process.env.MAITY_PUBLIC_URL) {
-    try {
-      add(new URL(process.env.MAITY_PUBLIC_URL).host);
-    } catch {
-      // A malformed MAITY_PUBLIC_URL names no host.
-    }
-  }
+  // The settings refused a malformed MAITY_PUBLIC_URL at start (config.ts).
+  if (publicUrl) add(new URL(publicUrl).host);
   return hosts;
 }
 
 /** Whether an Origin header names one of the hub's own hosts (the scheme is not compared: a TLS proxy). */
-function sameOrigin(origin: string, req: Request): boolean {
+function sameOrigin(origin: string, req: Request, publicUrl: string | undefined): boolean {
   let host: string;
   try {
     host = new URL(origin).host.toLowerCase();
   } catch {
     return false; // "null" (a sandboxed or privacy-stripped origin) is no origin of ours.
   }
-  return ownHosts(req).has(host);
+  return ownHosts(req, publicUrl).has(host);
 }
 
 /**
@@ -56,11 +51,11 @@ function sameOrigin(origin: string, req: Request): boolean {
  * `unsupported_media_type` (a cross-site HTML form can only send form or text/plain bodies).
  * Bearer calls carry no ambient credential and are not concerned. One rule for REST and tRPC.
  */
-export function cookieChangeRefusal(req: Request): HubError | null {
+export function cookieChangeRefusal(req: Request, publicUrl: string | undefined): HubError | null {
   if (SAFE_METHODS.has(req.method) || !byCookie(req)) return null;
   const origin = req.headers.get("origin");
   const site = req.headers.get("sec-fetch-site");
-  const ours = origin !== null ? sameOrigin(origin, req) : site === "same-origin" || site === "none";
+  const ours = origin !== null ? sameOrigin(origin, req, publicUrl) : site === "same-origin" || site === "none";
   if (!ours)
     return HubError.forbidden(
       "cross_site",

@@ -5,7 +5,7 @@ import { clientAddress } from "./agent/http.ts";
 import { bodyTooLarge, limitBody, PREAUTH_BODY_MAX_BYTES } from "./body.ts";
 import { cookieChangeRefusal } from "./edge.ts";
 import { appRouter } from "./routers/index.ts";
-import { adminAccess, callerFromRequest, isSecure } from "./session.ts";
+import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "./session.ts";
 import { isInternal, toTRPCError } from "./trpc.ts";
 
 const ENDPOINT = "/api/trpc";
@@ -21,7 +21,7 @@ function bodyLimitOf(req: Request): number {
  * itself and had no limit (issue 13 #2): it reads it through `limitBody`, which fails the read with
  * 413 PAYLOAD_TOO_LARGE (hubError `too_large`, the limit named) as soon as it passes the limit.
  */
-export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
+export function handleTrpc(hub: Hub, req: Request, options: ApiOptions = {}): Promise<Response> {
   const limit = bodyLimitOf(req);
   const limited = limitBody(req, limit, () => toTRPCError(bodyTooLarge(limit)));
   return fetchRequestHandler({
@@ -30,14 +30,14 @@ export function handleTrpc(hub: Hub, req: Request): Promise<Response> {
     router: appRouter,
     createContext: async ({ resHeaders }) => {
       // Issue 13 #6: the same cross-site rule as REST (tRPC itself only asks for a JSON content type).
-      const refusal = cookieChangeRefusal(limited);
+      const refusal = cookieChangeRefusal(limited, hub.publicUrl);
       if (refusal) throw toTRPCError(refusal);
       const { caller, session, bearer } = await callerFromRequest(hub, limited);
       // Issue 13 #7: what a live stream re-checks when its member's credentials change.
       const token = bearer ? parseBearer(limited.headers.get("authorization")) : null;
       const instanceId = limited.headers.get("x-agent-instance");
       const credential = token ? { token, instanceId } : session ? { session } : null;
-      const admin = adminAccess(limited, process.env.MAITY_ADMIN_TOKEN);
+      const admin = adminAccess(limited, options.adminToken);
       const address = clientAddress(limited);
       return { hub, caller, session, resHeaders, secure: isSecure(limited), admin, credential, address };
     },

@@ -5,6 +5,7 @@ import { handleAgentApi } from "./agent/index.ts";
 import { type AgentSocketOptions, agentSocketServer } from "./agent/ws.ts";
 import { handleTrpc } from "./fetch.ts";
 import { handleRest } from "./rest/index.ts";
+import type { ApiOptions } from "./session.ts";
 
 // The hub's API on Node's HTTP server — REST, tRPC, the agent API and its WebSocket. One dispatch,
 // `serveApi`, answers them all; the app server (apps/web/server.ts) hands it every /api/* request
@@ -201,7 +202,12 @@ export interface ApiListener {
   readonly sockets: number;
 }
 
-export function serveApi(hub: Hub, options: { sockets?: AgentSocketOptions } = {}): ApiListener {
+export interface ServeOptions extends ApiOptions {
+  sockets?: AgentSocketOptions;
+}
+
+export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
+  const edge: ApiOptions = { adminToken: options.adminToken };
   const sockets = agentSocketServer(hub, options.sockets);
   return {
     request(req, res) {
@@ -209,8 +215,8 @@ export function serveApi(hub: Hub, options: { sockets?: AgentSocketOptions } = {
         .then(() => {
           const request = toRequest(req, res);
           const path = new URL(request.url).pathname;
-          const handler = path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
-          return handler(hub, request);
+          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
+          return handler(hub, request, edge);
         })
         .then((response) => {
           // An answer given before the body was all read (a 413, or a refusal that never read it):
@@ -266,7 +272,7 @@ export interface ApiServer {
 }
 
 /** Listens on 127.0.0.1 (a free port unless given) and stops, with its sockets, on close(). */
-export async function startApiServer(hub: Hub, options: { port?: number; sockets?: AgentSocketOptions } = {}): Promise<ApiServer> {
+export async function startApiServer(hub: Hub, options: ServeOptions & { port?: number } = {}): Promise<ApiServer> {
   const api = serveApi(hub, options);
   const server = createServer(api.request);
   server.on("clientError", answerClientError);

@@ -47,6 +47,12 @@ export async function callerFromRequest(hub: Hub, req: Request) {
 }
 
 /** The operator's bearer: "hidden" when MAITY_ADMIN_TOKEN is unset (the admin routes then do not exist). */
+/** What the API's handlers take from the settings beyond the hub (config.ts). */
+export interface ApiOptions {
+  /** MAITY_ADMIN_TOKEN: enables the operator routes; while unset they answer 404. */
+  adminToken?: string | undefined;
+}
+
 export function adminAccess(req: Request, adminToken: string | undefined): "ok" | "hidden" | "unauthenticated" {
   if (!adminToken) return "hidden";
   const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];

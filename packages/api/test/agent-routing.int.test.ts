@@ -11,11 +11,7 @@ import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 // B-052…B-089 with the open questions the hub adopts (OQ-B-08 OQ-B-09 OQ-B-10 OQ-B-11).
 
 // Every writer here mentions a lot in a few seconds: the ping rate (§1.7) is not what is tested.
-const pingRate = process.env.MAITY_PING_RATE;
-process.env.MAITY_PING_RATE = "100000/600";
-const hub = await testHub({ limits: { agent: 100_000, updates: 100_000 } });
-if (pingRate === undefined) Reflect.deleteProperty(process.env, "MAITY_PING_RATE");
-else process.env.MAITY_PING_RATE = pingRate;
+const hub = await testHub({ limits: { agent: 100_000, updates: 100_000 }, pingRate: { pings: 100_000, windowSeconds: 600 } });
 const rest = restClient(hub);
 afterAll(() => hub.close());
 

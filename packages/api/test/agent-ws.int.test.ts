@@ -278,6 +278,28 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
     expect(await c.closed).toEqual({ code: 4001, reason: "credential revoked" });
   });
 
+  it("issue 13 #7 B-156 no message posted after the revocation reaches the socket while the check is under way", async () => {
+    const { token } = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "agt-a" } })).body;
+    const c = connect(token, { hello: { t: "hello", resume: null } });
+    await c.frame(isCursor);
+    // The socket's own re-check of its token is made slow (a busy database); every other read is not.
+    const fromToken = hub.auth.fromToken;
+    hub.auth.fromToken = async (given, instance) => {
+      if (given === token) await new Promise((r) => setTimeout(r, 500));
+      return fromToken(given, instance);
+    };
+    try {
+      expect((await rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } })).body).toEqual({ revoked: true });
+      const posted = await say("hum-maintainer", "agt-a", "after the revocation");
+      expect(await c.closed).toEqual({ code: 4001, reason: "credential revoked" });
+      expect(c.frames.filter((f) => f.t === "event")).toEqual([]);
+      const event = await hub.db.event.findUnique({ where: { seq: posted.seq }, select: { deliveredAt: true } });
+      expect(event?.deliveredAt).toBeNull();
+    } finally {
+      hub.auth.fromToken = fromToken;
+    }
+  });
+
   it("B-157 a client that answers no pings is dropped after two", async () => {
     const c = connect(T["agt-x"] as string, { autoPong: false, hello: { t: "hello", resume: null } });
     await c.frame(isCursor);

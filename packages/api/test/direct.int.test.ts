@@ -12,12 +12,8 @@ import { ADMIN, restClient, testHub } from "./helpers.ts";
 
 const hub = await testHub();
 const rest = restClient(hub);
-// M-035 needs a tiny ping rate; MAITY_PING_RATE is read when a hub is made, so it gets a hub of its own.
-const savedPingRate = process.env.MAITY_PING_RATE;
-process.env.MAITY_PING_RATE = "1/600";
-const pingHub = await testHub();
-if (savedPingRate === undefined) delete process.env.MAITY_PING_RATE;
-else process.env.MAITY_PING_RATE = savedPingRate;
+// M-035 needs a tiny ping rate, a setting of the hub: it gets a hub of its own.
+const pingHub = await testHub({ pingRate: { pings: 1, windowSeconds: 600 } });
 const pingRest = restClient(pingHub);
 afterAll(async () => {
   await hub.close();

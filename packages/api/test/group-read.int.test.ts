@@ -1,6 +1,7 @@
 import { type BusMessage, type Hub, reaches } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { readSettings } from "../src/config.ts";
 
 // §9.2 What a participant reads, the owner reading along (member and outside the project), wake,
 // mentions and the ping rate, redaction, the message shape and read/unread in group chats
@@ -1026,14 +1027,8 @@ describe("the ping rate from MAITY_PING_RATE (§1.7, M-156)", () => {
   const P2 = "/api/projects/p1/ping";
   let chat = "";
   beforeAll(async () => {
-    const saved = process.env.MAITY_PING_RATE;
-    process.env.MAITY_PING_RATE = "3/600";
-    try {
-      hub2 = await testHub();
-    } finally {
-      if (saved === undefined) delete process.env.MAITY_PING_RATE;
-      else process.env.MAITY_PING_RATE = saved;
-    }
+    // The operator's variable, through the settings (config.ts), into the hub it configures.
+    hub2 = await testHub({ pingRate: readSettings({ MAITY_PING_RATE: "3/600" }).pingRate });
     rest2 = restClient(hub2);
     for (const h of ["p1", "p2", "p3", "p4", "p5", "p6"]) expect((await rest2("POST", "/api/admin/humans", { token: ADMIN, body: { handle: h, name: h.toUpperCase(), password: `${h}-password` } })).status).toBe(201);
     expect((await rest2("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "p1", handle: "agent-p" } })).body.id).toBe("agt-p");

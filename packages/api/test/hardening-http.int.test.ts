@@ -4,6 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_BODY_MAX_BYTES } from "../src/agent/http.ts";
 import { PREAUTH_BODY_MAX_BYTES } from "../src/body.ts";
 import { type ApiServer, startApiServer } from "../src/node.ts";
+import { createHub, type Hub } from "@maity/hub";
+import { readSettings } from "../src/config.ts";
+import { handleRest } from "../src/rest/index.ts";
+import { pumpChunked } from "./chunked.ts";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
 
 // Issue 13 (hardening) through the real Node server with raw HTTP: #2 bodies stop at their limit
@@ -40,7 +44,7 @@ function send(
 ): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer to ${method} ${path} within 30 s`)), 30_000);
-    let written = 0;
+    let progress = { written: 0 };
     let answered = false;
     const req = httpRequest(`${api.url}${path}`, { method, headers: options.headers ?? {} });
     req.on("response", (res) => {
@@ -56,7 +60,7 @@ function send(
         } catch {
           json = null;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, written });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, written: progress.written });
         req.destroy();
       });
     });
@@ -71,16 +75,7 @@ function send(
       req.end(options.body);
       return;
     }
-    const total = options.stream;
-    const chunk = Buffer.alloc(64 * 1024, 0x61);
-    const pump = () => {
-      while (!answered && !req.destroyed && written < total) {
-        written += chunk.length;
-        if (!req.write(chunk)) return void req.once("drain", pump);
-      }
-      if (!answered && !req.destroyed) req.end();
-    };
-    pump();
+    progress = pumpChunked(req, options.stream, () => answered);
   });
 }
 
@@ -88,8 +83,7 @@ const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 const json = { "content-type": "application/json" };
 
 beforeAll(async () => {
-  process.env.MAITY_ADMIN_TOKEN = ADMIN;
-  api = await startApiServer(hub);
+  api = await startApiServer(hub, { adminToken: ADMIN });
   origin = api.url;
   const admin = (path: string, body: unknown) => rest("POST", path, { token: ADMIN, body });
   await admin("/api/admin/humans", { handle: "maintainer", name: "Maintainer", password: "maintainer-pw" });
@@ -113,7 +107,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await hub.close();
-  delete process.env.MAITY_ADMIN_TOKEN;
 });
 
 // 16 MiB is far past every limit and far more than the socket buffers hold: a server that reads
@@ -303,6 +296,33 @@ describe("issue 13 #6: a change made with the session cookie must be same-origin
     expect(trpc.status, trpc.text).toBe(200);
     // Reads are not changes: a GET with the cookie needs no Origin.
     expect((await send("GET", `${P}/members`, { headers: { cookie } })).status).toBe(200);
+  });
+
+  it("behind a proxy: the Origin may name the forwarded host (X-Forwarded-Host), no other", async () => {
+    const path = `${P}/conversations/${chat}/messages`;
+    const body = JSON.stringify({ body: "through the proxy" });
+    const proxied = { cookie, ...json, origin: "https://hub.example.org", "x-forwarded-host": "hub.example.org" };
+    expect((await send("POST", path, { headers: proxied, body })).status).toBe(201);
+    const elsewhere = { ...proxied, "x-forwarded-host": "other.example.org" };
+    expect((await send("POST", path, { headers: elsewhere, body })).status).toBe(403);
+  });
+
+  it("MAITY_PUBLIC_URL's host is the hub's own origin too (the hub's publicUrl setting)", async () => {
+    const path = `${P}/conversations/${chat}/messages`;
+    const call = (target: Hub, page: string) =>
+      handleRest(
+        target,
+        new Request(`http://127.0.0.1:3000${path}`, {
+          method: "POST",
+          headers: { cookie, ...json, origin: page },
+          body: JSON.stringify({ body: "from the public address" }),
+        }),
+      );
+    // Another hub over the same database (the session is the same), configured with a public URL.
+    const published = createHub(hub.database, { publicUrl: readSettings({ MAITY_PUBLIC_URL: "https://chat.example.org/" }).publicUrl });
+    expect((await call(published, "https://chat.example.org")).status).toBe(201);
+    expect((await call(hub, "https://chat.example.org")).status).toBe(403);
+    expect((await call(published, "https://evil.example.org")).status).toBe(403);
   });
 
   it("a bearer call carries no ambient credential and is not concerned (any Origin, any content type)", async () => {

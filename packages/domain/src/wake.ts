@@ -95,14 +95,16 @@ export function pingsOf(authorId: string, mentions: { member_id: string }[]): nu
   return new Set(mentions.map((m) => m.member_id).filter((id) => id !== authorId)).size;
 }
 
-/** §1.7 ping rate per writer: documented default, overridable (MAITY_PING_RATE="<pings>/<seconds>"). */
-export const DEFAULT_PING_RATE = { pings: 60, windowSeconds: 600 } as const;
-export function parsePingRate(value: string | undefined): { pings: number; windowSeconds: number } {
-  const match = value ? /^(\d+)\/(\d+)$/.exec(value.trim()) : null;
-  if (!match) return { ...DEFAULT_PING_RATE };
-  const pings = Number(match[1]);
-  const windowSeconds = Number(match[2]);
-  return pings > 0 && windowSeconds > 0 ? { pings, windowSeconds } : { ...DEFAULT_PING_RATE };
+/** §1.7 ping rate per writer: the documented default, overridable by the operator (MAITY_PING_RATE). */
+export interface PingRate {
+  pings: number;
+  windowSeconds: number;
+}
+export const DEFAULT_PING_RATE: Readonly<PingRate> = { pings: 60, windowSeconds: 600 };
+/** `<pings>/<seconds>`, both whole and at least 1; anything else is null (the settings refuse it, naming the variable). */
+export function parsePingRate(value: string): PingRate | null {
+  const match = /^([1-9]\d*)\/([1-9]\d*)$/.exec(value.trim());
+  return match ? { pings: Number(match[1]), windowSeconds: Number(match[2]) } : null;
 }
 
 /**

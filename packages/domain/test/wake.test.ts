@@ -82,11 +82,14 @@ describe("pings (§9.2 Mentions; M-156)", () => {
     expect(pingsOf("hum-maintainer", mentions)).toBe(pings);
   });
   it.each([
-    [undefined, { pings: 60, windowSeconds: 600 }],
     ["5/60", { pings: 5, windowSeconds: 60 }],
-    ["0/60", { pings: 60, windowSeconds: 600 }],
-    ["lots", { pings: 60, windowSeconds: 600 }],
-  ])("MAITY_PING_RATE=%s", (value, rate) => {
+    [" 3/600 ", { pings: 3, windowSeconds: 600 }],
+    ["0/60", null],
+    ["5/0", null],
+    ["05/60", null],
+    ["5/60s", null],
+    ["lots", null],
+  ])("MAITY_PING_RATE=%j", (value, rate) => {
     expect(parsePingRate(value)).toEqual(rate);
   });
 });

@@ -141,7 +141,7 @@ export async function endParticipation(tx: Tx, conversationKey: string, memberId
 }
 
 export function groupService(db: Db, bus: LiveBus, options: { quota?: number } = {}) {
-  const quota = options.quota ?? (Number(process.env.MAITY_GROUP_CHAT_QUOTA) || DEFAULT_GROUP_CHAT_QUOTA);
+  const quota = options.quota ?? DEFAULT_GROUP_CHAT_QUOTA;
   return {
     /** §9.2 create: humans only, 2–12 participants with the creator, idempotent by key. */
     async create(caller: Caller, ref: unknown, input: unknown, idempotencyKey?: string | null): Promise<{ status: 200 | 201; view: GroupView }> {

@@ -1,3 +1,4 @@
+import type { PingRate } from "@maity/domain";
 import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin.ts";
 import { agentService } from "./agents.ts";
@@ -26,8 +27,12 @@ export { type Credential, type CredentialWatch, SESSION_TTL_MS } from "./auth.ts
 export { DEFAULT_GROUP_CHAT_QUOTA, type Participation } from "./groups.ts";
 
 export interface HubOptions {
-  /** Open group chats per project (§1.7); default DEFAULT_GROUP_CHAT_QUOTA or MAITY_GROUP_CHAT_QUOTA. */
+  /** Open group chats per project (§1.7; default DEFAULT_GROUP_CHAT_QUOTA). */
   groupChatQuota?: number;
+  /** Mentions a writer may ping per window (§1.7; default DEFAULT_PING_RATE). */
+  pingRate?: PingRate;
+  /** Where the hub is reached (MAITY_PUBLIC_URL, no trailing slash): the base URL agents are given, an origin of its own pages. */
+  publicUrl?: string;
   /** How long an /updates or /ws cursor stays good after the first event it missed (default 15 min). */
   replayWindowMs?: number;
   /** Agent protocol rate limits per minute (B-360…B-363). */
@@ -46,7 +51,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
   // The bus orders the log's events by their chain and reads the log only for a gap (bus.ts).
   bus.attach(() => logHead(db), logLoader(db));
   const queued: { webhooksQueued?: () => void } = {};
-  const messages = messagesService(db, database.sql, bus, queued);
+  const messages = messagesService(db, database.sql, bus, queued, options.pingRate ? { pingRate: options.pingRate } : {});
   const agents = agentService(db, bus, messages);
   const webhooks = webhookService(db, agents, options.webhooks);
   queued.webhooksQueued = webhooks.kick;
@@ -55,6 +60,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     database,
     db,
     bus,
+    /** MAITY_PUBLIC_URL, when the operator set it; else each request's own origin stands for it. */
+    publicUrl: options.publicUrl,
     admin: adminService(db, bus),
     auth: authService(db, database.sql, bus, limits, {
       ...(options.login ? { login: options.login } : {}),

@@ -10,7 +10,8 @@ import {
   type AgentMessage,
   type Message,
   parseInput,
-  parsePingRate,
+  DEFAULT_PING_RATE,
+  type PingRate,
   pingsOf,
   postEventInput,
   postMessageInput,
@@ -114,8 +115,14 @@ export interface WriteInput {
   replyToSeq?: number | null | undefined;
 }
 
-export function messagesService(db: Db, sql: SqlRunner, bus: LiveBus, hooks: { webhooksQueued?: () => void } = {}) {
-  const pingRate = parsePingRate(process.env.MAITY_PING_RATE);
+export function messagesService(
+  db: Db,
+  sql: SqlRunner,
+  bus: LiveBus,
+  hooks: { webhooksQueued?: () => void } = {},
+  options: { pingRate?: PingRate } = {},
+) {
+  const pingRate = options.pingRate ?? DEFAULT_PING_RATE;
   // The write's own reads on the driver itself (issue 12); everything else stays on Prisma.
   const raw = rawOf(sql);
 

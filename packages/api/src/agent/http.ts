@@ -65,9 +65,9 @@ export async function jsonBody(
 /** The query string as an object (each name once; a repeated name keeps its last value). */
 export const queryOf = (url: URL): Record<string, string> => Object.fromEntries(url.searchParams.entries());
 
-/** Where the hub is reached: MAITY_PUBLIC_URL, else the request's own origin (behind a proxy, its forwarded one). */
-export function baseUrlOf(req: Request): string {
-  if (process.env.MAITY_PUBLIC_URL) return process.env.MAITY_PUBLIC_URL.replace(/\/+$/, "");
+/** Where the hub is reached: MAITY_PUBLIC_URL (`hub.publicUrl`), else the request's own origin (behind a proxy, its forwarded one). */
+export function baseUrlOf(req: Request, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl;
   const url = new URL(req.url);
   const proto = req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() || url.protocol.replace(":", "");
   const host = req.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || req.headers.get("host") || url.host;

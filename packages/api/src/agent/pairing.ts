@@ -13,7 +13,7 @@ export const pairingRoutes: AgentRoute[] = [
     handler: async ({ hub, req }) => {
       const body = await jsonBody(req, PREAUTH_BODY_MAX_BYTES);
       if (!body.ok) return body.response;
-      return answer(200, await hub.pairing.redeem(body.value, baseUrlOf(req)));
+      return answer(200, await hub.pairing.redeem(body.value, baseUrlOf(req, hub.publicUrl)));
     },
   },
   {
@@ -24,7 +24,7 @@ export const pairingRoutes: AgentRoute[] = [
     handler: async ({ hub, req }) => {
       const body = await jsonBody(req, PREAUTH_BODY_MAX_BYTES);
       if (!body.ok) return body.response;
-      return answer(201, await hub.pairing.createLink(body.value, baseUrlOf(req)));
+      return answer(201, await hub.pairing.createLink(body.value, baseUrlOf(req, hub.publicUrl)));
     },
   },
   {
@@ -35,7 +35,7 @@ export const pairingRoutes: AgentRoute[] = [
     handler: async ({ hub, req, match }) => {
       const body = await jsonBody(req, PREAUTH_BODY_MAX_BYTES);
       if (!body.ok) return body.response;
-      return answer(200, await hub.pairing.pollLink(match[1] ?? "", body.value, baseUrlOf(req)));
+      return answer(200, await hub.pairing.pollLink(match[1] ?? "", body.value, baseUrlOf(req, hub.publicUrl)));
     },
   },
 ];

@@ -79,11 +79,22 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
     });
     ws.on("close", () => close(1000, "closed"));
     ws.on("error", () => close(1011, "socket error"));
-    // B-156 4001: a revoked or rotated credential ends the socket at once.
+    // B-156 4001: a revoked or rotated credential ends the socket at once. The check reads the
+    // database; until it answers, no batch is sent (issue 13 #7): a message posted right after the
+    // revocation must not reach the revoked token while the check is on its way.
+    let recheck: Promise<boolean> | null = null;
     const unsubscribe = hub.bus.subscribe((message) => {
       if (message.type !== "credentials" || message.agentId !== agent.id) return;
-      void hub.auth.fromToken(token, agent.instanceId).then((still) => {
-        if (!still) close(WS_CLOSE.credential, "credential revoked");
+      const check = hub.auth.fromToken(token, agent.instanceId).then(
+        (still) => {
+          if (!still) close(WS_CLOSE.credential, "credential revoked");
+          return Boolean(still);
+        },
+        () => true, // a failed read is not a revocation; the next message checks again.
+      );
+      recheck = check;
+      void check.finally(() => {
+        if (recheck === check) recheck = null;
       });
     }, "credentials");
 
@@ -135,6 +146,8 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
             announce = true;
             continue;
           }
+          while (recheck && !done) await recheck;
+          if (done) break;
           for (const event of batch.events) void send({ t: "event", ...event }).catch(() => {});
           await send({ t: "cursor", cursor: encodeUpdatesCursor(batch.seq) });
           // The cursor frame is written: the batch is the client's (v1.23: its own token marks delivery).

@@ -6,7 +6,7 @@ import { readBody } from "../body.ts";
 import { cookieChangeRefusal, decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
 import { appRouter } from "../routers/index.ts";
-import { adminAccess, callerFromRequest, isSecure } from "../session.ts";
+import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "../session.ts";
 import type { Context, RestMeta } from "../trpc.ts";
 
 // The REST adapter: each Maity route is a procedure of appRouter (its `meta.rest`), called through
@@ -86,14 +86,14 @@ function callProcedure(ctx: Context, name: string, input: unknown): Promise<unkn
 }
 
 /** Answers a request under /api (except /api/trpc); unknown paths answer not_found. */
-export async function handleRest(hub: Hub, req: Request, env: { adminToken?: string | undefined } = { adminToken: process.env.MAITY_ADMIN_TOKEN }): Promise<Response> {
+export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {}): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (path === "/api/openapi.json" && req.method === "GET") return json(200, openApiDocument());
   const notFound = json(404, renderMaityError(HubError.notFound("no such route")));
   const candidates = ROUTES.filter((r) => r.pattern.test(path));
   if (!candidates.length) return notFound;
-  const admin = adminAccess(req, env.adminToken);
+  const admin = adminAccess(req, options.adminToken);
   const isAdmin = (r: RestRoute) => r.meta.path.startsWith("/api/admin/");
   const match = candidates.find((r) => r.meta.method === req.method);
   if (!match) {
@@ -106,7 +106,7 @@ export async function handleRest(hub: Hub, req: Request, env: { adminToken?: str
     if (isAdmin(match) && admin === "hidden") return notFound;
     if (isAdmin(match) && admin !== "ok") throw HubError.unauthenticated();
     // Issue 13 #6: a cookie-borne change from another site (or not JSON) is refused before anything.
-    const refusal = isAdmin(match) ? null : cookieChangeRefusal(req);
+    const refusal = isAdmin(match) ? null : cookieChangeRefusal(req, hub.publicUrl);
     if (refusal) throw refusal;
     const { caller, session } = isAdmin(match) ? { caller: null, session: null } : await callerFromRequest(hub, req);
     if (!caller && !isAdmin(match) && match.name !== "health") throw HubError.unauthenticated();
