@@ -119,3 +119,4 @@ export type RestClient = ReturnType<typeof createRestClient>;
 export function createTrpcClient(baseUrl: string, headers: Record<string, string> = {}) {
   return createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl.replace(/\/+$/, "")}/api/trpc`, headers })] });
 }
+export * from "./agent.ts";

@@ -14,6 +14,7 @@ export * from "./routing.ts";
 export * from "./instructions.ts";
 export * from "./permissions.ts";
 export * from "./agentApi.ts";
+export * from "./agentOperations.ts";
 export * from "./history.ts";
 export * from "./live.ts";
 export * from "./addresses.ts";

@@ -1,0 +1,158 @@
+import {
+  type AgentOperation,
+  type AgentOperationInput,
+  type AgentOperationName,
+  type AgentOperationOutput,
+  agentOperations,
+  agentRequestOf,
+} from "@maity/domain";
+
+// The agent side of the SDK (004 §2–§7, §11): every call is an operation of the one table in
+// @maity/domain, so its input and answer are typed by the schemas the hub parses and renders with.
+// Works wherever `fetch` does (Node 20, browsers).
+
+/** A refusal in the agent protocol's words: `{error, code}` and the status (004 §11). */
+export class AgentApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body: Record<string, unknown> = {},
+    /** Seconds to wait (429's Retry-After), when the hub said. */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+    this.name = "AgentApiError";
+  }
+  /** The fields a 400 named, e.g. `{ content: "required" }`. */
+  get fields(): Record<string, string> {
+    return (this.body.fields as Record<string, string> | undefined) ?? {};
+  }
+}
+
+export interface AgentClientOptions {
+  /** Where the hub is, e.g. `http://127.0.0.1:3000` (the credentials file's `baseUrl`). */
+  baseUrl: string;
+  /** The agent's `bay_…` token (omit for the pre-auth calls only). */
+  token?: string;
+  /** This running copy's instance id (`X-Agent-Instance`), when the agent runs several. */
+  instanceId?: string;
+  fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** How often a send is tried (same idempotency key each time) before the error is the caller's. */
+const SEND_ATTEMPTS = 4;
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+const newKey = (): string => globalThis.crypto.randomUUID();
+
+/** Calls one operation of the agent API and answers its typed output, or throws AgentApiError. */
+export async function callAgentOperation<K extends AgentOperationName>(
+  options: AgentClientOptions,
+  name: K,
+  input: AgentOperationInput<K>,
+  call: CallOptions = {},
+): Promise<AgentOperationOutput<K>> {
+  const op: AgentOperation = agentOperations[name];
+  const request = agentRequestOf(op, input as Record<string, unknown>);
+  const headers: Record<string, string> = { accept: "application/json", ...request.headers };
+  if (op.access === "agent" && options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.instanceId) headers["x-agent-instance"] = options.instanceId;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const res = await doFetch(`${options.baseUrl.replace(/\/+$/, "")}${request.path}`, {
+    method: request.method,
+    headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!res.ok) {
+    const refusal = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+    const retryAfter = Number(res.headers.get("retry-after"));
+    throw new AgentApiError(
+      res.status,
+      typeof refusal.code === "string" ? refusal.code : `HTTP_${res.status}`,
+      typeof refusal.error === "string" ? refusal.error : text || res.statusText,
+      refusal,
+      Number.isFinite(retryAfter) && res.headers.has("retry-after") ? retryAfter : null,
+    );
+  }
+  return (res.status === 204 ? null : body) as AgentOperationOutput<K>;
+}
+
+/** Worth another try with the same idempotency key: the hub did not answer, was busy, or failed. */
+export const isRetryable = (error: unknown): boolean =>
+  !(error instanceof AgentApiError) || error.status === 429 || error.status >= 500;
+
+type Room = { conversationId: string };
+type Without<K extends AgentOperationName, F extends string> = Omit<AgentOperationInput<K>, F>;
+
+/**
+ * An agent's connection to the hub: `connect({ baseUrl, token })`. Each method is one operation
+ * of the agent API; `send` makes its own idempotency key and retries with it, so a retry after a
+ * lost answer never posts twice (issue 12).
+ */
+export function connect(options: AgentClientOptions & { token: string }) {
+  const call = <K extends AgentOperationName>(name: K, input: AgentOperationInput<K>, callOptions?: CallOptions) =>
+    callAgentOperation(options, name, input, callOptions);
+  return {
+    options,
+    call,
+    me: (o?: CallOptions) => call("me", {}, o),
+    conversations: async (o?: CallOptions) => (await call("conversations", {}, o)).conversations,
+    context: (conversationId: string, o?: CallOptions) => call("context", { conversationId }, o),
+    messages: (conversationId: string, query: Without<"messages", keyof Room> = {}, o?: CallOptions) =>
+      call("messages", { ...query, conversationId }, o),
+    /** Sends once, whatever happens to the connection: one key for every attempt. */
+    async send(
+      conversationId: string,
+      input: Without<"send", keyof Room | "idempotencyKey">,
+      o: CallOptions & { idempotencyKey?: string; attempts?: number } = {},
+    ) {
+      const idempotencyKey = o.idempotencyKey ?? newKey();
+      const attempts = Math.max(1, o.attempts ?? SEND_ATTEMPTS);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await call("send", { ...input, conversationId, idempotencyKey }, o);
+        } catch (error) {
+          if (attempt >= attempts || !isRetryable(error) || o.signal?.aborted) throw error;
+          const wait = error instanceof AgentApiError && error.retryAfter !== null ? error.retryAfter * 1000 : 250 * 2 ** attempt;
+          await sleep(Math.min(wait, 10_000), o.signal);
+        }
+      }
+    },
+    typing: (conversationId: string, o?: CallOptions) => call("typing", { conversationId }, o),
+    agents: async (o?: CallOptions) => (await call("agents", {}, o)).agents,
+    contactAgent: (input: AgentOperationInput<"contact">, o?: CallOptions) => call("contact", input, o),
+    updates: (query: AgentOperationInput<"updates"> = {}, o?: CallOptions) => call("updates", query, o),
+    webhook: {
+      set: (input: AgentOperationInput<"webhookSet">, o?: CallOptions) => call("webhookSet", input, o),
+      get: (o?: CallOptions) => call("webhookGet", {}, o),
+      remove: (o?: CallOptions) => call("webhookRemove", {}, o),
+    },
+  };
+}
+export type AgentClient = ReturnType<typeof connect>;
+
+type PreauthOptions = Pick<AgentClientOptions, "fetch">;
+/** §2: redeem a pairing code; the answer is the credentials file's `{ baseUrl, token, agent }`. */
+export const pair = (baseUrl: string, code: string, o: PreauthOptions = {}) => callAgentOperation({ baseUrl, ...o }, "pair", { code });
+/** §2 reverse linking: open a request the owner approves at `approveUrl`. */
+export const openLink = (baseUrl: string, label?: string, o: PreauthOptions = {}) =>
+  callAgentOperation({ baseUrl, ...o }, "link", label === undefined ? {} : { label });
+/** §2: `{status: "pending"}` until the owner approves, then the credentials once. */
+export const pollLink = (baseUrl: string, id: string, secret: string, o: PreauthOptions = {}) =>
+  callAgentOperation({ baseUrl, ...o }, "linkPoll", { id, secret });

@@ -1,0 +1,234 @@
+import { z } from "zod";
+import {
+  agentCredentialSchema,
+  agentMeSchema,
+  agentMessagePageSchema,
+  agentMessageSchema,
+  agentPollQuery,
+  agentRoomSchema,
+  agentSendInput,
+  contextEnvelopeSchema,
+  linkOpenedSchema,
+  linkPollInput,
+  linkPollSchema,
+  linkRequestInput,
+  pairInput,
+  updatesAnswerSchema,
+  updatesQuery,
+  webhookInput,
+  webhookSetSchema,
+  webhookViewSchema,
+} from "./agentApi.ts";
+import { text } from "./text.ts";
+
+// The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
+// schemas side by side. The router serves each as an `agent.*` procedure (REST and the OpenAPI
+// document follow from it), the SDK types its calls by the same schemas and the MCP tools take
+// their input schemas from them, so the four surfaces cannot drift (issue 14).
+
+/** Who may call: an agent's bay_ token (B-010), or anyone (the pre-auth pairing routes). */
+export type AgentAccess = "agent" | "public";
+
+export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  method: "GET" | "POST" | "DELETE";
+  /** `{field}` segments fill the input field of that name. */
+  path: string;
+  summary: string;
+  /** Path, query (GET/DELETE) or JSON body fields, and the `headers` fields: one object. */
+  input: I;
+  output: O;
+  /** The success status; a send's replay answers 200 instead of 201. */
+  status: 200 | 201 | 204;
+  /** Request headers that fill input fields (lower-case header → field). */
+  headers?: Record<string, string>;
+  access: AgentAccess;
+  /** The rate budget it spends (B-360; /updates its own, B-141); public routes spend "preauth". */
+  bucket: "agent" | "updates" | "preauth";
+}
+
+const operation = <I extends z.ZodType, O extends z.ZodType>(
+  o: Omit<AgentOperation<I, O>, "status" | "access" | "bucket"> & Partial<Pick<AgentOperation, "status" | "access" | "bucket">>,
+): AgentOperation<I, O> => ({ status: 200, access: "agent", bucket: o.access === "public" ? "preauth" : "agent", ...o });
+
+/** A room id of the path: any text; one the agent is not in answers like an unknown one (B-038, B-116). */
+export const agentConversationId = text("a conversation id").min(1, "required").max(200, "a conversation id");
+/** An agent id of the path (list_agents gives them). */
+export const agentIdParam = text("an agent id").min(1, "required").max(200, "an agent id");
+/** Issue 12: the Idempotency-Key header of a send, 1–200 characters. */
+export const idempotencyKeyHeader = text("a string of 1–200 characters").min(1, "1–200 characters").max(200, "1–200 characters");
+
+const inRoom = { conversationId: agentConversationId };
+const none = z.strictObject({});
+
+/** GET /agents (B-356, B-308): the other agents of the caller's Bay. */
+export const agentDirectoryEntrySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  /** B-308: true only for an agent of another Bay (a visitor), never for the caller's own Bay. */
+  fromAnotherBay: z.boolean(),
+});
+export type AgentDirectoryEntry = z.infer<typeof agentDirectoryEntrySchema>;
+
+/** contact_agent (B-075, B-079): a message in a room both are in, addressed so it wakes that agent. */
+export const contactAgentInput = z.strictObject({
+  agentId: agentIdParam,
+  conversationId: agentConversationId,
+  content: agentSendInput.shape.content,
+  replyToMessageId: agentSendInput.shape.replyToMessageId,
+});
+
+const base = "/api/agent-api";
+const room = `${base}/conversations/{conversationId}`;
+
+export const agentOperations = {
+  me: operation({
+    method: "GET",
+    path: `${base}/me`,
+    summary: "Who the token is, and the protocol version (§2)",
+    input: none,
+    output: agentMeSchema,
+  }),
+  conversations: operation({
+    method: "GET",
+    path: `${base}/conversations`,
+    summary: "The agent's rooms (DM and GROUP) in every project it is in",
+    input: none,
+    output: z.object({ conversations: z.array(agentRoomSchema) }),
+  }),
+  context: operation({
+    method: "GET",
+    path: `${room}/context`,
+    summary: "The context envelope (§3); 403 NOT_PARTICIPANT for a room the agent is not in",
+    input: z.strictObject(inRoom),
+    output: contextEnvelopeSchema,
+  }),
+  messages: operation({
+    method: "GET",
+    path: `${room}/messages`,
+    summary: "Messages since a time (ascending) or older history by cursor (newest first), with the envelope (§5)",
+    input: agentPollQuery.extend(inRoom),
+    output: agentMessagePageSchema,
+  }),
+  send: operation({
+    method: "POST",
+    path: `${room}/messages`,
+    summary:
+      "Send a message (§7); 404 for a room the agent is not in; a repeat with the same Idempotency-Key or " +
+      "clientMessageId answers the first message (200)",
+    input: agentSendInput.extend({ ...inRoom, idempotencyKey: idempotencyKeyHeader.optional() }),
+    headers: { "idempotency-key": "idempotencyKey" },
+    output: agentMessageSchema,
+    status: 201,
+  }),
+  typing: operation({
+    method: "POST",
+    path: `${room}/typing`,
+    summary: "Tell the room's people the agent is writing (§7)",
+    input: z.strictObject(inRoom),
+    output: z.object({ ok: z.literal(true) }),
+  }),
+  agents: operation({
+    method: "GET",
+    path: `${base}/agents`,
+    summary: "The other agents of the caller's Bay (list_agents)",
+    input: none,
+    output: z.object({ agents: z.array(agentDirectoryEntrySchema) }),
+  }),
+  contact: operation({
+    method: "POST",
+    path: `${base}/agents/{agentId}/contact`,
+    summary:
+      "Send a message addressed to another agent of the room so it wakes (contact_agent); 409 ROUND_CAP_REACHED, " +
+      "with nothing sent, when the room's agent rounds are spent",
+    input: contactAgentInput,
+    output: agentMessageSchema,
+    status: 201,
+  }),
+  updates: operation({
+    method: "GET",
+    path: `${base}/updates`,
+    summary: "One held request over all the agent's rooms (§11): {cursor, events}; 409 CURSOR_EXPIRED; its own 20/min bucket",
+    input: updatesQuery,
+    output: updatesAnswerSchema,
+    bucket: "updates",
+  }),
+  webhookSet: operation({
+    method: "POST",
+    path: `${base}/webhook`,
+    summary: "Set the agent's webhook (contract v2); the secret is shown once",
+    input: webhookInput,
+    output: webhookSetSchema,
+  }),
+  webhookGet: operation({
+    method: "GET",
+    path: `${base}/webhook`,
+    summary: "The agent's webhook and its queue",
+    input: none,
+    output: webhookViewSchema,
+  }),
+  webhookRemove: operation({
+    method: "DELETE",
+    path: `${base}/webhook`,
+    summary: "Stop webhook deliveries",
+    input: none,
+    output: z.null(),
+    status: 204,
+  }),
+  pair: operation({
+    method: "POST",
+    path: `${base}/pair`,
+    summary: "Redeem a pairing code (no token): rotates the agent's token (§2)",
+    input: pairInput,
+    output: agentCredentialSchema,
+    access: "public",
+  }),
+  link: operation({
+    method: "POST",
+    path: `${base}/link`,
+    summary: "Open a link request the owner approves in the dashboard (no token, §2)",
+    input: linkRequestInput,
+    output: linkOpenedSchema,
+    status: 201,
+    access: "public",
+  }),
+  linkPoll: operation({
+    method: "POST",
+    path: `${base}/link/{id}/poll`,
+    summary: "Poll a link request with its secret: pending, then the token once",
+    input: linkPollInput.extend({ id: text("a link request id").min(1, "required").max(60, "a link request id") }),
+    output: linkPollSchema,
+    access: "public",
+  }),
+} as const satisfies Record<string, AgentOperation>;
+
+export type AgentOperations = typeof agentOperations;
+export type AgentOperationName = keyof AgentOperations;
+/** What a caller passes (defaults optional) and what the hub answers, per operation. */
+export type AgentOperationInput<K extends AgentOperationName> = z.input<AgentOperations[K]["input"]>;
+export type AgentOperationOutput<K extends AgentOperationName> = z.output<AgentOperations[K]["output"]>;
+
+/** How a client puts an operation's input on the wire: path segments, headers, then query (GET, DELETE) or JSON body. */
+export function agentRequestOf(
+  op: Pick<AgentOperation, "method" | "path" | "headers">,
+  input: Record<string, unknown> = {},
+): { method: AgentOperation["method"]; path: string; headers: Record<string, string>; body?: string } {
+  const rest: Record<string, unknown> = { ...input };
+  const path = op.path.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = rest[key];
+    delete rest[key];
+    return encodeURIComponent(String(value ?? ""));
+  });
+  const headers: Record<string, string> = {};
+  for (const [header, field] of Object.entries(op.headers ?? {})) {
+    if (rest[field] !== undefined) headers[header] = String(rest[field]);
+    delete rest[field];
+  }
+  const present = Object.entries(rest).filter(([, v]) => v !== undefined);
+  if (op.method === "GET" || op.method === "DELETE") {
+    const query = new URLSearchParams(present.map(([k, v]) => [k, String(v)]));
+    return { method: op.method, path: query.size ? `${path}?${query}` : path, headers };
+  }
+  headers["content-type"] = "application/json";
+  return { method: op.method, path, headers, body: JSON.stringify(Object.fromEntries(present)) };
+}
