@@ -70,3 +70,16 @@ export function cookieChangeRefusal(req: Request, publicUrl: string | undefined)
     });
   return null;
 }
+
+/** Where the hub is reached: MAITY_PUBLIC_URL (`hub.publicUrl`), else the request's own origin (behind a proxy, its forwarded one). */
+export function baseUrlOf(req: Request, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl;
+  const url = new URL(req.url);
+  const proto = req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() || url.protocol.replace(":", "");
+  const host = req.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || req.headers.get("host") || url.host;
+  return `${proto}://${host}`;
+}
+
+/** The client's address for pre-auth limits: the custom server's own header, else the proxy's. */
+export const clientAddress = (req: Request): string =>
+  req.headers.get("x-maity-remote") ?? req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "unknown";

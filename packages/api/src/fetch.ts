@@ -1,19 +1,20 @@
 import { parseBearer, REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { clientAddress } from "./agent/http.ts";
 import { bodyTooLarge, limitBody, PREAUTH_BODY_MAX_BYTES } from "./body.ts";
-import { cookieChangeRefusal } from "./edge.ts";
+import { baseUrlOf, clientAddress, cookieChangeRefusal } from "./edge.ts";
 import { appRouter } from "./routers/index.ts";
 import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "./session.ts";
 import { isInternal, toTRPCError } from "./trpc.ts";
 
 const ENDPOINT = "/api/trpc";
 
-/** A call's body limit: the Maity routes' 256 KiB, login's small pre-auth one (issue 13 #2). */
+/** A call's body limit: the routes' 256 KiB, the pre-auth routes' small one (issue 13 #2). */
 function bodyLimitOf(req: Request): number {
   const paths = new URL(req.url).pathname.slice(ENDPOINT.length + 1).split(",");
-  return paths.includes("auth.login") ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
+  // What anyone may send without a credential: login and the agent API's pairing routes.
+  const preauth = ["auth.login", "agent.pair", "agent.link", "agent.linkPoll"];
+  return paths.some((p) => preauth.includes(p)) ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
 }
 
 /**
@@ -39,7 +40,8 @@ export function handleTrpc(hub: Hub, req: Request, options: ApiOptions = {}): Pr
       const credential = token ? { token, instanceId } : session ? { session } : null;
       const admin = adminAccess(limited, options.adminToken);
       const address = clientAddress(limited);
-      return { hub, caller, session, resHeaders, secure: isSecure(limited), admin, credential, address };
+      const baseUrl = baseUrlOf(limited, hub.publicUrl);
+      return { hub, caller, session, resHeaders, secure: isSecure(limited), admin, credential, address, signal: req.signal, baseUrl };
     },
     // Issue 13 #3: the caller reads "internal error" (trpc.ts); the detail is the server's to log.
     onError: ({ error, path }) => {

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Hub } from "@maity/hub";
-import { handleAgentApi } from "./agent/index.ts";
 import { type AgentSocketOptions, agentSocketServer } from "./agent/ws.ts";
 import { handleTrpc } from "./fetch.ts";
 import { handleRest } from "./rest/index.ts";
@@ -215,7 +214,7 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
         .then(() => {
           const request = toRequest(req, res);
           const path = new URL(request.url).pathname;
-          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
+          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
           return handler(hub, request, edge);
         })
         .then((response) => {

@@ -1,13 +1,10 @@
-import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import { z } from "zod";
-import { agentRoutes } from "./agent/index.ts";
-import { AGENT_BODY_MAX_BYTES } from "./agent/http.ts";
 import { appRouter } from "./routers/index.ts";
 import { restRoutes } from "./rest/index.ts";
 
-// The OpenAPI 3.1 document of the REST routes — the Maity routes from the procedures' own zod
-// schemas, the agent API from the schemas its route table names (one schema: validation, types
-// and this document). Served at GET /api/openapi.json.
+// The OpenAPI 3.1 document of the REST routes — the Maity routes and the agent API alike, from the
+// procedures' own zod schemas (one schema: validation, types and this document). Served at
+// GET /api/openapi.json.
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; [key: string]: unknown };
 type ProcedureDef = { _def: { inputs: z.ZodType[]; output?: z.ZodType } };
@@ -45,48 +42,28 @@ const agentErrorSchema: JsonSchema = {
   properties: { error: { type: "string" }, code: { type: "string" }, fields: { type: "object", additionalProperties: { type: "string" } } },
 };
 
-/** The agent API (004 §11) under /api/agent-api, from its route table. */
-function agentPaths(paths: Record<string, Record<string, unknown>>): void {
-  for (const route of agentRoutes) {
-    const doc = route.doc;
-    const parameters: unknown[] = [];
-    for (const [, name] of doc.path.matchAll(/\{(\w+)\}/g)) parameters.push({ name, in: "path", required: true, schema: { type: "string" } });
-    if (doc.query) {
-      const query = toJson(doc.query, "input");
-      const required = new Set(query.required ?? []);
-      for (const [name, schema] of Object.entries(query.properties ?? {})) parameters.push({ name, in: "query", required: required.has(name), schema });
-    }
-    const status = doc.status ?? 200;
-    const responses: Record<string, unknown> = {
-      [String(status)]: status === 204 ? { description: "No content" } : { description: "OK", content: { "application/json": { schema: doc.response ? toJson(doc.response, "output") : {} } } },
-    };
-    for (const [code, description] of [
-      ["400", "INVALID_REQUEST (fields named), INVALID_JSON, INVALID_REPLY_TARGET, RESERVED_MESSAGE_TYPE, INVALID_PAIRING_CODE"],
-      ["401", "UNAUTHORIZED: a missing, unknown or revoked agent token"],
-      ["403", "NOT_PARTICIPANT (context and poll): never confirms the room exists"],
-      ["404", "NOT_FOUND (send, typing, link polls): never confirms the room exists"],
-      ["409", "CURSOR_EXPIRED (/updates), CONVERSATION_CLOSED"],
-      ["413", "BODY_TOO_LARGE"],
-      ["429", "RATE_LIMITED (60/min), UPDATES_RATE_LIMITED (/updates, 20/min); Retry-After"],
-    ] as const)
-      responses[code] = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/AgentError" } } } };
-    const operation: Record<string, unknown> = {
-      operationId: `agent ${route.method} ${doc.path}`,
-      summary: doc.summary,
-      tags: ["agent-api"],
-      parameters,
-      responses,
-      security: route.auth === false ? [] : [{ agent: [] }],
-    };
-    if (doc.body)
-      operation.requestBody = {
-        required: true,
-        description: `JSON, at most ${AGENT_BODY_MAX_BYTES} bytes; unknown fields are refused`,
-        content: { "application/json": { schema: toJson(doc.body, "input") } },
-      };
-    paths[doc.path] ??= {};
-    (paths[doc.path] as Record<string, unknown>)[route.method.toLowerCase()] = operation;
-  }
+const AGENT_ERRORS = [
+  ["400", "INVALID_REQUEST (fields named), INVALID_JSON, INVALID_REPLY_TARGET, RESERVED_MESSAGE_TYPE, INVALID_PAIRING_CODE"],
+  ["401", "UNAUTHORIZED: a missing, unknown or revoked agent token"],
+  ["403", "NOT_PARTICIPANT (context and poll): never confirms the room exists"],
+  ["404", "NOT_FOUND (send, typing, contact, link polls): never confirms the room exists"],
+  ["409", "CURSOR_EXPIRED (/updates), ROUND_CAP_REACHED (contact), CONVERSATION_CLOSED, IDEMPOTENCY_KEY_REUSED"],
+  ["413", "BODY_TOO_LARGE"],
+  ["429", "RATE_LIMITED (60/min), UPDATES_RATE_LIMITED (/updates, 20/min); Retry-After"],
+] as const;
+const MAITY_ERRORS = [
+  ["400", "invalid: the refused fields are named in details.fields"],
+  ["401", "unauthenticated"],
+  ["403", "forbidden: details.reason says why"],
+  ["404", "not_found: what the caller may not see answers like what does not exist"],
+  ["409", "conversation_closed, conversation_quota, project_closed or conflict"],
+  ["413", "too_large: the body passed its limit (details.limit); issue 13 #2"],
+  ["415", "unsupported_media_type: a change made with the session cookie that is not JSON; issue 13 #6"],
+  ["429", "rate_limited"],
+] as const;
+
+/** The agent API's WebSocket (004 §11): not a procedure, documented here. */
+function socketPath(paths: Record<string, Record<string, unknown>>): void {
   paths["/api/agent-api/ws"] = {
     get: {
       operationId: "agent GET /api/agent-api/ws",
@@ -129,42 +106,36 @@ export function openApiDocument(): unknown {
         : { description: "OK", content: { "application/json": { schema: outputSchema ? toJson(outputSchema, "output") : {} } } };
     const responses: Record<string, unknown> = { [String(status)]: success };
     if (route.meta.respond && route.meta.responseSchema) responses["200"] = { description: "A replay of an earlier request", content: { "application/json": { schema: toJson(route.meta.responseSchema, "output") } } };
-    for (const [code, description] of [
-      ["400", "invalid: the refused fields are named in details.fields"],
-      ["401", "unauthenticated"],
-      ["403", "forbidden: details.reason says why"],
-      ["404", "not_found: what the caller may not see answers like what does not exist"],
-      ["409", "conversation_closed, conversation_quota, project_closed or conflict"],
-      ["413", "too_large: the body passed its limit (details.limit); issue 13 #2"],
-      ["415", "unsupported_media_type: a change made with the session cookie that is not JSON; issue 13 #6"],
-      ["429", "rate_limited"],
-    ] as const)
-      responses[code] = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+    const agent = route.style === "agent";
+    const errorRef = { $ref: `#/components/schemas/${agent ? "AgentError" : "Error"}` };
+    for (const [code, description] of agent ? AGENT_ERRORS : MAITY_ERRORS)
+      responses[code] = { description, content: { "application/json": { schema: errorRef } } };
+    const security = { admin: [{ admin: [] }], public: [], agent: [{ agent: [] }], member: [{ bearer: [] }, { session: [] }] }[route.access];
     const operation: Record<string, unknown> = {
       operationId: route.name,
       summary: route.meta.summary,
-      tags: [route.name.split(".")[0]],
+      tags: [agent ? "agent-api" : route.name.split(".")[0]],
       parameters,
       responses,
-      security: route.meta.path.startsWith("/api/admin/") ? [{ admin: [] }] : route.name === "health" ? [] : [{ bearer: [] }, { session: [] }],
+      security,
     };
     if (!inQuery) {
       operation.requestBody = {
         required: bodyRequired.length > 0,
-        description: `JSON, at most ${REQUEST_BODY_MAX_BYTES} bytes; unknown fields are refused`,
+        description: `JSON, at most ${route.bodyLimit} bytes; unknown fields are refused`,
         content: { "application/json": { schema: { type: "object", additionalProperties: false, properties: bodyProperties, required: bodyRequired } } },
       };
     }
     paths[route.meta.path] ??= {};
     (paths[route.meta.path] as Record<string, unknown>)[route.meta.method.toLowerCase()] = operation;
   }
-  agentPaths(paths);
+  socketPath(paths);
   cached = {
     openapi: "3.1.0",
     info: {
       title: "Maity hub",
       version: "0.4.0",
-      description: "The Maity routes of the hub (§9 Conversations), generated from the zod schemas of the tRPC procedures, and the agent API (/api/agent-api, protocol 1.23) from its route table's schemas.",
+      description: "The Maity routes of the hub (§9 Conversations), generated from the zod schemas of the tRPC procedures, and the agent API (/api/agent-api, protocol 1.23) from the same procedures' schemas.",
     },
     servers: [{ url: "/" }],
     paths,

@@ -1,4 +1,4 @@
-import { fieldsOf, HubError, hubErrorStatus, isHubError } from "@maity/domain";
+import { type AgentOperation, fieldsOf, HubError, hubErrorStatus, isHubError } from "@maity/domain";
 import type { AgentCaller, Caller, Credential, Hub, HumanCaller } from "@maity/hub";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
@@ -18,6 +18,12 @@ export interface Context {
   credential?: Credential | null;
   /** The client's address (x-maity-remote, set by the Node dispatch) for the login limits (issue 13 #5). */
   address?: string;
+  /** Aborts when the client goes away: a held read (/updates) stops holding. */
+  signal?: AbortSignal;
+  /** Where the hub is reached (MAITY_PUBLIC_URL, else the request's origin): pairing answers carry it. */
+  baseUrl?: string;
+  /** The REST adapter already spent this call's rate budget, before reading its body (spendBudget). */
+  budgetSpent?: boolean;
 }
 
 /** How a procedure is served as a REST route (rest/index.ts) and documented (openapi.ts). */
@@ -35,8 +41,14 @@ export interface RestMeta {
   /** The REST body's schema when `respond` reshapes the output. */
   responseSchema?: import("zod").ZodType;
 }
+/** An agent API operation (@maity/domain agentOperations), served in the protocol's error style. */
+export interface AgentMeta extends AgentOperation {
+  /** Maps the procedure's output onto the REST answer (a send's replay answers 200). */
+  respond?: (output: never) => { status: number; body: unknown };
+}
 export interface Meta {
   rest?: RestMeta;
+  agent?: AgentMeta;
 }
 
 const trpcCode = (code: HubError["code"]): TRPCError["code"] =>
@@ -111,10 +123,40 @@ export const humanProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, caller: ctx.caller as HumanCaller } });
 });
 
-export const agentProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
-  if (ctx.caller.kind !== "agent") throw toTRPCError(HubError.forbidden("agents_only"));
-  return next({ ctx: { ...ctx, caller: ctx.caller as AgentCaller } });
+/**
+ * Spends one call of an agent API operation's budget for `who` (the agent, or the client's address
+ * on the pre-auth routes); the refusal names the budget and the seconds to wait (429 Retry-After).
+ */
+export function spendBudget(hub: Hub, op: Pick<AgentOperation, "bucket">, who: string): HubError | null {
+  const wait = hub.limits.take(op.bucket, who);
+  if (wait === null) return null;
+  const limit = hub.limits.settings[op.bucket];
+  const message = {
+    agent: `over ${limit} requests a minute`,
+    updates: `over ${limit} /updates calls a minute; back off the poll loop`,
+    preauth: "too many attempts; wait and try again",
+  }[op.bucket];
+  return new HubError("rate_limited", message, { limit: op.bucket, retry_after: wait });
+}
+
+/**
+ * The agent API (004 §2, B-010/B-011): a bay_ agent token and nothing else — a person's token or
+ * session answers the same 401 as none. Each call spends the agent's budget (B-360; /updates its
+ * own, B-141) before its input is read.
+ */
+export const agentProcedure = publicProcedure.use(({ ctx, meta, next }) => {
+  if (ctx.caller?.kind !== "agent") throw toTRPCError(HubError.unauthenticated());
+  const caller = ctx.caller as AgentCaller;
+  const refused = ctx.budgetSpent || !meta?.agent ? null : spendBudget(ctx.hub, meta.agent, caller.id);
+  if (refused) throw toTRPCError(refused);
+  return next({ ctx: { ...ctx, caller } });
+});
+
+/** The pre-auth pairing routes guess at codes: a budget per client address (B-010). */
+export const preauthProcedure = publicProcedure.use(({ ctx, meta, next }) => {
+  const refused = ctx.budgetSpent || !meta?.agent ? null : spendBudget(ctx.hub, meta.agent, ctx.address ?? "unknown");
+  if (refused) throw toTRPCError(refused);
+  return next({ ctx });
 });
 
 /** Operator routes: 404 when the hub runs without MAITY_ADMIN_TOKEN, 401 for a wrong bearer. */

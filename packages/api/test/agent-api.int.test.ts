@@ -1,6 +1,7 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi, PROTOCOL_VERSION } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
+import { PROTOCOL_VERSION } from "@maity/domain";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
 // Agent protocol identity (issue 5, first part): B-010 B-011 B-012 B-029 B-031.
@@ -9,7 +10,7 @@ const rest = restClient(hub);
 afterAll(() => hub.close());
 const tokens: Record<string, string> = {};
 const call = async (path: string, token?: string, headers: Record<string, string> = {}) => {
-  const res = await handleAgentApi(hub, new Request(`${BASE}/api/agent-api${path}`, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } }));
+  const res = await handleRest(hub, new Request(`${BASE}/api/agent-api${path}`, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } }));
   return { status: res.status, body: await res.json() };
 };
 

@@ -1,6 +1,6 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
 // Cross-cutting lines of the agent protocol: tenancy (§1, B-004 B-005), data is not authority
@@ -13,7 +13,7 @@ const rest = restClient(hub);
 afterAll(() => hub.close());
 const T: Record<string, string> = {};
 const call = async (path: string, token: string, init: { method?: string; body?: unknown } = {}) => {
-  const res = await handleAgentApi(
+  const res = await handleRest(
     hub,
     new Request(`${BASE}/api/agent-api${path}`, {
       method: init.method ?? "GET",

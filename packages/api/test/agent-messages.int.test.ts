@@ -1,7 +1,7 @@
 import { encodeHistoryCursor, RESERVED_MESSAGE_TYPES } from "@maity/domain";
 import { type BusMessage, type Hub, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
 // Agent protocol (004) reading and speaking over /api/agent-api: the poll of §5 (since, history,
@@ -52,7 +52,7 @@ async function callRaw(token: string | null, method: string, path: string, optio
   if (token) headers.authorization = `Bearer ${token}`;
   const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (payload !== undefined) headers["content-type"] = "application/json";
-  const res = await handleAgentApi(options.target ?? hub, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: payload }));
+  const res = await handleRest(options.target ?? hub, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: payload }));
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }

@@ -1,6 +1,6 @@
 import { type BusMessage, DEFAULT_LIMITS, type Hub, LINK_TTL_MS, PAIRING_TTL_MS, seedDemo, sha256 } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
 // Agent protocol §2 "Identity and connection": pairing codes and reverse QR linking.
@@ -29,7 +29,7 @@ async function agentApiRaw(target: Hub, method: string, path: string, options: {
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
   const body = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body);
-  return handleAgentApi(target, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body }));
+  return handleRest(target, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body }));
 }
 async function agentApi(method: string, path: string, options: Parameters<typeof agentApiRaw>[3] = {}, target: Hub = hub) {
   const res = await agentApiRaw(target, method, path, options);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { handleTrpc } from "../src/fetch.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
@@ -60,7 +60,7 @@ type Envelope = {
 async function agentApi(method: string, path: string, token: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await handleAgentApi(hub, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const res = await handleRest(hub, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { encodeUpdatesCursor, type UpdatesAnswer, updatesAnswerSchema } from "@maity/domain";
 import { createHub, type Hub, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { startApiServer } from "../src/node.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
@@ -16,7 +16,7 @@ const T: Record<string, string> = {};
 const M = "/api/projects/maintainer/maity";
 
 const call = async (h: Hub, path: string, token: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}) => {
-  const res = await handleAgentApi(
+  const res = await handleRest(
     h,
     new Request(`${BASE}/api/agent-api${path}`, {
       method: init.method ?? "GET",
@@ -169,13 +169,13 @@ describe("GET /updates: displacement and recovery", () => {
   });
 
   it("B-138 B-145 a cursor whose first missed event is older than the replay window expires; no cursor starts again; cursors survive a restart", async () => {
-    const short = createHub(hub.database, { replayWindowMs: 200, limits: { agent: 10_000, updates: 10_000 } });
+    const short = createHub(hub.database, { replayWindowMs: 2000, limits: { agent: 10_000, updates: 10_000 } });
     const cursor = await now();
     const before = new Date(Date.now() - 1);
     const posted = await say("hum-maintainer", "agt-a", "while you were away");
     // Within the window: served.
     expect((await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([`evt-${posted.seq}`]);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 2200));
     expect(await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).toMatchObject({ status: 409, body: { error: "cursor_expired", code: "CURSOR_EXPIRED" } });
     // Catch up over REST from the per-conversation watermark, then /updates without a cursor.
     const caughtUp = await call(short, `/conversations/${dmKey}/messages?since=${before.toISOString()}`, T["agt-a"] as string);

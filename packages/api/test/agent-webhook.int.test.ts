@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import { webhookDeliverySchema } from "@maity/domain";
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
 // Agent protocol §11 "Webhook contract v2" (B-162…B-179), v1.14 visiting (B-165, B-301), v1.15/v1.16
@@ -114,7 +114,7 @@ async function settled(agentId: string, tries = 200) {
 async function agentApi(token: string, method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await handleAgentApi(
+  const res = await handleRest(
     hub,
     new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) }),
   );
@@ -543,7 +543,7 @@ describe("message.created deliveries (B-163 B-164 B-165 B-166 B-167 B-179, OQ-B-
       expect((await otherRest("POST", "/api/admin/projects/ann/lab/members", { token: ADMIN, body: { member_id: agent.id } })).status).toBe(201);
       const agentToken = (await otherRest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: agent.id } })).body.token;
       const annToken = (await otherRest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "hum-ann" } })).body.token;
-      const set = await handleAgentApi(
+      const set = await handleRest(
         other,
         new Request(`${BASE}/api/agent-api/webhook`, { method: "POST", headers: { authorization: `Bearer ${agentToken}`, "content-type": "application/json" }, body: JSON.stringify({ url: r.url }) }),
       );

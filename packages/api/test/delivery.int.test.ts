@@ -1,6 +1,6 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
 // Issue 12: idempotent sends on both surfaces, the write's fixed statement count, listeners that
@@ -13,7 +13,7 @@ const P = "/api/projects/maintainer/maity/conversations";
 const T: Record<string, string> = {};
 
 async function agentApi(method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await handleAgentApi(
+  const res = await handleRest(
     hub,
     new Request(`${BASE}/api/agent-api${path}`, {
       method,
@@ -158,8 +158,8 @@ describe("the write and the listeners (issue 12)", () => {
     const outsider = (await hub.auth.fromToken(T["agt-x"])) as Parameters<typeof hub.feed.updates>[0];
     const insider = (await hub.auth.fromToken(T["agt-a"])) as Parameters<typeof hub.feed.updates>[0];
     const idle = new AbortController();
-    const heldOutside = hub.feed.updates(outsider, { wait: "20" }, idle.signal);
-    const heldInside = hub.feed.updates(insider, { wait: "20" });
+    const heldOutside = hub.feed.updates(outsider, { wait: 20 }, idle.signal);
+    const heldInside = hub.feed.updates(insider, { wait: 20 });
     await new Promise((r) => setTimeout(r, 100));
     const { result: posted, sql } = await statementsOf(async () => {
       const m = await hub.messages.post(maintainer, ref, group3, { body: "for agt-a, not agt-x" });

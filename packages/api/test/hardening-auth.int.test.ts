@@ -2,7 +2,7 @@ import { openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { createHub, DEFAULT_LOGIN, type Hub, type HubOptions, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { handleTrpc } from "../src/fetch.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
@@ -90,7 +90,7 @@ async function openFeed(hub: Hub, headers: Record<string, string>) {
 
 async function updates(hub: Hub, query: string, token: string) {
   const headers = { authorization: `Bearer ${token}` };
-  const res = await handleAgentApi(hub, new Request(`${BASE}/api/agent-api/updates?${query}`, { headers }));
+  const res = await handleRest(hub, new Request(`${BASE}/api/agent-api/updates?${query}`, { headers }));
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

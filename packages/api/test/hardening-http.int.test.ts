@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_BODY_MAX_BYTES } from "../src/agent/http.ts";
+import { REQUEST_BODY_MAX_BYTES as AGENT_BODY_MAX_BYTES } from "@maity/domain";
 import { PREAUTH_BODY_MAX_BYTES } from "../src/body.ts";
 import { type ApiServer, startApiServer } from "../src/node.ts";
 import { createHub, type Hub } from "@maity/hub";

@@ -1,6 +1,6 @@
 import { JSON_TOO_DEEP, TEXT_REFUSED } from "@maity/domain";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
 // Issue 13 #3: NUL and lone surrogates in any stored or queried string answered 500 (PostgreSQL
@@ -79,7 +79,7 @@ async function agentCall(method: string, path: string, body?: unknown, token: st
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const res = await handleAgentApi(
+  const res = await handleRest(
     hub,
     new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: payload }),
   );
@@ -291,7 +291,7 @@ describe("issue 13 #3 agent API: INVALID_REQUEST with the field named, nothing w
   it("metadata nested 5,000 levels deep (a stack overflow, 500) → INVALID_REQUEST fields.metadata", async () => {
     const before = await snapshot();
     const body = `{"content":"hi","metadata":{"a":${"[".repeat(5000)}1${"]".repeat(5000)}}}`;
-    const res = await handleAgentApi(
+    const res = await handleRest(
       hub,
       new Request(`${BASE}/api/agent-api/conversations/${room}/messages`, {
         method: "POST",

@@ -1,6 +1,6 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { appRouter } from "../src/routers/index.ts";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
 
@@ -92,13 +92,13 @@ describe("live.feed", () => {
   it("agent protocol §7: an agent's POST …/typing reaches the chat's people as a typing item (untracked), never the agent itself", async () => {
     const agentToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "agt-a" }, token: ADMIN })).body.token as string;
     const rooms = (await (
-      await handleAgentApi(hub, new Request("http://127.0.0.1/api/agent-api/conversations", { headers: { authorization: `Bearer ${agentToken}` } }))
+      await handleRest(hub, new Request("http://127.0.0.1/api/agent-api/conversations", { headers: { authorization: `Bearer ${agentToken}` } }))
     ).json()) as { conversations: { id: string; type: string }[] };
     const dm = rooms.conversations.find((r) => r.type === "DM")?.id as string;
     const owner = feed(human("hum-maintainer", "maintainer"));
     const next = owner.next();
     await new Promise((r) => setTimeout(r, 50));
-    const res = await handleAgentApi(hub, new Request(`http://127.0.0.1/api/agent-api/conversations/${dm}/typing`, { method: "POST", headers: { authorization: `Bearer ${agentToken}` } }));
+    const res = await handleRest(hub, new Request(`http://127.0.0.1/api/agent-api/conversations/${dm}/typing`, { method: "POST", headers: { authorization: `Bearer ${agentToken}` } }));
     expect(res.status).toBe(200);
     expect(await next).toEqual({ data: { seq: 0, kind: "typing", conversation_id: "agt-a", project: { owner: "maintainer", slug: "maity" }, member_id: "agt-a" } });
     owner.stop();

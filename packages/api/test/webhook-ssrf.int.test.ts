@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { createHub, type Hub, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAgentApi } from "../src/agent/index.ts";
+import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
 // Issue 13 #1 (webhook SSRF, high): POST /api/agent-api/webhook accepted URLs into the hub's own
@@ -54,7 +54,7 @@ async function agentApi(on: Hub, token: string, method: string, path: string, bo
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   const req = new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const res = await handleAgentApi(on, req);
+  const res = await handleRest(on, req);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

@@ -1,10 +1,12 @@
 import {
+  type AgentDirectoryEntry,
   type AgentMe,
+  type contactAgentInput,
   type AgentMessage,
   type AgentMessagePage,
   type AgentRoom,
-  agentPollQuery,
-  agentSendInput,
+  type agentPollQuery,
+  type agentSendInput,
   buildInstructions,
   type ContextEnvelope,
   compareListKeys,
@@ -20,7 +22,7 @@ import {
   encodeHistoryCursor,
   seqOfMessageId,
   shouldRespondFor,
-  parseInput,
+  resolveMentions,
   projectFullName,
   RESERVED_MESSAGE_TYPES,
   replyPolicyOf,
@@ -31,6 +33,7 @@ import {
   type Visiting,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
+import type { z } from "zod";
 import { refuseClosed } from "./access.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller } from "./caller.ts";
@@ -316,7 +319,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     return historyFloorOf(owner !== null && project !== null && isVisiting(owner.bayId, project.bayId), row.windowSeq);
   }
 
-  return {
+  const service = {
     room,
     envelope,
     historyFloor,
@@ -360,8 +363,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
      * to the chat's first message (§9.2 history; a visitor's placement, B-301), marking nothing read.
      * Null when not in the room (B-100).
      */
-    async poll(agent: AgentCaller, key: string, query: unknown): Promise<AgentMessagePage | null> {
-      const q = parseInput(agentPollQuery, query);
+    async poll(agent: AgentCaller, key: string, q: z.output<typeof agentPollQuery>): Promise<AgentMessagePage | null> {
       if (q.since !== undefined && q.cursor !== undefined) throw HubError.invalid({ cursor: "not_with_since" }, "since and cursor together are invalid");
       const before = q.cursor === undefined ? null : decodeHistoryCursor(q.cursor);
       if (q.cursor !== undefined && before === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one this route gave out");
@@ -396,8 +398,13 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
      * POST /conversations/:id/messages (§7): the same write as Maity's (mentions, routing verdicts,
      * audience, marker), with the agent's metadata and reply target. Not in the room → not_found (B-116).
      */
-    async send(agent: AgentCaller, key: string, input: unknown, idempotencyKey: string | null = null): Promise<{ message: AgentMessage; replayed: boolean }> {
-      const data = parseInput(agentSendInput, input);
+    async send(
+      agent: AgentCaller,
+      key: string,
+      data: z.output<typeof agentSendInput>,
+      idempotencyKey: string | null = null,
+      wakes?: string,
+    ): Promise<{ message: AgentMessage; replayed: boolean }> {
       // Issue 12: the Idempotency-Key header or clientMessageId names a send a client may retry.
       if (idempotencyKey !== null && data.clientMessageId !== undefined && idempotencyKey !== data.clientMessageId)
         throw HubError.invalid({ clientMessageId: "differs_from_idempotency_key" }, "clientMessageId and the Idempotency-Key header name different sends");
@@ -412,9 +419,55 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       if (!row) throw HubError.notFound("conversation not found");
       // An id that names no message of the log is outside this conversation too (B-126).
       if (data.replyToMessageId != null && replyToSeq === null) throw HubError.invalid({ reply_to: "not_in_conversation" }, "the message replied to is not in this conversation");
-      const write = { body: data.content, metadata: data.metadata ?? null, replyToSeq };
+      const write = { body: data.content, metadata: data.metadata ?? null, replyToSeq, wakes };
       const written = await messages.writeIn(agent, row, write, idempotencyOf(clientKey, ["agent", row.key, write]));
       return { message: written.agentMessage, replayed: written.replayed };
+    },
+
+    /**
+     * contact_agent (B-075, B-079): a message in a room both agents are in, addressed to the other
+     * one by an @mention (added in front unless the text already has it), so its verdict is
+     * `mentioned` and it wakes. Spent rounds refuse it before anything is sent (messages' write).
+     * A room the caller is not in, or an agent not in it (or itself), answers not_found alike.
+     */
+    async contact(agent: AgentCaller, input: z.output<typeof contactAgentInput>): Promise<AgentMessage> {
+      const row = await room(agent, input.conversationId, true);
+      const participants = row ? ((await readParticipants(db, [row.key])).get(row.key) ?? []) : [];
+      const target = input.agentId !== agent.id ? participants.find((p) => p.kind === "agent" && p.memberId === input.agentId) : undefined;
+      if (row?.kind !== "group" || !target) throw HubError.notFound("no such agent in this conversation");
+      const info = (await membersById(db, [target.memberId])).get(target.memberId);
+      const handle = info?.name.slice(info.name.lastIndexOf("/") + 1) ?? target.memberId;
+      const named = resolveMentions(input.content, [{ member_id: target.memberId, handle, names: info ? [info.name] : [] }]);
+      const content = named.length ? input.content : `@${info?.name ?? target.memberId} ${input.content}`;
+      const data = { content, replyToMessageId: input.replyToMessageId };
+      return (await service.send(agent, row.key, data, null, target.memberId)).message;
+    },
+
+    /**
+     * GET /agents, list_agents (B-356, B-308): the other agents the caller can meet — those of its
+     * own Bay, and those active in a project it is active in (a project's members already see each
+     * other, M-240). `fromAnotherBay` marks the second kind when their Bay is not the caller's.
+     */
+    async directory(agent: AgentCaller): Promise<AgentDirectoryEntry[]> {
+      const [owner, mine] = await Promise.all([
+        db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
+        db.membership.findMany({ where: { memberId: agent.id, status: "active" }, select: { projectId: true } }),
+      ]);
+      const peers = await db.membership.findMany({
+        where: { projectId: { in: mine.map((m) => m.projectId) }, memberKind: "agent", status: "active" },
+        select: { memberId: true },
+      });
+      const rows = await db.agent.findMany({
+        where: { id: { not: agent.id }, OR: [{ owner: { bayId: owner.bayId } }, { id: { in: peers.map((p) => p.memberId) } }] },
+        select: { id: true, handle: true, description: true, owner: { select: { handle: true, bayId: true } } },
+        orderBy: [{ owner: { handle: "asc" } }, { handle: "asc" }],
+      });
+      return rows.map((a) => ({
+        id: a.id,
+        name: oneLine(`${a.owner.handle}/${a.handle}`),
+        description: oneLine(a.description, DESCRIPTION_MAX),
+        fromAnotherBay: a.owner.bayId !== owner.bayId,
+      }));
     },
 
     /** POST /conversations/:id/typing (§7): tells the room's people; not in the room → not_found. */
@@ -432,5 +485,6 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       });
     },
   };
+  return service;
 }
 export type AgentService = ReturnType<typeof agentService>;

@@ -1,5 +1,6 @@
-import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, parseInput, seqOfMessageId, shouldRespondFor, type UpdatesAnswer, type UpdatesEvent, updatesQuery } from "@maity/domain";
+import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, seqOfMessageId, shouldRespondFor, type UpdatesAnswer, type UpdatesEvent, type updatesQuery } from "@maity/domain";
 import type { Db } from "@maity/db";
+import type { z } from "zod";
 import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import { logHead } from "./append.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
@@ -200,11 +201,10 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
      */
     async updates(
       agent: AgentCaller,
-      query: unknown,
+      q: z.output<typeof updatesQuery>,
       signal?: AbortSignal,
       credential?: Pick<CredentialWatch, "ended" | "still">,
     ): Promise<UpdatesAnswer> {
-      const q = parseInput(updatesQuery, query);
       const key = `${agent.id} ${agent.instanceId ?? ""}`;
       holders.get(key)?.abort();
       const mine = new AbortController();

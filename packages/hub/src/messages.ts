@@ -113,6 +113,11 @@ export interface WriteInput {
   /** Agent API: the sender's metadata (reserved types refused by the route). */
   metadata?: Record<string, unknown> | null | undefined;
   replyToSeq?: number | null | undefined;
+  /**
+   * contact_agent (B-075, B-079): the agent this message must wake. When the room's agent rounds are
+   * spent its verdict is `round_cap`, and the write is refused under the append lock: nothing sent.
+   */
+  wakes?: string | undefined;
 }
 
 export function messagesService(
@@ -204,6 +209,12 @@ export function messagesService(
         replyTo: replyTo ? { id: replyTo.fromId, kind: memberKindOf(replyTo.fromId) ?? "human" } : null,
         agentRoundsBefore,
       });
+      const woken = data.wakes === undefined ? null : wake.agents.find((v) => v.agentId === data.wakes);
+      if (woken && !woken.shouldRespond && woken.reason === "round_cap")
+        throw new HubError("conflict", `the room's ${row.policy.maxAgentRounds} agent rounds are spent; a human message opens new ones`, {
+          reason: "round_cap_reached",
+          maxAgentRounds: row.policy.maxAgentRounds,
+        });
       // B-063: the agents a human named ride in metadata.addressedAgents.
       const metadata = data.metadata || wake.addressedAgents.length ? { ...(data.metadata ?? {}), ...(wake.addressedAgents.length ? { addressedAgents: wake.addressedAgents } : {}) } : null;
       const toId = direct ? (participants.find((p) => p.memberId !== caller.id)?.memberId ?? row.agentId ?? "") : row.id;

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
-import { type AgentCredential, HubError, type LinkOpened, type LinkPoll, linkPollInput, linkRequestInput, pairInput, parseInput } from "@maity/domain";
+import { type AgentCredential, HubError, type LinkOpened, type LinkPoll, type linkPollInput, type linkRequestInput, type pairInput } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
+import type { z } from "zod";
 import type { LiveBus } from "./bus.ts";
 import type { HumanCaller } from "./caller.ts";
 import { mintSecret, sha256 } from "./credentials.ts";
@@ -57,8 +58,7 @@ export function pairingService(db: Db, bus: LiveBus) {
      * POST /api/agent-api/pair (pre-auth): a live, unused code → the rotated token (B-015, B-016).
      * An unknown, used and expired code answer alike.
      */
-    async redeem(input: unknown, baseUrl: string): Promise<Credential> {
-      const data = parseInput(pairInput, input);
+    async redeem(data: z.output<typeof pairInput>, baseUrl: string): Promise<Credential> {
       const id = sha256(normal(data.code));
       const result = await db.$transaction(async (tx) => {
         // The conditional update is the single use: of two racing redemptions one wins.
@@ -73,8 +73,7 @@ export function pairingService(db: Db, bus: LiveBus) {
     },
 
     /** POST /api/agent-api/link (pre-auth): a request the owner approves at `approveUrl` (B-018). */
-    async createLink(input: unknown, baseUrl: string): Promise<LinkOpened> {
-      const data = parseInput(linkRequestInput, input);
+    async createLink(data: z.output<typeof linkRequestInput>, baseUrl: string): Promise<LinkOpened> {
       const approveCode = code(3);
       const secret = randomBytes(32).toString("base64url");
       const id = `lnk-${randomBytes(12).toString("base64url")}`;
@@ -115,8 +114,7 @@ export function pairingService(db: Db, bus: LiveBus) {
      * POST /api/agent-api/link/:id/poll (pre-auth, the request's secret): pending until approved,
      * then the fresh token exactly once (the poll that collects it rotates the agent's tokens).
      */
-    async pollLink(id: string, input: unknown, baseUrl: string): Promise<LinkPoll> {
-      const { secret } = parseInput(linkPollInput, input);
+    async pollLink(id: string, { secret }: z.output<typeof linkPollInput>, baseUrl: string): Promise<LinkPoll> {
       const link = await db.linkRequest.findUnique({ where: { id }, select: { pollSecretHash: true, expiresAt: true, agentId: true, redeemedAt: true } });
       if (!link || link.pollSecretHash !== sha256(secret) || link.redeemedAt) throw HubError.notFound("link request not found");
       if (!link.agentId) {

@@ -11,13 +11,13 @@ import {
   type HistoryTurn,
   HubError,
   parseAllowList,
-  parseInput,
   parseIp,
   type WebhookDelivery,
   type WebhookSet,
   type WebhookView,
-  webhookInput,
+  type webhookInput,
 } from "@maity/domain";
+import type { z } from "zod";
 import type { Db } from "@maity/db";
 import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import type { AgentCaller } from "./caller.ts";
@@ -317,8 +317,7 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
     },
 
     /** POST /webhook (B-162): set (or replace) the URL; the secret is shown in this answer only. */
-    async set(agent: AgentCaller, input: unknown): Promise<WebhookSet> {
-      const data = parseInput(webhookInput, input);
+    async set(agent: AgentCaller, data: z.output<typeof webhookInput>): Promise<WebhookSet> {
       const url = new URL(data.url);
       const to = await target(url);
       if (!to.ok) {

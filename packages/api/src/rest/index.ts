@@ -1,30 +1,42 @@
-import { fieldsOf, HubError, hubErrorStatus, isHubError, REQUEST_BODY_MAX_BYTES, renderMaityError } from "@maity/domain";
+import { HubError, parseBearer, REQUEST_BODY_MAX_BYTES, renderMaityError } from "@maity/domain";
 import type { Hub } from "@maity/hub";
-import { TRPCError } from "@trpc/server";
-import { ZodError } from "zod";
-import { readBody } from "../body.ts";
-import { cookieChangeRefusal, decodeSegment } from "../edge.ts";
+import { PREAUTH_BODY_MAX_BYTES, readBody } from "../body.ts";
+import { baseUrlOf, clientAddress, cookieChangeRefusal, decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
 import { appRouter } from "../routers/index.ts";
 import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "../session.ts";
-import type { Context, RestMeta } from "../trpc.ts";
+import { type Context, type Meta, type RestMeta, spendBudget } from "../trpc.ts";
+import { agentErrorResponse, agentRefusal, errorResponse, json } from "./errors.ts";
 
-// The REST adapter: each Maity route is a procedure of appRouter (its `meta.rest`), called through
-// createCaller — the same code path as tRPC. Here only the wire is mapped: path, query, JSON body
-// and headers into the procedure's input; its output or HubError into the Maity answer.
+export { errorResponse, json } from "./errors.ts";
 
-type Procedure = { _def: { meta?: { rest?: RestMeta }; type: string } };
+// The one REST adapter: each route is a procedure of appRouter — a Maity route (`meta.rest`) or an
+// agent API operation (`meta.agent`, 004 §11) — called through createCaller, the same code path as
+// tRPC. Here only the wire is mapped: path, query, JSON body and headers into the procedure's input;
+// its output or HubError into the answer, in the Maity style (DESIGN §4) or the protocol's
+// `{error, code}` under /api/agent-api.
+
+type Procedure = { _def: { meta?: Meta } };
 export interface RestRoute {
   name: string;
   meta: RestMeta;
   pattern: RegExp;
   keys: string[];
+  /** How its refusals are rendered: the Maity routes' or the agent protocol's. */
+  style: "maity" | "agent";
+  /** Who may call: a member (bearer or session), the operator, anyone, or an agent's token. */
+  access: "member" | "admin" | "public" | "agent";
+  /** The JSON body's limit (issue 13 #2): small where no credential is needed. */
+  bodyLimit: number;
 }
 
 export function restRoutes(): RestRoute[] {
   const procedures = appRouter._def.procedures as unknown as Record<string, Procedure>;
-  return Object.entries(procedures).flatMap(([name, procedure]) => {
-    const meta = procedure._def.meta?.rest;
+  return Object.entries(procedures).flatMap(([name, procedure]): RestRoute[] => {
+    const { rest, agent } = procedure._def.meta ?? {};
+    const meta: RestMeta | undefined = agent
+      ? { method: agent.method, path: agent.path, summary: agent.summary, status: agent.status, ...(agent.headers ? { headers: agent.headers } : {}), ...(agent.respond ? { respond: agent.respond } : {}), responseSchema: agent.output }
+      : rest;
     if (!meta) return [];
     const keys: string[] = [];
     const pattern = new RegExp(
@@ -33,33 +45,18 @@ export function restRoutes(): RestRoute[] {
         return "([^/]+)";
       })}$`,
     );
-    return [{ name, meta, pattern, keys }];
+    const access = agent ? agent.access : meta.path.startsWith("/api/admin/") ? "admin" : name === "health" ? "public" : "member";
+    const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
+    return [{ name, meta, pattern, keys, style: agent ? "agent" : "maity", access, bodyLimit }];
   });
 }
 const ROUTES = restRoutes();
+const procedureMeta = (name: string): Meta | undefined => (appRouter._def.procedures as unknown as Record<string, Procedure>)[name]?._def.meta;
+const AGENT_API = "/api/agent-api";
 
-export const json = (status: number, body: unknown): Response =>
-  new Response(status === 204 ? null : JSON.stringify(body), { status, headers: status === 204 ? {} : { "content-type": "application/json; charset=utf-8" } });
-
-export function errorResponse(error: unknown, input?: unknown): Response {
-  const hub = toHubError(error, input);
-  if (hub) return json(hubErrorStatus[hub.code], renderMaityError(hub));
-  console.error(error);
-  return json(500, { error: { code: "internal", message: "internal error", details: {} } });
-}
-
-function toHubError(error: unknown, input: unknown): HubError | null {
-  if (isHubError(error)) return error;
-  if (error instanceof TRPCError) {
-    if (isHubError(error.cause)) return error.cause;
-    if (error.cause instanceof ZodError) return HubError.invalid(fieldsOf(error.cause, input));
-  }
-  return null;
-}
-
-/** The JSON body: at most REQUEST_BODY_MAX_BYTES (read no further: issue 13 #2), an object; empty means {}. */
-async function readJson(req: Request): Promise<Record<string, unknown>> {
-  const bytes = await readBody(req, REQUEST_BODY_MAX_BYTES);
+/** The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}. */
+async function readJson(req: Request, limit: number): Promise<Record<string, unknown>> {
+  const bytes = await readBody(req, limit);
   const text = new TextDecoder().decode(bytes);
   if (!text.trim()) return {};
   let value: unknown;
@@ -90,35 +87,61 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
   const url = new URL(req.url);
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (path === "/api/openapi.json" && req.method === "GET") return json(200, openApiDocument());
-  const notFound = json(404, renderMaityError(HubError.notFound("no such route")));
+  const agentApi = path === AGENT_API || path.startsWith(`${AGENT_API}/`);
+  const notFound = agentApi ? agentRefusal(404, "NOT_FOUND", "no such route") : json(404, renderMaityError(HubError.notFound("no such route")));
   const candidates = ROUTES.filter((r) => r.pattern.test(path));
   if (!candidates.length) return notFound;
   const admin = adminAccess(req, options.adminToken);
-  const isAdmin = (r: RestRoute) => r.meta.path.startsWith("/api/admin/");
   const match = candidates.find((r) => r.meta.method === req.method);
   if (!match) {
-    if (candidates.every(isAdmin) && admin === "hidden") return notFound;
-    return json(405, { error: { code: "method_not_allowed", message: `${req.method} is not allowed here`, details: {} } });
+    if (candidates.every((r) => r.access === "admin") && admin === "hidden") return notFound;
+    const allow = { allow: candidates.map((r) => r.meta.method).join(", ") };
+    if (agentApi) return agentRefusal(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed here`, {}, allow);
+    return json(405, { error: { code: "method_not_allowed", message: `${req.method} is not allowed here`, details: {} } }, allow);
   }
   let input: Record<string, unknown> | undefined;
   try {
     // Who is calling comes first: an outsider learns nothing from how its input is refused.
-    if (isAdmin(match) && admin === "hidden") return notFound;
-    if (isAdmin(match) && admin !== "ok") throw HubError.unauthenticated();
+    if (match.access === "admin" && admin === "hidden") return notFound;
+    if (match.access === "admin" && admin !== "ok") throw HubError.unauthenticated();
     // Issue 13 #6: a cookie-borne change from another site (or not JSON) is refused before anything.
-    const refusal = isAdmin(match) ? null : cookieChangeRefusal(req, hub.publicUrl);
+    // The agent API takes agent tokens only (a cookie is refused below), so it is not concerned.
+    const refusal = match.access === "member" ? cookieChangeRefusal(req, hub.publicUrl) : null;
     if (refusal) throw refusal;
-    const { caller, session } = isAdmin(match) ? { caller: null, session: null } : await callerFromRequest(hub, req);
-    if (!caller && !isAdmin(match) && match.name !== "health") throw HubError.unauthenticated();
+    const { caller, session, bearer } = match.access === "admin" || match.access === "public" ? { caller: null, session: null, bearer: false } : await callerFromRequest(hub, req);
+    // B-010/B-011: the agent API wants a bay_ agent token; missing, unknown, revoked or a person's answer the same 401.
+    if (match.access === "agent" && caller?.kind !== "agent") throw HubError.unauthenticated();
+    if (match.access === "member" && !caller) throw HubError.unauthenticated();
+    // The agent API's budgets are spent before the body is read (B-010, B-360): a refused client
+    // costs no read, and a bad body still counts.
+    const agentMeta = match.style === "agent" ? (procedureMeta(match.name)?.agent ?? null) : null;
+    if (agentMeta) {
+      const refused = spendBudget(hub, agentMeta, caller?.id ?? clientAddress(req));
+      if (refused) throw refused;
+    }
     const values = match.pattern.exec(path)?.slice(1) ?? [];
-    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", key)]));
-    const fields = match.meta.method === "GET" || match.meta.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJson(req);
+    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", match.style === "agent" ? "path" : key)]));
+    const fields = match.meta.method === "GET" || match.meta.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJson(req, match.bodyLimit);
     input = merge(params, fields);
     for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
       const value = req.headers.get(header);
       if (value !== null) input[field] = value;
     }
-    const ctx: Context = { hub, caller, session, resHeaders: new Headers(), secure: isSecure(req), admin };
+    const token = bearer ? parseBearer(req.headers.get("authorization")) : null;
+    const ctx: Context = {
+      hub,
+      caller,
+      session,
+      resHeaders: new Headers(),
+      secure: isSecure(req),
+      admin,
+      // Issue 13 #7: what a held read (/updates) re-checks while it waits.
+      credential: token ? { token, instanceId: req.headers.get("x-agent-instance") } : session ? { session } : null,
+      address: clientAddress(req),
+      signal: req.signal,
+      baseUrl: baseUrlOf(req, hub.publicUrl),
+      budgetSpent: agentMeta !== null,
+    };
     const output = await callProcedure(ctx, match.name, input);
     if (match.meta.respond) {
       const { status, body } = match.meta.respond(output as never);
@@ -126,6 +149,6 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     }
     return json(match.meta.status ?? 200, output);
   } catch (error) {
-    return errorResponse(error, input);
+    return match.style === "agent" ? agentErrorResponse(error, input) : errorResponse(error, input);
   }
 }

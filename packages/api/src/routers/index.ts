@@ -45,6 +45,7 @@ import { type BusMessage, type LogEvent, reaches } from "@maity/hub";
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
+import { agentRouter } from "./agent.ts";
 import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router, toTRPCError } from "../trpc.ts";
 
 // Every hub route is a procedure here, with its zod input and output side by side; `meta.rest`
@@ -120,6 +121,8 @@ export const appRouter = router({
     .output(healthOutput)
     .query(({ ctx }) => ctx.hub.health()),
   admin: adminRouter,
+  /** The agent API (/api/agent-api, 004): one operation per procedure (routers/agent.ts). */
+  agent: agentRouter,
   auth: router({
     me: publicProcedure
       .output(z.object({ id: z.string(), kind: z.enum(["human", "agent"]), handle: z.string() }).nullable())

@@ -1,0 +1,90 @@
+import {
+  type AgentOperation,
+  type AgentOperationName,
+  type AgentOperationOutput,
+  agentOperations as ops,
+  HubError,
+  isHubError,
+} from "@maity/domain";
+import { CursorExpired } from "@maity/hub";
+import type { z } from "zod";
+import { agentProcedure, preauthProcedure, router, toTRPCError } from "../trpc.ts";
+
+// The agent API (004 §2–§7, §11) as procedures of the one router: each is an operation of
+// @maity/domain's table (method, path, input, output), served by the REST adapter in the
+// protocol's error style and documented by the one OpenAPI generator. Input is parsed here, at the
+// edge; the hub's services take the typed values.
+
+type Out<K extends AgentOperationName> = Promise<AgentOperationOutput<K>>;
+
+type Respond = { respond?: (output: never) => { status: number; body: unknown } };
+/** The procedure of an agent's operation: its meta and its input schema. */
+const operation = <O extends AgentOperation>(op: O, extra: Respond = {}) =>
+  agentProcedure.meta({ agent: { ...op, ...extra } }).input(op.input as O["input"]);
+/** The pre-auth pairing routes: anyone may call them, within a budget per address. */
+const preauth = <O extends AgentOperation>(op: O) => preauthProcedure.meta({ agent: op }).input(op.input as O["input"]);
+
+/** B-038, B-100: a room the agent is not in — known or not — is NOT_PARTICIPANT, never "not found". */
+const notParticipant = () => toTRPCError(HubError.forbidden("not_participant", "you are not a participant of this conversation"));
+
+/** A send and whether it repeats an earlier one (Idempotency-Key or clientMessageId: 200, not 201). */
+type Sent = { replayed: boolean; message: AgentOperationOutput<"send"> };
+
+export const agentRouter = router({
+  me: operation(ops.me).query(({ ctx }): Out<"me"> => ctx.hub.agents.me(ctx.caller)),
+  conversations: operation(ops.conversations).query(
+    async ({ ctx }): Out<"conversations"> => ({ conversations: await ctx.hub.agents.rooms(ctx.caller) }),
+  ),
+  context: operation(ops.context).query(async ({ ctx, input }): Out<"context"> => {
+    const context = await ctx.hub.agents.context(ctx.caller, input.conversationId);
+    if (!context) throw notParticipant();
+    return context;
+  }),
+  messages: operation(ops.messages).query(async ({ ctx, input }): Out<"messages"> => {
+    const { conversationId, ...query } = input;
+    const page = await ctx.hub.agents.poll(ctx.caller, conversationId, query);
+    if (!page) throw notParticipant();
+    return page;
+  }),
+  // B-116: not in the room → 404, the same as an unknown id.
+  send: operation(ops.send, { respond: (out: Sent) => ({ status: out.replayed ? 200 : 201, body: out.message }) }).mutation(
+    async ({ ctx, input }): Promise<Sent> => {
+      const { conversationId, idempotencyKey, ...data } = input;
+      return ctx.hub.agents.send(ctx.caller, conversationId, data, idempotencyKey ?? null);
+    },
+  ),
+  typing: operation(ops.typing).mutation(async ({ ctx, input }): Out<"typing"> => {
+    await ctx.hub.agents.typing(ctx.caller, input.conversationId);
+    return { ok: true };
+  }),
+  agents: operation(ops.agents).query(async ({ ctx }): Out<"agents"> => ({ agents: await ctx.hub.agents.directory(ctx.caller) })),
+  contact: operation(ops.contact).mutation(({ ctx, input }): Out<"contact"> => ctx.hub.agents.contact(ctx.caller, input)),
+  updates: operation(ops.updates).query(async ({ ctx, input }): Out<"updates"> => {
+    // Issue 13 #7: the held call watches its token; revoked or rotated meanwhile, it answers the
+    // 401 a revoked token gets (B-011), and no event written after the revocation.
+    const watch = await ctx.hub.auth.watch(ctx.caller, ctx.credential ?? null);
+    try {
+      return await ctx.hub.feed.updates(ctx.caller, input as z.output<typeof ops.updates.input>, ctx.signal, watch);
+    } catch (error) {
+      // B-138: the one error a poller must handle, as the spec writes it.
+      if (error instanceof CursorExpired || (error as Error | null)?.name === "CursorExpired")
+        throw toTRPCError(new HubError("conflict", "cursor_expired", { reason: "cursor_expired" }));
+      if (isHubError(error)) throw toTRPCError(error);
+      throw error;
+    } finally {
+      watch.stop();
+    }
+  }),
+  webhookSet: operation(ops.webhookSet).mutation(({ ctx, input }): Out<"webhookSet"> => ctx.hub.webhooks.set(ctx.caller, input)),
+  webhookGet: operation(ops.webhookGet).query(({ ctx }): Out<"webhookGet"> => ctx.hub.webhooks.get(ctx.caller)),
+  webhookRemove: operation(ops.webhookRemove).mutation(async ({ ctx }): Out<"webhookRemove"> => {
+    await ctx.hub.webhooks.remove(ctx.caller);
+    return null;
+  }),
+  pair: preauth(ops.pair).mutation(({ ctx, input }): Out<"pair"> => ctx.hub.pairing.redeem(input, ctx.baseUrl ?? "")),
+  link: preauth(ops.link).mutation(({ ctx, input }): Out<"link"> => ctx.hub.pairing.createLink(input, ctx.baseUrl ?? "")),
+  linkPoll: preauth(ops.linkPoll).mutation(({ ctx, input }): Out<"linkPoll"> => {
+    const { id, ...secret } = input;
+    return ctx.hub.pairing.pollLink(id, secret, ctx.baseUrl ?? "");
+  }),
+});
