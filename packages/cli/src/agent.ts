@@ -9,6 +9,7 @@ import type { AgentCommand } from "./commands.ts";
 import {
   configDirOf,
   type Env,
+  envOf,
   type Identity,
   preauthBaseUrl,
   type RoomCursor,
@@ -317,7 +318,7 @@ async function hook(session: Session, io: Io): Promise<number> {
   const key = await session.key();
   const saved = readState(identity.configDir, key).hook;
   const now = Date.now();
-  if (saved && isContextEvent(input) && now - Date.parse(saved.at) < HOOK_MIN_INTERVAL_MS) return 0;
+  if (saved && isContextEvent(input) && now - Date.parse(saved.at) < hookInterval(io.env)) return 0;
   const waiting: Waiting[] = [];
   let cursor: string;
   try {
@@ -357,6 +358,13 @@ async function hook(session: Session, io: Io): Promise<number> {
   const answer = hookAnswer(input, hookReason(waiting, me));
   if (answer) io.out(JSON.stringify(answer));
   return 0;
+}
+
+/** MAITY_HOOK_INTERVAL: seconds between two looks on PostToolUse (default 5). */
+function hookInterval(env: Env): number {
+  const value = envOf(env, "HOOK_INTERVAL");
+  const seconds = value === undefined ? Number.NaN : Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : HOOK_MIN_INTERVAL_MS;
 }
 
 async function catchUp(client: AgentClient, me: string, since: string): Promise<Waiting[]> {
