@@ -1,8 +1,13 @@
 import { parseArgs } from "node:util";
 
-/** One operator command, parsed from argv (pure: tested without a hub). */
+/** One command, parsed from argv (pure: tested without a hub). */
 export type Command =
   | { kind: "help" }
+  | AdminCommand
+  | AgentCommand;
+
+/** `maity admin …`: the operator's commands (MAITY_ADMIN_TOKEN). */
+export type AdminCommand =
   | { kind: "human"; handle: string; name: string; password: string }
   | { kind: "agent"; owner: string; handle: string; name?: string; description?: string }
   | { kind: "project"; owner: string; slug: string; name: string }
@@ -12,12 +17,46 @@ export type Command =
   | { kind: "token"; memberId: string }
   | { kind: "revoke"; token: string };
 
+/** The agent's commands (004 §2–§7): they act with the agent's credentials. */
+export type AgentCommand =
+  | { kind: "pair"; code: string; url?: string }
+  | { kind: "link"; label?: string; url?: string }
+  | { kind: "whoami" }
+  | { kind: "conversations" }
+  | { kind: "context"; conversationId: string }
+  | { kind: "check"; conversationId: string }
+  /** B-091: seconds between polls (default 5) and the quiet timeout (default 300). */
+  | { kind: "watch"; conversationId: string; interval: number; timeout: number }
+  | { kind: "send"; conversationId: string; content: string; replyTo?: string }
+  | { kind: "listen" }
+  | { kind: "hook" }
+  | { kind: "mcp" };
+
+export const ADMIN_KINDS = ["human", "agent", "project", "member-add", "member-remove", "archive", "token", "revoke"] as const;
+export const isAdminCommand = (command: Command): command is AdminCommand =>
+  (ADMIN_KINDS as readonly string[]).includes(command.kind);
+
 export type Parsed = { command: Command; json: boolean };
 
 export class UsageError extends Error {}
 
-export const USAGE = `usage: maity admin <command> [--json]
+export const USAGE = `usage: maity <command> [--json]
 
+agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
+  pair <code> [--url <hub>]             redeem a pairing code; writes ~/.maity/credentials.json
+  link [--label <text>] [--url <hub>]   show a QR code to approve in the dashboard; writes the credentials
+  whoami                                who the token is, and the hub's protocol version
+  conversations                         one line per room: <id> [<type>] <title>
+  context <conversation_id>             the room's roster, policy and instructions
+  check <conversation_id>               print the messages since the last check and advance the cursor
+  watch <conversation_id> [--interval <s>] [--timeout <s>]
+                                        wait for messages (every 5 s, up to 300 s); exit 2 when quiet
+  send <conversation_id> <text> [--reply-to <message_id>]
+  listen                                every room, one line per message, until Ctrl-C
+  hook                                  Claude Code Stop/PostToolUse hook: the messages to answer
+  mcp                                   the local stdio MCP server
+
+operator commands (MAITY_ADMIN_TOKEN):
   admin human <handle> --name <name> --password <password>
   admin agent <owner> <handle> [--name <name>] [--description <text>]
   admin project <owner> <slug> --name <name>
@@ -27,7 +66,28 @@ export const USAGE = `usage: maity admin <command> [--json]
   admin token <member_id>
   admin revoke <token>
 
-environment: MAITY_URL (default http://127.0.0.1:3000), MAITY_ADMIN_TOKEN (required)`;
+environment: MAITY_CONFIG_DIR (default ~/.maity), MAITY_TOKEN, MAITY_API_URL (default http://127.0.0.1:3000;
+BAYCHAT_* accepted too); admin: MAITY_URL (default http://127.0.0.1:3000), MAITY_ADMIN_TOKEN (required)
+exit codes: 0 done, 1 error, 2 usage (and watch's quiet timeout)`;
+
+/** The options each command takes besides --json and --help (parseArgs knows all of them). */
+const OPTIONS_OF: Record<string, readonly string[]> = {
+  pair: ["url"],
+  link: ["label", "url"],
+  watch: ["interval", "timeout"],
+  send: ["reply-to"],
+  admin: ["name", "password", "description", "admin", "reason"],
+};
+
+/** Seconds as a number: B-091's --interval (more than 0) and --timeout (0 or more). */
+function seconds(value: string | undefined, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < min || (min > 0 && n === 0)) {
+    throw new UsageError(`${name} must be a number of seconds${min > 0 ? " above 0" : ", 0 or more"}, got "${value}"`);
+  }
+  return n;
+}
 
 function need(value: string | undefined, name: string): string {
   if (!value) throw new UsageError(`missing ${name}`);
@@ -52,6 +112,11 @@ export function parseCommand(argv: string[]): Parsed {
       description: { type: "string" },
       admin: { type: "boolean", default: false },
       reason: { type: "string" },
+      url: { type: "string" },
+      label: { type: "string" },
+      interval: { type: "string" },
+      timeout: { type: "string" },
+      "reply-to": { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -59,7 +124,14 @@ export function parseCommand(argv: string[]): Parsed {
   const json = values.json ?? false;
   const [scope, verb, ...args] = positionals;
   if (values.help || !scope) return { command: { kind: "help" }, json };
-  if (scope !== "admin") throw new UsageError(`unknown command "${scope}"`);
+  const allowed = OPTIONS_OF[scope] ?? [];
+  for (const [option, value] of Object.entries(values)) {
+    if (option === "json" || option === "help" || value === undefined || allowed.includes(option)) continue;
+    // parseArgs gives the boolean --admin its default false: only a given one is refused.
+    if (option === "admin" && value === false) continue;
+    throw new UsageError(`--${option} is not an option of "${scope}"`);
+  }
+  if (scope !== "admin") return { json, command: parseAgentCommand(scope, positionals.slice(1), values) };
   switch (verb) {
     case "human":
       return { json, command: { kind: "human", handle: need(args[0], "<handle>"), name: need(values.name, "--name"), password: need(values.password, "--password") } };
@@ -94,5 +166,51 @@ export function parseCommand(argv: string[]): Parsed {
       return { json, command: { kind: "revoke", token: need(args[0], "<token>") } };
     default:
       throw new UsageError(verb ? `unknown admin command "${verb}"` : "missing admin command");
+  }
+}
+
+type Values = { url?: string; label?: string; interval?: string; timeout?: string; "reply-to"?: string };
+
+function noMore(args: string[], count: number, scope: string): void {
+  if (args.length > count) throw new UsageError(`unexpected argument "${args[count]}" for "${scope}"`);
+}
+
+function parseAgentCommand(scope: string, args: string[], values: Values): AgentCommand {
+  const url = values.url !== undefined ? { url: values.url } : {};
+  switch (scope) {
+    case "pair":
+      noMore(args, 1, scope);
+      return { kind: "pair", code: need(args[0], "<code>"), ...url };
+    case "link":
+      noMore(args, 0, scope);
+      return { kind: "link", ...(values.label !== undefined ? { label: values.label } : {}), ...url };
+    case "whoami":
+    case "conversations":
+    case "listen":
+    case "hook":
+    case "mcp":
+      noMore(args, 0, scope);
+      return { kind: scope };
+    case "context":
+    case "check":
+      noMore(args, 1, scope);
+      return { kind: scope, conversationId: need(args[0], "<conversation_id>") };
+    case "watch":
+      noMore(args, 1, scope);
+      return {
+        kind: "watch",
+        conversationId: need(args[0], "<conversation_id>"),
+        interval: seconds(values.interval, "--interval", 5, 0.05),
+        timeout: seconds(values.timeout, "--timeout", 300, 0),
+      };
+    case "send": {
+      noMore(args, 2, scope);
+      const conversationId = need(args[0], "<conversation_id>");
+      const content = need(args[1], "<text>");
+      if (!content.trim()) throw new UsageError("the message is empty");
+      return { kind: "send", conversationId, content, ...(values["reply-to"] ? { replyTo: values["reply-to"] } : {}) };
+    }
+    default:
+      throw new UsageError(`unknown command "${scope}"`);
   }
 }

@@ -1,11 +1,13 @@
-// `pnpm maity admin …`: operator commands over the hub's HTTP routes (the hub owns its database).
+// `pnpm maity …`: the agent's commands (agent.ts, 004 §2–§7) and the operator's `maity admin …`
+// over the hub's HTTP routes (the hub owns its database). Every failure is one line on stderr and
+// exit 1; a usage error exit 2 with the usage (docs/cli.md).
 import { createRestClient, HubApiError } from "@maity/client";
-import { type Command, parseCommand, USAGE, UsageError } from "./commands.ts";
+import { CommandError, type Io, runAgent } from "./agent.ts";
+import { type AdminCommand, type AgentCommand, isAdminCommand, parseCommand, USAGE, UsageError } from "./commands.ts";
+import { ConfigError } from "./config.ts";
 
-async function run(command: Command, client: ReturnType<typeof createRestClient>): Promise<{ line: string; raw: unknown }> {
+async function run(command: AdminCommand, client: ReturnType<typeof createRestClient>): Promise<{ line: string; raw: unknown }> {
   switch (command.kind) {
-    case "help":
-      return { line: USAGE, raw: null };
     case "human": {
       const r = await client.admin.createHuman({ handle: command.handle, name: command.name, password: command.password });
       return { line: `created human ${r.id} (${r.name})`, raw: r };
@@ -42,6 +44,46 @@ async function run(command: Command, client: ReturnType<typeof createRestClient>
   }
 }
 
+/** stdin as text, for `maity hook` (Claude Code's JSON); nothing from a terminal, and at most 2 s of waiting. */
+function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const done = () => {
+      clearTimeout(timer);
+      process.stdin.pause();
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    };
+    const timer = setTimeout(done, 2000);
+    process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk));
+    process.stdin.on("end", done);
+    process.stdin.on("error", done);
+  });
+}
+
+async function runAgentCommand(command: AgentCommand, json: boolean): Promise<number> {
+  const stop = new AbortController();
+  // Ctrl-C ends listen and watch cleanly; a second one is Node's default (exit at once).
+  if (command.kind === "listen" || command.kind === "watch" || command.kind === "link") {
+    process.once("SIGINT", () => stop.abort());
+    process.once("SIGTERM", () => stop.abort());
+  }
+  const io: Io = {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    env: process.env,
+    readStdin,
+    signal: stop.signal,
+  };
+  try {
+    return await runAgent(command, json, io);
+  } catch (error) {
+    if (error instanceof CommandError || error instanceof ConfigError) console.error(`error: ${error.message}`);
+    else console.error(`error: ${(error as Error)?.message ?? String(error)}`);
+    return 1;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseCommand>;
   try {
@@ -54,6 +96,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  if (!isAdminCommand(parsed.command)) return runAgentCommand(parsed.command, parsed.json);
   const token = process.env.MAITY_ADMIN_TOKEN;
   if (!token) {
     console.error("error: MAITY_ADMIN_TOKEN is not set (the hub's operator token; the admin routes are off without it)");

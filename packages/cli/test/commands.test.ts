@@ -37,3 +37,47 @@ describe("maity admin: parseCommand (issue 2 §4)", () => {
     expect(parseCommand(["admin", "token", "agt-q", "--json"]).json).toBe(true);
   });
 });
+
+describe("maity agent commands: parseCommand (004 §2–§7)", () => {
+  it.each([
+    [["pair", "ABCD-EFGH-JKMN"], { kind: "pair", code: "ABCD-EFGH-JKMN" }],
+    [["pair", "ABCD-EFGH-JKMN", "--url", "http://hub:3000"], { kind: "pair", code: "ABCD-EFGH-JKMN", url: "http://hub:3000" }],
+    [["link"], { kind: "link" }],
+    [["link", "--label", "laptop"], { kind: "link", label: "laptop" }],
+    [["whoami"], { kind: "whoami" }],
+    [["conversations"], { kind: "conversations" }],
+    [["context", "c1"], { kind: "context", conversationId: "c1" }],
+    [["check", "c1"], { kind: "check", conversationId: "c1" }],
+    // B-091: every 5 s, for at most 300 s, unless told.
+    [["watch", "c1"], { kind: "watch", conversationId: "c1", interval: 5, timeout: 300 }],
+    [["watch", "c1", "--interval", "0.5", "--timeout", "0"], { kind: "watch", conversationId: "c1", interval: 0.5, timeout: 0 }],
+    [["send", "c1", "hello there"], { kind: "send", conversationId: "c1", content: "hello there" }],
+    [["send", "c1", "yes", "--reply-to", "evt-9"], { kind: "send", conversationId: "c1", content: "yes", replyTo: "evt-9" }],
+    [["listen"], { kind: "listen" }],
+    [["hook"], { kind: "hook" }],
+    [["mcp"], { kind: "mcp" }],
+  ])("%j", (argv, command) => {
+    expect(parseCommand(argv).command).toEqual(command);
+  });
+
+  it.each([
+    [["pair"], "missing <code>"],
+    [["check"], "missing <conversation_id>"],
+    [["check", "c1", "c2"], 'unexpected argument "c2" for "check"'],
+    [["send", "c1"], "missing <text>"],
+    [["send", "c1", "   "], "the message is empty"],
+    [["watch", "c1", "--interval", "0"], "--interval must be a number of seconds above 0"],
+    [["watch", "c1", "--interval", "soon"], '--interval must be a number of seconds above 0, got "soon"'],
+    [["watch", "c1", "--timeout=-1"], "--timeout must be a number of seconds, 0 or more"],
+    [["check", "c1", "--interval", "3"], '--interval is not an option of "check"'],
+    [["send", "c1", "x", "--label", "y"], '--label is not an option of "send"'],
+    [["whoami", "--admin"], '--admin is not an option of "whoami"'],
+    [["summary", "c1"], 'unknown command "summary"'],
+  ])("%j is refused: %s", (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(message);
+  });
+
+  it("--json is a flag of the agent commands too", () => {
+    expect(parseCommand(["conversations", "--json"])).toEqual({ command: { kind: "conversations" }, json: true });
+  });
+});
