@@ -6,6 +6,7 @@ import {
   agentOperations,
   agentRequestOf,
 } from "@maity/domain";
+import { agentEvents, type EventsOptions } from "./events.ts";
 
 // The agent side of the SDK (004 §2–§7, §11): every call is an operation of the one table in
 // @maity/domain, so its input and answer are typed by the schemas the hub parses and renders with.
@@ -138,6 +139,11 @@ export function connect(options: AgentClientOptions & { token: string }) {
     agents: async (o?: CallOptions) => (await call("agents", {}, o)).agents,
     contactAgent: (input: AgentOperationInput<"contact">, o?: CallOptions) => call("contact", input, o),
     updates: (query: AgentOperationInput<"updates"> = {}, o?: CallOptions) => call("updates", query, o),
+    /**
+     * The agent's message events across all its rooms (004 §11), each once: /ws, or /updates where a
+     * socket cannot carry the token; resumes from its cursor after drops and restarts (events.ts).
+     */
+    events: (o: EventsOptions = {}) => agentEvents(options, o),
     webhook: {
       set: (input: AgentOperationInput<"webhookSet">, o?: CallOptions) => call("webhookSet", input, o),
       get: (o?: CallOptions) => call("webhookGet", {}, o),

@@ -120,3 +120,4 @@ export function createTrpcClient(baseUrl: string, headers: Record<string, string
   return createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl.replace(/\/+$/, "")}/api/trpc`, headers })] });
 }
 export * from "./agent.ts";
+export type { EventsOptions } from "./events.ts";
