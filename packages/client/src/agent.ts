@@ -50,7 +50,14 @@ const SEND_ATTEMPTS = 4;
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 const newKey = (): string => globalThis.crypto.randomUUID();
 
@@ -130,7 +137,8 @@ export function connect(options: AgentClientOptions & { token: string }) {
           return await call("send", { ...input, conversationId, idempotencyKey }, o);
         } catch (error) {
           if (attempt >= attempts || !isRetryable(error) || o.signal?.aborted) throw error;
-          const wait = error instanceof AgentApiError && error.retryAfter !== null ? error.retryAfter * 1000 : 250 * 2 ** attempt;
+          const said = error instanceof AgentApiError ? error.retryAfter : null;
+          const wait = said !== null ? said * 1000 : 250 * 2 ** attempt;
           await sleep(Math.min(wait, 10_000), o.signal);
         }
       }
@@ -155,7 +163,8 @@ export type AgentClient = ReturnType<typeof connect>;
 
 type PreauthOptions = Pick<AgentClientOptions, "fetch">;
 /** §2: redeem a pairing code; the answer is the credentials file's `{ baseUrl, token, agent }`. */
-export const pair = (baseUrl: string, code: string, o: PreauthOptions = {}) => callAgentOperation({ baseUrl, ...o }, "pair", { code });
+export const pair = (baseUrl: string, code: string, o: PreauthOptions = {}) =>
+  callAgentOperation({ baseUrl, ...o }, "pair", { code });
 /** §2 reverse linking: open a request the owner approves at `approveUrl`. */
 export const openLink = (baseUrl: string, label?: string, o: PreauthOptions = {}) =>
   callAgentOperation({ baseUrl, ...o }, "link", label === undefined ? {} : { label });
