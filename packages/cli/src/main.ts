@@ -9,36 +9,36 @@ import { ConfigError } from "./config.ts";
 async function run(command: AdminCommand, client: ReturnType<typeof createRestClient>): Promise<{ line: string; raw: unknown }> {
   switch (command.kind) {
     case "human": {
-      const r = await client.admin.createHuman({ handle: command.handle, name: command.name, password: command.password });
+      const r = await client.call("admin.createHuman", { handle: command.handle, name: command.name, password: command.password });
       return { line: `created human ${r.id} (${r.name})`, raw: r };
     }
     case "agent": {
       const { kind: _k, ...input } = command;
-      const r = await client.admin.createAgent(input);
+      const r = await client.call("admin.createAgent", input);
       return { line: `created agent ${r.id} (${r.name})`, raw: r };
     }
     case "project": {
-      const r = await client.admin.createProject({ owner: command.owner, slug: command.slug, name: command.name });
+      const r = await client.call("admin.createProject", { owner: command.owner, slug: command.slug, name: command.name });
       return { line: `created project ${r.full_name} (${r.name}); ${command.owner} is its admin`, raw: r };
     }
     case "member-add": {
-      const r = await client.admin.addMember(command.owner, command.slug, { member_id: command.memberId, ...(command.admin ? { permissions: ["members:admin" as const] } : {}) });
+      const r = await client.call("admin.addMember", { owner: command.owner, slug: command.slug, member_id: command.memberId, ...(command.admin ? { permissions: ["members:admin" as const] } : {}) });
       return { line: `${r.member_id} is an active member of ${command.owner}/${command.slug}${r.permissions.length ? ` (${r.permissions.join(", ")})` : ""}`, raw: r };
     }
     case "member-remove": {
-      const r = await client.admin.removeMember(command.owner, command.slug, command.memberId, command.reason);
+      const r = await client.call("admin.removeMember", { owner: command.owner, slug: command.slug, member_id: command.memberId, reason: command.reason });
       return { line: `${command.memberId} ${command.reason} from ${command.owner}/${command.slug}`, raw: r };
     }
     case "archive": {
-      const r = await client.admin.archiveProject(command.owner, command.slug);
+      const r = await client.call("admin.archiveProject", { owner: command.owner, slug: command.slug });
       return { line: `archived ${r.full_name}`, raw: r };
     }
     case "token": {
-      const r = await client.admin.mintToken({ member_id: command.memberId });
+      const r = await client.call("admin.mintToken", { member_id: command.memberId });
       return { line: `token for ${r.member_id} (shown once, keep it safe):\n${r.token}`, raw: r };
     }
     case "revoke": {
-      const r = await client.admin.revokeToken({ token: command.token });
+      const r = await client.call("admin.revokeToken", { token: command.token });
       return { line: r.revoked ? "token revoked" : "no active token matched (already revoked or never minted)", raw: r };
     }
   }

@@ -6,6 +6,7 @@ import {
   agentOperations,
   agentRequestOf,
 } from "@maity/domain";
+import { agentEvents, type EventsOptions } from "./events.ts";
 
 // The agent side of the SDK (004 §2–§7, §11): every call is an operation of the one table in
 // @maity/domain, so its input and answer are typed by the schemas the hub parses and renders with.
@@ -133,7 +134,8 @@ export function connect(options: AgentClientOptions & { token: string }) {
           return await call("send", { ...input, conversationId, idempotencyKey }, o);
         } catch (error) {
           if (attempt >= attempts || !isRetryable(error) || o.signal?.aborted) throw error;
-          const wait = error instanceof AgentApiError && error.retryAfter !== null ? error.retryAfter * 1000 : 250 * 2 ** attempt;
+          const said = error instanceof AgentApiError ? error.retryAfter : null;
+          const wait = said !== null ? said * 1000 : 250 * 2 ** attempt;
           await sleep(Math.min(wait, 10_000), o.signal);
         }
       }
@@ -142,6 +144,11 @@ export function connect(options: AgentClientOptions & { token: string }) {
     agents: async (o?: CallOptions) => (await call("agents", {}, o)).agents,
     contactAgent: (input: AgentOperationInput<"contact">, o?: CallOptions) => call("contact", input, o),
     updates: (query: AgentOperationInput<"updates"> = {}, o?: CallOptions) => call("updates", query, o),
+    /**
+     * The agent's message events across all its rooms (004 §11), each once: /ws, or /updates where a
+     * socket cannot carry the token; resumes from its cursor after drops and restarts (events.ts).
+     */
+    events: (o: EventsOptions = {}) => agentEvents(options, o),
     webhook: {
       set: (input: AgentOperationInput<"webhookSet">, o?: CallOptions) => call("webhookSet", input, o),
       get: (o?: CallOptions) => call("webhookGet", {}, o),
@@ -153,7 +160,8 @@ export type AgentClient = ReturnType<typeof connect>;
 
 type PreauthOptions = Pick<AgentClientOptions, "fetch">;
 /** §2: redeem a pairing code; the answer is the credentials file's `{ baseUrl, token, agent }`. */
-export const pair = (baseUrl: string, code: string, o: PreauthOptions = {}) => callAgentOperation({ baseUrl, ...o }, "pair", { code });
+export const pair = (baseUrl: string, code: string, o: PreauthOptions = {}) =>
+  callAgentOperation({ baseUrl, ...o }, "pair", { code });
 /** §2 reverse linking: open a request the owner approves at `approveUrl`. */
 export const openLink = (baseUrl: string, label?: string, o: PreauthOptions = {}) =>
   callAgentOperation({ baseUrl, ...o }, "link", label === undefined ? {} : { label });
