@@ -15,7 +15,8 @@ function schemaName(schema: unknown, route: string): string {
 }
 
 export function renderRoutes(): string {
-  const routes = restRoutes();
+  // The agent API's operations are the agent client's (src/agent.ts), typed by their own table.
+  const routes = restRoutes().filter((r) => r.style === "maity");
   const reshaped: [string, string][] = [];
   const lines: string[] = [];
   for (const { name, meta } of routes) {
