@@ -60,8 +60,17 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
       if (key && open.get(key) === session) open.delete(key);
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
     }
+    // A write that fails means the peer went away, even while readyState still reads OPEN (a socket
+    // cut mid-batch answers ERR_STREAM_DESTROYED before its close event): the stream then ends quietly.
+    let peerGone = false;
     const send = (frame: Frame): Promise<void> =>
-      new Promise((resolve, reject) => ws.send(JSON.stringify(frame), (error) => (error ? reject(error) : resolve())));
+      new Promise((resolve, reject) =>
+        ws.send(JSON.stringify(frame), (error) => {
+          if (!error) return resolve();
+          peerGone = true;
+          reject(error);
+        }),
+      );
 
     const helloTimer = setTimeout(() => close(WS_CLOSE.framing, "hello expected within 10 seconds"), helloTimeoutMs);
     const pinger = setInterval(() => {
@@ -157,7 +166,7 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
         }
       } catch (error) {
         // A send that failed because the peer went away ends the stream; anything else is ours.
-        if (!done && ws.readyState === ws.OPEN) throw error;
+        if (!done && !peerGone && ws.readyState === ws.OPEN) throw error;
       } finally {
         stream.stop();
       }
