@@ -50,10 +50,13 @@ const operation = <I extends z.ZodType, O extends z.ZodType>(
   o: Omit<AgentOperation<I, O>, "status" | "access" | "bucket"> & Partial<Pick<AgentOperation, "status" | "access" | "bucket">>,
 ): AgentOperation<I, O> => ({ status: 200, access: "agent", bucket: o.access === "public" ? "preauth" : "agent", ...o });
 
-/** A room id of the path: any text; one the agent is not in answers like an unknown one (B-038, B-116). */
-export const agentConversationId = text("a conversation id").min(1, "required").max(200, "a conversation id");
-/** An agent id of the path (list_agents gives them). */
-export const agentIdParam = text("an agent id").min(1, "required").max(200, "an agent id");
+/**
+ * A room id: any string. One the agent is not in — unknown, too long, NUL inside — answers exactly
+ * like an unknown room (B-038, B-116: hidden = missing); the hub looks up only well-formed keys.
+ */
+export const agentConversationId = z.string({ error: "a conversation id" }).min(1, "required");
+/** An agent id (list_agents gives them); one not in the room answers like an unknown one. */
+export const agentIdParam = z.string({ error: "an agent id" }).min(1, "required");
 /** Issue 12: the Idempotency-Key header of a send, 1–200 characters. */
 export const idempotencyKeyHeader = text("a string of 1–200 characters").min(1, "1–200 characters").max(200, "1–200 characters");
 

@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { connect } from "../packages/client/src/index.ts";
+import { admin, as } from "./helpers";
+
+// Issue 14 on the shipped server (`pnpm start`, as README says): the real `maity` binary pairs,
+// sends and watches; the SDK's event iterator reads over /ws; the MCP endpoint answers a stock
+// client. What users run, after the other specs' traffic.
+
+const root = path.resolve(import.meta.dirname, "..");
+const M = "/api/projects/maintainer/maity";
+
+/** Runs the CLI as `pnpm maity` does (bin/maity.mjs keeps its exit codes), bounded. */
+function maity(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, "packages/cli/bin/maity.mjs"), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events() hears a human over /ws", async ({ request, baseURL }) => {
+  const url = baseURL as string;
+  await admin(request, "POST", "/agents", { owner: "maintainer", handle: "toolbox", description: "Tries the tools." });
+  await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-toolbox" });
+  const { token: human } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
+  const minted = await as(request, human, "POST", "/api/agents/agt-toolbox/pairing-codes");
+  expect(minted.status).toBe(201);
+
+  // B-017: pair writes the credentials 0600 in a 0700 folder and never prints the token.
+  const home = mkdtempSync(path.join(tmpdir(), "maity-e2e-cli-"));
+  const env = { HOME: home, MAITY_CONFIG_DIR: path.join(home, ".maity"), TZ: "UTC" };
+  const paired = await maity(["pair", minted.body.code, "--url", url], env);
+  expect(paired.code, paired.stderr).toBe(0);
+  const file = path.join(home, ".maity", "credentials.json");
+  const credential = JSON.parse(readFileSync(file, "utf8")) as { baseUrl: string; token: string; agent: { id: string } };
+  expect(credential).toMatchObject({ baseUrl: url, agent: { id: "agt-toolbox" } });
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  expect(paired.stdout + paired.stderr).not.toContain(credential.token);
+
+  // The agent's direct conversation with its owner (every agent has one per project).
+  const rooms = (await maity(["conversations", "--json"], env)).stdout;
+  const dm = (JSON.parse(rooms) as { id: string; type: string; maity: { project: string } }[]).find(
+    (r) => r.type === "DM" && r.maity.project === "maintainer/maity",
+  )?.id as string;
+  expect(dm).toBeTruthy();
+
+  // The SDK over /ws on the shipped server (the upgrade goes through apps/web/server.ts).
+  const agent = connect({ baseUrl: url, token: credential.token });
+  const stop = new AbortController();
+  const heard: string[] = [];
+  const listening = (async () => {
+    for await (const event of agent.events({ signal: stop.signal, transport: "ws" })) {
+      heard.push(event.message.content);
+      if (heard.length === 2) break;
+    }
+  })();
+
+  // B-093, B-092: the first watch anchors at now (no history) and times out quietly: exit 2.
+  const quiet = await maity(["watch", dm, "--interval", "1", "--timeout", "2"], env);
+  expect(quiet).toMatchObject({ code: 2, stdout: "" });
+  const said = `A human line ${Date.now()}`;
+  expect((await as(request, human, "POST", `${M}/conversations/agt-toolbox/messages`, { body: said })).status).toBe(201);
+  const woke = await maity(["watch", dm, "--interval", "1", "--timeout", "30"], env);
+  expect(woke.code, woke.stderr).toBe(0);
+  expect(woke.stdout).toMatch(new RegExp(`^\\[\\d\\d:\\d\\d\\] Maintainer \\(\\w+\\): ${said} → you should respond\\n$`));
+
+  // B-115: send; the human reads it back over REST.
+  const reply = `Answered from the CLI ${Date.now()}`;
+  const sent = await maity(["send", dm, reply], env);
+  expect(sent.code, sent.stderr).toBe(0);
+  const read = await as(request, human, "GET", `${M}/conversations/agt-toolbox/messages?limit=5`);
+  expect(read.body.items.map((m: { body: string }) => m.body)).toContain(reply);
+
+  await listening;
+  stop.abort();
+  expect(heard).toEqual([said, reply]);
+});
