@@ -4,6 +4,7 @@ import type { Hub } from "@maity/hub";
 import { handleAgentApi } from "./agent/index.ts";
 import { type AgentSocketOptions, agentSocketServer } from "./agent/ws.ts";
 import { handleTrpc } from "./fetch.ts";
+import { handleMcp, MCP_PATH } from "./mcp.ts";
 import { handleRest } from "./rest/index.ts";
 import type { ApiOptions } from "./session.ts";
 
@@ -215,7 +216,7 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
         .then(() => {
           const request = toRequest(req, res);
           const path = new URL(request.url).pathname;
-          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
+          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path === MCP_PATH ? handleMcp : path.startsWith("/api/agent-api/") ? handleAgentApi : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
           return handler(hub, request, edge);
         })
         .then((response) => {
