@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { AgentApiError } from "@maity/client";
 import { type AgentMessagePage, PROTOCOL_VERSION } from "@maity/domain";
 import { describe, expect, it } from "vitest";
@@ -57,6 +58,11 @@ describe("server instructions and descriptions (B-030, B-050, B-051, B-006, B-07
     expect(t).toMatch(/exact roster name/);
     expect(t).toMatch(/Keep replies short/);
     expect(t).toMatch(/maity pair/);
+  });
+
+  it("docs/mcp.md shows the instructions as the server sends them", () => {
+    const doc = readFileSync(new URL("../../../docs/mcp.md", import.meta.url), "utf8");
+    expect(doc).toContain(`\`\`\`text\n${MCP_INSTRUCTIONS}\n\`\`\``);
   });
 
   it("B-113 B-006 every tool description carries its rules", () => {
