@@ -15,8 +15,6 @@ import { callerFromRequest } from "./session.ts";
 // process — through the same handler, auth, rate budgets and errors as over the network — so MCP
 // is one more client of the agent API, never a way around it.
 
-export const MCP_PATH = "/api/mcp";
-
 /** The agent API's dispatch, which the in-process client calls (one line to change when it moves). */
 const agentApi = (hub: Hub, req: Request): Promise<Response> => handleAgentApi(hub, req);
 

@@ -4,7 +4,6 @@ import type { Hub } from "@maity/hub";
 import { handleAgentApi } from "./agent/index.ts";
 import { type AgentSocketOptions, agentSocketServer } from "./agent/ws.ts";
 import { handleTrpc } from "./fetch.ts";
-import { handleMcp, MCP_PATH } from "./mcp.ts";
 import { handleRest } from "./rest/index.ts";
 import type { ApiOptions } from "./session.ts";
 
@@ -16,6 +15,10 @@ import type { ApiOptions } from "./session.ts";
 
 /** The agent protocol's WebSocket path (004 §11). */
 export const AGENT_SOCKET_PATH = "/api/agent-api/ws";
+
+/** The remote MCP endpoint (004 §2); its SDK is loaded on the first call (~0.8 s), not at every start. */
+export const MCP_PATH = "/api/mcp";
+const handleMcp = (hub: Hub, req: Request): Promise<Response> => import("./mcp.ts").then((m) => m.handleMcp(hub, req));
 
 /** Whether a request path is the hub's API (`/api` and everything under it). */
 export function isApiPath(pathname: string): boolean {
