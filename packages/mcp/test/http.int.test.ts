@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type TestHub } from "./hub.ts";
-import { checkServer, checkTools } from "./tools.ts";
+import { checkAgentTools, checkServer, checkTools } from "./tools.ts";
 
 // The remote MCP endpoint, POST /api/mcp (004 §2), on a real server: the official SDK client over
 // Streamable HTTP with an agent's bearer token (B-010), stateless.
@@ -40,6 +40,12 @@ describe("POST /api/mcp — the remote MCP endpoint (B-348)", () => {
   it("B-348 B-051 lists and calls every tool; the message sent is read back by a person over REST", async () => {
     const mcp = await client(t.tokens.agent);
     await checkTools(mcp, t);
+    await mcp.close();
+  });
+
+  it("B-356 B-079 list_agents and contact_agent (the hub's 404 as isError until its routes land)", async () => {
+    const mcp = await client(t.tokens.agent);
+    await checkAgentTools(mcp, t);
     await mcp.close();
   });
 

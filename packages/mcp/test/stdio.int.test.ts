@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type TestHub } from "./hub.ts";
-import { call, checkServer, checkTools } from "./tools.ts";
+import { call, checkAgentTools, checkServer, checkTools } from "./tools.ts";
 
 // The local stdio server (`maity mcp`, 004 §2) as a client spawns it: the official SDK Client with
 // StdioClientTransport running src/stdio-main.ts (tsx) against a real hub on 127.0.0.1. Any byte
@@ -49,6 +49,13 @@ describe("maity mcp over stdio (B-348; B-027: the token from MAITY_TOKEN)", () =
   it("B-348 B-051 lists and calls every tool; the message sent is read back by a person over REST", async () => {
     const { mcp, errors, stderr } = await spawnServer(t.tokens.agent);
     await checkTools(mcp, t);
+    await mcp.close();
+    expect(errors, stderr()).toEqual([]);
+  });
+
+  it("B-356 B-079 list_agents and contact_agent (the hub's 404 as isError until its routes land)", async () => {
+    const { mcp, errors, stderr } = await spawnServer(t.tokens.agent);
+    await checkAgentTools(mcp, t);
     await mcp.close();
     expect(errors, stderr()).toEqual([]);
   });

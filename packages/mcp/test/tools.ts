@@ -93,8 +93,6 @@ export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
   const stranger = await call(mcp, "get_room_context", { conversationId: "no-such-room" });
   expect(stranger.result.isError).toBe(true);
   expect(stranger.text).toMatch(/Maity refused the call: [A-Z_]+ \(HTTP 40[34]\)/);
-
-  await checkAgentTools(mcp, t, group.id);
 }
 
 /**
@@ -102,7 +100,11 @@ export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
  * /agents/:id/contact is being built beside this work: until it lands the tools answer the hub's
  * 404 as an isError result; once it does, the real behaviour is checked with no edit here.
  */
-async function checkAgentTools(mcp: Client, t: TestHub, room: string): Promise<void> {
+export async function checkAgentTools(mcp: Client, t: TestHub): Promise<void> {
+  const rooms = (await call(mcp, "list_conversations")).json.conversations as AgentRoom[];
+  const group = rooms.find((r) => r.type === "GROUP");
+  if (!group) throw new Error("no group room");
+  const room = group.id;
   const agents = await call(mcp, "list_agents");
   if (!t.agentsRouteLanded) {
     expect(agents.result.isError).toBe(true);
@@ -117,6 +119,9 @@ async function checkAgentTools(mcp: Client, t: TestHub, room: string): Promise<v
   const list = agents.json.agents as { id: string; name: string }[];
   expect(list.map((a) => a.id)).toContain("agt-x");
   expect(list.map((a) => a.id)).not.toContain("agt-a");
+  // A person speaks first, so the room's agent rounds are fresh (B-075 would refuse otherwise).
+  const body = { body: "Release checks, anyone?" };
+  await t.rest("POST", `${PROJECT}/conversations/${group.maity.id}/messages`, { token: t.tokens.human, body });
   const content = `@agent-x can you check the changelog? (${Date.now()})`;
   const contact = await call(mcp, "contact_agent", { agentId: "agt-x", conversationId: room, content });
   expect(contact.result.isError, contact.text).toBeFalsy();
