@@ -1,4 +1,5 @@
 import { connect } from "@maity/client";
+import { parseBearer, REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
 import { createMcpServer } from "@maity/mcp";
 import {
@@ -6,7 +7,6 @@ import {
 } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isBodyTooLarge, readBody } from "./body.ts";
 import { handleAgentApi } from "./agent/index.ts";
-import { AGENT_BODY_MAX_BYTES, refuse } from "./agent/http.ts";
 import { callerFromRequest } from "./session.ts";
 
 // The remote MCP endpoint (004 §2, B-028's POST /api/mcp) for a bay_ agent token: the same MCP
@@ -17,6 +17,10 @@ import { callerFromRequest } from "./session.ts";
 
 /** The agent API's dispatch, which the in-process client calls (one line to change when it moves). */
 const agentApi = (hub: Hub, req: Request): Promise<Response> => handleAgentApi(hub, req);
+
+/** The agent protocol's refusal shape, `{error, code}` (004 §11). */
+const refuse = (status: number, code: string, error: string, extra: object = {}, headers: Record<string, string> = {}) =>
+  Response.json({ error, code, ...extra }, { status, headers });
 
 const unauthorized = (): Response =>
   // RFC 6750 §3: a 401 names the scheme, so an MCP client knows to ask for a bearer token.
@@ -29,16 +33,16 @@ export async function handleMcp(hub: Hub, req: Request): Promise<Response> {
     return refuse(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed here; POST JSON-RPC`, {}, { allow: "POST" });
   // B-010/B-011 as on the agent API: a bay_ agent token, nothing else; missing, unknown or revoked answer the same 401.
   const { caller } = await callerFromRequest(hub, req);
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+  const token = parseBearer(req.headers.get("authorization"));
   if (caller?.kind !== "agent" || !token) return unauthorized();
 
-  // Issue 13 #2: the body is read up to the agent API's own limit, no further.
+  // Issue 13 #2: the body is read up to the agent API's own limit (256 KiB), no further.
   let body: string;
   try {
-    body = new TextDecoder().decode(await readBody(req, AGENT_BODY_MAX_BYTES));
+    body = new TextDecoder().decode(await readBody(req, REQUEST_BODY_MAX_BYTES));
   } catch (error) {
     if (!isBodyTooLarge(error)) throw error;
-    const limit = AGENT_BODY_MAX_BYTES;
+    const limit = REQUEST_BODY_MAX_BYTES;
     return refuse(413, "BODY_TOO_LARGE", `the body is over ${limit} bytes`, { limit });
   }
 
