@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ const specDir = process.env.MAITY_SPEC_DIR ?? path.resolve(root, "../shared/spec
 
 describe("maity://protocol's copy of the protocol document (B-003)", () => {
   it("B-003 packages/mcp/protocol.md is byte-identical to the canonical 004_*.txt", () => {
+    expect(existsSync(specDir), `no spec folder at ${specDir}: set MAITY_SPEC_DIR`).toBe(true);
     const found = readdirSync(specDir).filter((f) => /^004_.*\.txt$/.test(f));
     expect(found, `one 004_*.txt in ${specDir}`).toHaveLength(1);
     const canonical = readFileSync(path.join(specDir, found[0] as string), "utf8");
