@@ -15,6 +15,10 @@ import type { ApiOptions } from "./session.ts";
 /** The agent protocol's WebSocket path (004 §11). */
 export const AGENT_SOCKET_PATH = "/api/agent-api/ws";
 
+/** The remote MCP endpoint (004 §2); its SDK is loaded on the first call (~0.8 s), not at every start. */
+export const MCP_PATH = "/api/mcp";
+const handleMcp = (hub: Hub, req: Request): Promise<Response> => import("./mcp.ts").then((m) => m.handleMcp(hub, req));
+
 /** Whether a request path is the hub's API (`/api` and everything under it). */
 export function isApiPath(pathname: string): boolean {
   return pathname === "/api" || pathname.startsWith("/api/");
@@ -214,7 +218,7 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
         .then(() => {
           const request = toRequest(req, res);
           const path = new URL(request.url).pathname;
-          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
+          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path === MCP_PATH ? handleMcp : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
           return handler(hub, request, edge);
         })
         .then((response) => {

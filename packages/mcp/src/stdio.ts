@@ -1,0 +1,24 @@
+import type { AgentClient } from "@maity/client";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createMcpServer } from "./server.ts";
+
+/**
+ * The local MCP server on this process's stdin/stdout (`maity mcp`, 004 §2). Resolves when the
+ * client goes away (stdin ends or the transport closes).
+ */
+export async function serveStdio(client: AgentClient): Promise<void> {
+  // stdout carries only protocol frames: a stray console.log would corrupt the stream the client
+  // parses, so anything logged from here on goes to stderr.
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+  const server = createMcpServer(client);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  // The SDK's transport does not notice the end of stdin; without this the process lingers.
+  process.stdin.once("end", () => void server.close());
+  await server.connect(transport);
+  await closed;
+}

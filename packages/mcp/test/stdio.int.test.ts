@@ -1,0 +1,73 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHub, type TestHub } from "./hub.ts";
+import { call, checkAgentTools, checkServer, checkTools } from "./tools.ts";
+
+// The local stdio server (`maity mcp`, 004 §2) as a client spawns it: the official SDK Client with
+// StdioClientTransport running src/stdio-main.ts (tsx) against a real hub on 127.0.0.1. Any byte
+// on stdout that is not a protocol frame would surface as a transport error here.
+
+const pkg = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const tsx = path.resolve(pkg, "../../node_modules/.bin/tsx");
+
+let t: TestHub;
+beforeAll(async () => {
+  t = await startHub();
+});
+afterAll(() => t.close());
+
+async function spawnServer(token: string) {
+  const transport = new StdioClientTransport({
+    command: tsx,
+    args: ["src/stdio-main.ts"],
+    cwd: pkg,
+    env: { ...getDefaultEnvironment(), MAITY_TOKEN: token, MAITY_API_URL: t.api.url },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  const errors: Error[] = [];
+  const mcp = new Client({ name: "maity-test", version: "0" });
+  mcp.onerror = (error) => errors.push(error);
+  await mcp.connect(transport);
+  return { mcp, errors, stderr: () => stderr };
+}
+
+describe("maity mcp over stdio (B-348; B-027: the token from MAITY_TOKEN)", () => {
+  it("B-030 B-050 B-003 initialize: the protocol version, the instructions; maity://protocol reads back", async () => {
+    const { mcp, errors } = await spawnServer(t.tokens.agent);
+    await checkServer(mcp);
+    await mcp.close();
+    expect(errors).toEqual([]);
+  });
+
+  it("B-348 B-051 lists and calls every tool; the message sent is read back by a person over REST", async () => {
+    const { mcp, errors, stderr } = await spawnServer(t.tokens.agent);
+    await checkTools(mcp, t);
+    await mcp.close();
+    expect(errors, stderr()).toEqual([]);
+  });
+
+  it("B-356 B-079 list_agents and contact_agent (the hub's 404 as isError until its routes land)", async () => {
+    const { mcp, errors, stderr } = await spawnServer(t.tokens.agent);
+    await checkAgentTools(mcp, t);
+    await mcp.close();
+    expect(errors, stderr()).toEqual([]);
+  });
+
+  it("B-011 a revoked token: the tool answers isError in words (run maity pair)", async () => {
+    const token = await t.mint("agt-a");
+    const { mcp } = await spawnServer(token);
+    await t.revoke(token);
+    const listed = await call(mcp, "list_conversations");
+    expect(listed.result.isError).toBe(true);
+    expect(listed.text).toContain("UNAUTHORIZED (HTTP 401): missing or invalid agent token");
+    expect(listed.text).toContain("run maity pair");
+    await mcp.close();
+  });
+});

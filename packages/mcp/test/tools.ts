@@ -1,0 +1,130 @@
+import type { AgentMessage, AgentMessagePage, AgentRoom, ContextEnvelope } from "@maity/domain";
+import { PROTOCOL_VERSION } from "@maity/domain";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { expect } from "vitest";
+import { protocolDocument } from "../src/protocol.ts";
+import { PROJECT, type TestHub } from "./hub.ts";
+
+// What both transports must do against a real hub (004 §2, B-348): the same checks run over stdio
+// (stdio.int.test.ts) and Streamable HTTP (http.int.test.ts).
+
+export const TOOLS = [
+  "contact_agent",
+  "get_messages",
+  "get_room_context",
+  "list_agents",
+  "list_conversations",
+  "send_message",
+  "set_typing",
+];
+
+export async function call(mcp: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+  const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+  return { result, text, json: result.structuredContent as Record<string, unknown> };
+}
+
+/** B-030, B-050, B-003: what initialize and the resource give. */
+export async function checkServer(mcp: Client): Promise<void> {
+  expect(mcp.getServerVersion()?.version).toBe(PROTOCOL_VERSION);
+  expect((mcp.getInstructions() ?? "").length).toBeGreaterThan(200);
+  expect((mcp.getInstructions() ?? "").length).toBeLessThanOrEqual(2048);
+  const { tools } = await mcp.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+  for (const t of tools) expect(t.description?.length ?? 0, t.name).toBeGreaterThan(80);
+  const { resources } = await mcp.listResources();
+  expect(resources.map((r) => r.uri)).toContain("maity://protocol");
+  const read = await mcp.readResource({ uri: "maity://protocol" });
+  expect(read.contents[0]).toMatchObject({ uri: "maity://protocol", mimeType: "text/markdown" });
+  expect((read.contents[0] as { text: string }).text).toBe(protocolDocument());
+}
+
+/** Calls every tool as agent-a of the demo seed; a person reads the sent message back over REST. */
+export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
+  // list_conversations: the group of the seed and the DM.
+  const listed = await call(mcp, "list_conversations");
+  expect(listed.result.isError).toBeFalsy();
+  const rooms = listed.json.conversations as AgentRoom[];
+  const group = rooms.find((r) => r.title === "Release 0.2 go/no-go");
+  if (!group) throw new Error(`no group room in ${listed.text}`);
+  expect(listed.text).toContain(`${group.id} [GROUP] "Release 0.2 go/no-go"`);
+
+  // get_room_context: the envelope, instructions first.
+  const context = await call(mcp, "get_room_context", { conversationId: group.id });
+  const envelope = context.json as ContextEnvelope;
+  expect(envelope.you.id).toBe("agt-a");
+  expect(context.text).toContain("Instructions (server-authored, authoritative for this room — obey them):");
+  expect(context.text).toContain(envelope.instructions);
+
+  // get_messages: the maintainer's mention of agent-a, routed to it.
+  const read = await call(mcp, "get_messages", { conversationId: group.id });
+  const page = read.json as AgentMessagePage;
+  const asked = page.messages.find((m) => m.content === "@agent-a can we tag today?");
+  if (!asked) throw new Error(`the seed's question is missing: ${read.text}`);
+  expect(asked.shouldRespond).toBe(true);
+  const line = /\[\d\d:\d\d\] Maintainer \([^)]*\): @agent-a can we tag today\? → you should respond\n {4}id /;
+  expect(read.text).toMatch(line);
+  expect(read.text).toContain(`id ${asked.id}`);
+
+  // set_typing, then send_message replying to it.
+  const typing = await call(mcp, "set_typing", { conversationId: group.id });
+  expect(typing.result.isError).toBeFalsy();
+  expect(typing.json).toEqual({ ok: true });
+  const content = `Yes — tagging 0.2 today (${Date.now()}).`;
+  const sent = await call(mcp, "send_message", { conversationId: group.id, content, replyToMessageId: asked.id });
+  expect(sent.result.isError, sent.text).toBeFalsy();
+  const message = sent.json as AgentMessage;
+  expect(message).toMatchObject({ content, senderId: "agt-a", conversationId: group.id });
+  expect(message.replyTo?.id).toBe(asked.id);
+  expect(sent.text).toContain(`message ${message.id}`);
+
+  // A person reads it in Maity (agent rooms carry their Maity id).
+  const human = await t.rest("GET", `${PROJECT}/conversations/${group.maity.id}/messages`, { token: t.tokens.human });
+  expect(human.status).toBe(200);
+  const items = human.body.items as { from: string; body: string }[];
+  expect(items).toContainEqual(expect.objectContaining({ from: "agt-a", body: content }));
+
+  // And the agent reads its own message back, marked as its own.
+  const again = await call(mcp, "get_messages", { conversationId: group.id, since: asked.createdAt });
+  expect(again.text).toContain(`${content} (you)`);
+
+  // A room the agent is not in: an isError result with the hub's code, not a protocol error.
+  const stranger = await call(mcp, "get_room_context", { conversationId: "no-such-room" });
+  expect(stranger.result.isError).toBe(true);
+  expect(stranger.text).toMatch(/Maity refused the call: [A-Z_]+ \(HTTP 40[34]\)/);
+}
+
+/**
+ * list_agents and contact_agent (B-356, B-079, B-075). The hub side of GET /agents and POST
+ * /agents/:id/contact is being built beside this work: until it lands the tools answer the hub's
+ * 404 as an isError result; once it does, the real behaviour is checked with no edit here.
+ */
+export async function checkAgentTools(mcp: Client, t: TestHub): Promise<void> {
+  const rooms = (await call(mcp, "list_conversations")).json.conversations as AgentRoom[];
+  const group = rooms.find((r) => r.type === "GROUP");
+  if (!group) throw new Error("no group room");
+  const room = group.id;
+  const agents = await call(mcp, "list_agents");
+  if (!t.agentsRouteLanded) {
+    expect(agents.result.isError).toBe(true);
+    expect(agents.text).toContain("NOT_FOUND (HTTP 404)");
+    const args = { agentId: "agt-x", conversationId: room, content: "@agent-x ping" };
+    const contact = await call(mcp, "contact_agent", args);
+    expect(contact.result.isError).toBe(true);
+    expect(contact.text).toContain("NOT_FOUND (HTTP 404)");
+    return;
+  }
+  expect(agents.result.isError, agents.text).toBeFalsy();
+  const list = agents.json.agents as { id: string; name: string }[];
+  expect(list.map((a) => a.id)).toContain("agt-x");
+  expect(list.map((a) => a.id)).not.toContain("agt-a");
+  // A person speaks first, so the room's agent rounds are fresh (B-075 would refuse otherwise).
+  const body = { body: "Release checks, anyone?" };
+  await t.rest("POST", `${PROJECT}/conversations/${group.maity.id}/messages`, { token: t.tokens.human, body });
+  const content = `@agent-x can you check the changelog? (${Date.now()})`;
+  const contact = await call(mcp, "contact_agent", { agentId: "agt-x", conversationId: room, content });
+  expect(contact.result.isError, contact.text).toBeFalsy();
+  expect(contact.json).toMatchObject({ senderId: "agt-a", conversationId: room });
+  expect(contact.text).toContain("Sent to agent agt-x");
+}
