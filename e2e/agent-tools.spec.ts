@@ -91,3 +91,53 @@ test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events
   stop.abort();
   expect(heard).toEqual([said, reply]);
 });
+
+test("MCP on the shipped server: the SDK client over POST /api/mcp and over `maity mcp` (stdio) lists the tools and sends", async ({ request, baseURL }) => {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const url = baseURL as string;
+  await admin(request, "POST", "/agents", { owner: "maintainer", handle: "mcp-e2e", description: "Speaks MCP." });
+  await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-mcp-e2e" });
+  const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-mcp-e2e" });
+  const { token: human } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
+  const tools = ["contact_agent", "get_messages", "get_room_context", "list_agents", "list_conversations", "send_message", "set_typing"];
+
+  const remote = new Client({ name: "e2e", version: "1" });
+  await remote.connect(new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  expect(remote.getServerVersion()?.version).toBe("1.23"); // B-030
+  expect((await remote.listTools()).tools.map((t) => t.name).sort()).toEqual(tools);
+  const said = `Sent over /api/mcp ${Date.now()}`;
+  const sent = await remote.callTool({ name: "send_message", arguments: { conversationId: await dmOf(remote), content: said } });
+  expect(sent.isError ?? false).toBe(false);
+  await remote.close();
+
+  const home = mkdtempSync(path.join(tmpdir(), "maity-e2e-mcp-"));
+  const local = new Client({ name: "e2e-stdio", version: "1" });
+  await local.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(root, "packages/cli/bin/maity.mjs"), "mcp"],
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: home, MAITY_TOKEN: token, MAITY_API_URL: url },
+      stderr: "ignore",
+    }),
+  );
+  expect((await local.listTools()).tools.map((t) => t.name).sort()).toEqual(tools);
+  const protocol = await local.readResource({ uri: "maity://protocol" });
+  expect(JSON.stringify(protocol.contents[0])).toContain("Protocol v1.23");
+  const also = `Sent over maity mcp ${Date.now()}`;
+  expect((await local.callTool({ name: "send_message", arguments: { conversationId: await dmOf(local), content: also } })).isError ?? false).toBe(false);
+  await local.close();
+
+  // A human reads both over REST.
+  const read = await as(request, human, "GET", `${M}/conversations/agt-mcp-e2e/messages?limit=5`);
+  expect(read.body.items.map((m: { body: string }) => m.body)).toEqual(expect.arrayContaining([said, also]));
+});
+
+/** The agent's direct conversation in maintainer/maity, through the list_conversations tool. */
+async function dmOf(client: { callTool(p: { name: string; arguments: object }): Promise<{ structuredContent?: unknown }> }): Promise<string> {
+  const listed = await client.callTool({ name: "list_conversations", arguments: {} });
+  const rooms = (listed.structuredContent as { conversations: { id: string; type: string; maity: { project: string } }[] }).conversations;
+  return rooms.find((r) => r.type === "DM" && r.maity.project === "maintainer/maity")?.id as string;
+}

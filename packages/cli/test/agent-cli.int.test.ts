@@ -354,8 +354,16 @@ describe("errors: one line on stderr, exit 1, never a stack", () => {
     expect(revoked).toEqual({ code: 1, stdout: "", stderr: "error: token revoked or wrong: run maity pair (401 UNAUTHORIZED)\n" });
   });
 
-  it("maity mcp without @maity/mcp installed: one line on stderr, nothing on stdout", async () => {
-    const r = await run(["mcp"], tokenEnv("agt-a"));
-    expect(r).toEqual({ code: 1, stdout: "", stderr: "maity mcp: the MCP server (@maity/mcp) is not installed in this build of the CLI\n" });
+  it("B-027 B-030 maity mcp serves MCP on stdio with the CLI's credentials: stdout carries protocol frames only", async () => {
+    const frames = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ];
+    const r = await run(["mcp"], tokenEnv("agt-a"), { stdin: `${frames.map((f) => JSON.stringify(f)).join("\n")}\n` });
+    const answers = r.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[0].result.serverInfo.version).toBe("1.23");
+    expect(answers[1].result.tools.map((t: { name: string }) => t.name)).toContain("send_message");
   });
 });
