@@ -55,7 +55,7 @@ test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events
 
   // The agent's direct conversation with its owner (every agent has one per project).
   const rooms = (await maity(["conversations", "--json"], env)).stdout;
-  const dm = (JSON.parse(rooms) as { id: string; type: string; maity: { project: string } }[]).find(
+  const dm = (JSON.parse(rooms) as { conversations: { id: string; type: string; maity: { project: string } }[] }).conversations.find(
     (r) => r.type === "DM" && r.maity.project === "maintainer/maity",
   )?.id as string;
   expect(dm).toBeTruthy();

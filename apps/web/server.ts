@@ -34,7 +34,9 @@ const app = next({ dev, hostname, port, dir, httpServer: nextUpgrades as unknown
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const api = serveApi(hub, { adminToken: settings.adminToken });
+// POST /api/mcp: the MCP SDK loads on the first call (~0.8 s), not at every start.
+const mcp = (h: typeof hub, req: Request) => import("@maity/mcp/http").then((m) => m.handleMcp(h, req));
+const api = serveApi(hub, { adminToken: settings.adminToken, mcp });
 
 const server = createServer((req, res) => {
   if (isApiPath(pathOf(req))) {

@@ -15,9 +15,8 @@ import type { ApiOptions } from "./session.ts";
 /** The agent protocol's WebSocket path (004 §11). */
 export const AGENT_SOCKET_PATH = "/api/agent-api/ws";
 
-/** The remote MCP endpoint (004 §2); its SDK is loaded on the first call (~0.8 s), not at every start. */
+/** The remote MCP endpoint (004 §2), served by @maity/mcp's handler (ServeOptions.mcp). */
 export const MCP_PATH = "/api/mcp";
-const handleMcp = (hub: Hub, req: Request): Promise<Response> => import("./mcp.ts").then((m) => m.handleMcp(hub, req));
 
 /** Whether a request path is the hub's API (`/api` and everything under it). */
 export function isApiPath(pathname: string): boolean {
@@ -207,10 +206,17 @@ export interface ApiListener {
 
 export interface ServeOptions extends ApiOptions {
   sockets?: AgentSocketOptions;
+  /**
+   * POST /api/mcp: @maity/mcp's handler, handed in by the app server (and the tests that use it).
+   * The MCP server is a client of this API (it calls the agent API in process), so this package
+   * cannot import it; without it the path answers like any unknown route.
+   */
+  mcp?: (hub: Hub, req: Request) => Promise<Response>;
 }
 
 export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
   const edge: ApiOptions = { adminToken: options.adminToken };
+  const mcp = options.mcp;
   const sockets = agentSocketServer(hub, options.sockets);
   return {
     request(req, res) {
@@ -218,7 +224,7 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
         .then(() => {
           const request = toRequest(req, res);
           const path = new URL(request.url).pathname;
-          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path === MCP_PATH ? handleMcp : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
+          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path === MCP_PATH && mcp ? mcp : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
           return handler(hub, request, edge);
         })
         .then((response) => {

@@ -1,5 +1,6 @@
 import { type ApiServer, startApiServer } from "@maity/api/node";
 import { seedDemo } from "@maity/hub";
+import { handleMcp } from "../src/http.ts";
 import { ADMIN, restClient, testHub } from "../../api/test/helpers.ts";
 
 // A real hub on 127.0.0.1 for the MCP integration tests (as packages/api/test/agent-ws.int.test.ts
@@ -15,7 +16,7 @@ export async function startHub() {
     (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: member } })).body.token;
   const revoke = async (token: string) => rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } });
   const tokens = { agent: await mint("agt-a"), human: await mint("hum-maintainer") };
-  const api: ApiServer = await startApiServer(hub);
+  const api: ApiServer = await startApiServer(hub, { mcp: handleMcp });
   /** Does this hub have list_agents and contact_agent yet (GET /api/agent-api/agents)? */
   const headers = { authorization: `Bearer ${tokens.agent}` };
   const probe = await fetch(`${api.url}/api/agent-api/agents`, { headers });

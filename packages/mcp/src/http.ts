@@ -1,13 +1,13 @@
 import { connect } from "@maity/client";
 import { parseBearer, REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
-import { createMcpServer } from "@maity/mcp";
+import { createMcpServer } from "./server.ts";
 import {
   WebStandardStreamableHTTPServerTransport as Transport,
 } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isBodyTooLarge, readBody } from "./body.ts";
-import { handleRest } from "./rest/index.ts";
-import { callerFromRequest } from "./session.ts";
+import { isBodyTooLarge, readBody } from "@maity/api/body";
+import { handleRest } from "@maity/api/rest";
+import { callerFromRequest } from "@maity/api/session";
 
 // The remote MCP endpoint (004 §2, B-028's POST /api/mcp) for a bay_ agent token: the same MCP
 // server as `maity mcp` (@maity/mcp), over the SDK's Web-standard Streamable HTTP transport,
