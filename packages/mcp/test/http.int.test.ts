@@ -43,7 +43,7 @@ describe("POST /api/mcp — the remote MCP endpoint (B-348)", () => {
     await mcp.close();
   });
 
-  it("B-356 B-079 list_agents and contact_agent (the hub's 404 as isError until its routes land)", async () => {
+  it("B-356 B-079 B-075 list_agents and contact_agent: peers listed, the contacted agent addressed, spent rounds refused in words", async () => {
     const mcp = await client(t.tokens.agent);
     await checkAgentTools(mcp, t);
     await mcp.close();

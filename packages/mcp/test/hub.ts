@@ -17,9 +17,6 @@ export async function startHub() {
   const revoke = async (token: string) => rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } });
   const tokens = { agent: await mint("agt-a"), human: await mint("hum-maintainer") };
   const api: ApiServer = await startApiServer(hub, { mcp: handleMcp });
-  /** Does this hub have list_agents and contact_agent yet (GET /api/agent-api/agents)? */
-  const headers = { authorization: `Bearer ${tokens.agent}` };
-  const probe = await fetch(`${api.url}/api/agent-api/agents`, { headers });
   return {
     hub,
     api,
@@ -27,7 +24,6 @@ export async function startHub() {
     tokens,
     mint,
     revoke,
-    agentsRouteLanded: probe.status !== 404,
     close: async () => {
       await api.close();
       await hub.close();

@@ -53,7 +53,7 @@ describe("maity mcp over stdio (B-348; B-027: the token from MAITY_TOKEN)", () =
     expect(errors, stderr()).toEqual([]);
   });
 
-  it("B-356 B-079 list_agents and contact_agent (the hub's 404 as isError until its routes land)", async () => {
+  it("B-356 B-079 B-075 list_agents and contact_agent: peers listed, the contacted agent addressed, spent rounds refused in words", async () => {
     const { mcp, errors, stderr } = await spawnServer(t.tokens.agent);
     await checkAgentTools(mcp, t);
     await mcp.close();

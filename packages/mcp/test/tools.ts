@@ -95,26 +95,13 @@ export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
   expect(stranger.text).toMatch(/Maity refused the call: [A-Z_]+ \(HTTP 40[34]\)/);
 }
 
-/**
- * list_agents and contact_agent (B-356, B-079, B-075). The hub side of GET /agents and POST
- * /agents/:id/contact is being built beside this work: until it lands the tools answer the hub's
- * 404 as an isError result; once it does, the real behaviour is checked with no edit here.
- */
+/** list_agents and contact_agent (B-356, B-079, B-075) over the hub's GET /agents and POST /agents/:id/contact. */
 export async function checkAgentTools(mcp: Client, t: TestHub): Promise<void> {
   const rooms = (await call(mcp, "list_conversations")).json.conversations as AgentRoom[];
   const group = rooms.find((r) => r.type === "GROUP");
   if (!group) throw new Error("no group room");
   const room = group.id;
   const agents = await call(mcp, "list_agents");
-  if (!t.agentsRouteLanded) {
-    expect(agents.result.isError).toBe(true);
-    expect(agents.text).toContain("NOT_FOUND (HTTP 404)");
-    const args = { agentId: "agt-x", conversationId: room, content: "@agent-x ping" };
-    const contact = await call(mcp, "contact_agent", args);
-    expect(contact.result.isError).toBe(true);
-    expect(contact.text).toContain("NOT_FOUND (HTTP 404)");
-    return;
-  }
   expect(agents.result.isError, agents.text).toBeFalsy();
   const list = agents.json.agents as { id: string; name: string }[];
   expect(list.map((a) => a.id)).toContain("agt-x");
@@ -127,4 +114,8 @@ export async function checkAgentTools(mcp: Client, t: TestHub): Promise<void> {
   expect(contact.result.isError, contact.text).toBeFalsy();
   expect(contact.json).toMatchObject({ senderId: "agt-a", conversationId: room });
   expect(contact.text).toContain("Sent to agent agt-x");
+  // B-075: the next agent message would pass the round cap (2): refused in words, nothing sent.
+  const again = await call(mcp, "contact_agent", { agentId: "agt-x", conversationId: room, content: "and again" });
+  expect(again.result.isError).toBe(true);
+  expect(again.text).toContain("ROUND_CAP_REACHED");
 }
