@@ -87,6 +87,9 @@ export function versionNote(previous: string | undefined, current: string): { le
   };
 }
 
+/** B-161: plain http to a hub on another machine only when the environment says the network is trusted. */
+const insecureAllowed = (io: Io): boolean => io.env.MAITY_ALLOW_INSECURE_HTTP === "1";
+
 // ---- a session: the client, and who the agent is ------------------------------------------------
 
 interface Session {
@@ -99,7 +102,7 @@ interface Session {
 
 function openSession(io: Io): Session {
   const identity = resolveIdentity(io.env);
-  const client = connect({ baseUrl: identity.baseUrl, token: identity.token });
+  const client = connect({ baseUrl: identity.baseUrl, token: identity.token, allowInsecureHttp: insecureAllowed(io) });
   let who: Promise<{ id: string; name: string }> | null = identity.agent ? Promise.resolve(identity.agent) : null;
   const me = () => {
     who ??= client.me().then((answer) => {
@@ -409,7 +412,7 @@ async function pairCommand(code: string, baseUrl: string, asJson: boolean, io: I
   const configDir = resolveConfigDir(io);
   let credential: Awaited<ReturnType<typeof pair>>;
   try {
-    credential = await pair(baseUrl, code);
+    credential = await pair(baseUrl, code, { allowInsecureHttp: insecureAllowed(io) });
   } catch (error) {
     throw new CommandError(error, baseUrl, undefined, undefined);
   }
@@ -433,7 +436,7 @@ function reportLinked(credential: { baseUrl: string; agent: { id: string; name: 
 async function linkCommand(label: string | undefined, baseUrl: string, asJson: boolean, io: Io): Promise<number> {
   const configDir = resolveConfigDir(io);
   try {
-    const opened = await openLink(baseUrl, label ?? defaultLabel());
+    const opened = await openLink(baseUrl, label ?? defaultLabel(), { allowInsecureHttp: insecureAllowed(io) });
     if (asJson) {
       io.out(JSON.stringify({ status: "pending", approveUrl: opened.approveUrl, code: opened.code, expiresAt: opened.expiresAt }));
     } else {
@@ -447,7 +450,7 @@ async function linkCommand(label: string | undefined, baseUrl: string, asJson: b
     const start = Date.now();
     for (;;) {
       if (io.signal.aborted) return 130;
-      const answer = await pollLink(baseUrl, opened.id, opened.secret).catch((error: unknown) => {
+      const answer = await pollLink(baseUrl, opened.id, opened.secret, { allowInsecureHttp: insecureAllowed(io) }).catch((error: unknown) => {
         // The hub answers 404 once the request expired (or was collected): say it in those words.
         if (error instanceof Error && "status" in error && error.status === 404) return { status: "expired" as const };
         throw error;

@@ -321,6 +321,23 @@ describe("maity hook: the wake contract for Claude Code", () => {
 });
 
 describe("errors: one line on stderr, exit 1, never a stack", () => {
+  it("B-161 a plain-http hub on another machine is refused before anything is sent; MAITY_ALLOW_INSECURE_HTTP=1 allows it", async () => {
+    const dir = tempDir("insecure");
+    const env = { HOME: dir, MAITY_CONFIG_DIR: path.join(dir, "cfg") };
+    const refused = await run(["pair", "K7QM-2XHP-9RTA", "--url", "http://hub.invalid"], env);
+    expect(refused).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: refusing to send credentials over plain http to hub.invalid: use https (or allow it for a trusted network)\n",
+    });
+    const tokenOnly = await run(["conversations"], { ...env, MAITY_TOKEN: "bay_x", MAITY_API_URL: "http://hub.invalid" });
+    expect(tokenOnly.code).toBe(1);
+    expect(tokenOnly.stderr).toMatch(/^error: refusing to send credentials over plain http to hub.invalid/);
+    // Allowed, it tries: the name does not resolve.
+    const allowed = await run(["pair", "K7QM-2XHP-9RTA", "--url", "http://hub.invalid"], { ...env, MAITY_ALLOW_INSECURE_HTTP: "1" });
+    expect(allowed).toEqual({ code: 1, stdout: "", stderr: "error: cannot reach the hub at http://hub.invalid\n" });
+  });
+
   it("401 → token revoked or wrong; 403 NOT_PARTICIPANT; 404; an unreachable hub; a usage error exits 2 with the usage", async () => {
     const wrong = await run(["conversations"], { ...tokenEnv("agt-a"), MAITY_TOKEN: "bay_not_a_real_token" });
     expect(wrong).toEqual({ code: 1, stdout: "", stderr: "error: token revoked or wrong: check MAITY_TOKEN or run maity pair (401 UNAUTHORIZED)\n" });

@@ -31,6 +31,39 @@ export class AgentApiError extends Error {
   }
 }
 
+/**
+ * B-161: a token (or a pairing answer, which carries one) never crosses the network in clear text:
+ * plain http only to this machine (localhost, 127.0.0.0/8, ::1). A hub elsewhere is reached over
+ * https, or the caller says the network is trusted (`allowInsecureHttp`, the CLI's
+ * MAITY_ALLOW_INSECURE_HTTP=1).
+ */
+export function sendsInClear(baseUrl: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return false; // not a URL: fetch refuses it with its own error
+  }
+  if (url.protocol !== "http:" && url.protocol !== "ws:") return false;
+  const host = url.hostname.toLowerCase();
+  return !(host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host));
+}
+
+/** The refusal of a plain-http hub on another machine (B-161), before anything is sent. */
+export class InsecureUrlError extends Error {
+  constructor(readonly baseUrl: string) {
+    super(`refusing to send credentials over plain http to ${new URL(baseUrl).host}: use https (or allow it for a trusted network)`);
+    this.name = "InsecureUrlError";
+  }
+}
+
+/** Throws InsecureUrlError when a call would carry credentials in clear text to another machine. */
+export function assertSecureTransport(options: Pick<AgentClientOptions, "baseUrl" | "fetch" | "allowInsecureHttp">): void {
+  // A fetch of the caller's own (in process, a test's) carries nothing over the network here.
+  if (options.fetch || options.allowInsecureHttp) return;
+  if (sendsInClear(options.baseUrl)) throw new InsecureUrlError(options.baseUrl);
+}
+
 export interface AgentClientOptions {
   /** Where the hub is, e.g. `http://127.0.0.1:3000` (the credentials file's `baseUrl`). */
   baseUrl: string;
@@ -39,6 +72,8 @@ export interface AgentClientOptions {
   /** This running copy's instance id (`X-Agent-Instance`), when the agent runs several. */
   instanceId?: string;
   fetch?: typeof fetch;
+  /** Allow plain http to a hub on another machine (B-161); only for a network you trust. */
+  allowInsecureHttp?: boolean;
 }
 
 export interface CallOptions {
@@ -65,6 +100,7 @@ export async function callAgentOperation<K extends AgentOperationName>(
   input: AgentOperationInput<K>,
   call: CallOptions = {},
 ): Promise<AgentOperationOutput<K>> {
+  assertSecureTransport(options);
   const op: AgentOperation = agentOperations[name];
   const request = agentRequestOf(op, input as Record<string, unknown>);
   const headers: Record<string, string> = { accept: "application/json", ...request.headers };
@@ -158,7 +194,7 @@ export function connect(options: AgentClientOptions & { token: string }) {
 }
 export type AgentClient = ReturnType<typeof connect>;
 
-type PreauthOptions = Pick<AgentClientOptions, "fetch">;
+type PreauthOptions = Pick<AgentClientOptions, "fetch" | "allowInsecureHttp">;
 /** §2: redeem a pairing code; the answer is the credentials file's `{ baseUrl, token, agent }`. */
 export const pair = (baseUrl: string, code: string, o: PreauthOptions = {}) =>
   callAgentOperation({ baseUrl, ...o }, "pair", { code });

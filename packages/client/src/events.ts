@@ -1,5 +1,5 @@
 import { agentEventMessageSchema, type UpdatesEvent } from "@maity/domain";
-import { AgentApiError, type AgentClientOptions, callAgentOperation } from "./agent.ts";
+import { AgentApiError, type AgentClientOptions, assertSecureTransport, callAgentOperation } from "./agent.ts";
 
 // The agent's event stream (004 §11) as one AsyncIterable: GET /ws when a socket can be opened with
 // the Authorization header (B-146, v1.22: never ?token=), else the held GET /updates (B-127…B-140).
@@ -217,6 +217,7 @@ export async function* agentEvents(
   const wait = Math.max(0, Math.min(options.wait ?? 25, 25));
   const startedAt = options.since ?? new Date().toISOString();
   const base = client.baseUrl.replace(/\/+$/, "");
+  assertSecureTransport(client); // B-161: the socket carries the token too
 
   let cursor: string | null = options.cursor ?? null;
   let transport: "ws" | "updates" = options.transport === "updates" ? "updates" : "ws";
