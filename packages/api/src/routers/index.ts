@@ -260,14 +260,14 @@ export const appRouter = router({
       }),
     update: authedProcedure
       .meta({ rest: { method: "PATCH", path: C, summary: "Rename a group chat (§9.2), set its reply policy and custom rules (004 §4)" } })
-      .input(
-        z
-          .strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...updateGroupInput.shape })
-          // The change itself is updateGroupInput, its rule included: something to change.
-          .refine((v) => Object.keys(pick(v, GROUP_CHANGES)).length > 0, { error: "nothing to change", path: ["title"] }),
-      )
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...updateGroupInput.shape }))
       .output(groupViewSchema)
-      .mutation(({ ctx, input }) => ctx.hub.groups.update(ctx.caller, input, input.conversation_id, pick(input, GROUP_CHANGES))),
+      .mutation(({ ctx, input }) => {
+        // updateGroupInput's own rule, once the fields themselves passed: something to change.
+        const change = pick(input, GROUP_CHANGES);
+        if (Object.keys(change).length === 0) throw HubError.invalid({ title: "nothing to change" });
+        return ctx.hub.groups.update(ctx.caller, input, input.conversation_id, change);
+      }),
     pin: authedProcedure
       .meta({ rest: { method: "PUT", path: `${C}/pin`, status: 204, summary: "Pin a conversation (§9.3)" } })
       .input(conversationInput)
