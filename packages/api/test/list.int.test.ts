@@ -1532,7 +1532,7 @@ describe("§9.3 GET /me/conversations is one read", () => {
     const seen: string[] = [];
     const stop = hub.database.observeQueries((sql) => seen.push(sql));
     try {
-      const page = await hub.conversations.mine(caller, query);
+      const page = await hub.conversations.mine(caller, { observed: false, ...query });
       return { seen, page };
     } finally {
       stop();

@@ -72,6 +72,8 @@ export const loginInput = z.object({
 });
 
 export const projectRef = z.object({ owner: handleSchema, slug: handleSchema });
+/** A project of a route (`owner/slug`), as the edge parsed it. */
+export type ProjectRef = z.output<typeof projectRef>;
 
 // §9.1 message shape.
 export const mentionSchema = z.object({

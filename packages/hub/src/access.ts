@@ -1,4 +1,4 @@
-import { HubError, isManager, parseInput, projectRef } from "@maity/domain";
+import { HubError, isManager, type ProjectRef } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import { findProject } from "./projects.ts";
 import type { Caller } from "./caller.ts";
@@ -10,13 +10,12 @@ import { type KeyRow, readKeys } from "./read.ts";
 export const conversationNotFound = (): HubError => HubError.notFound("conversation not found");
 
 /** The project of a conversation route; an unknown project answers like an unknown conversation. */
-export async function projectOf(db: RawQueryable, ref: unknown) {
-  const { owner, slug } = parseInput(projectRef, ref);
-  return findProject(db, owner, slug);
+export async function projectOf(db: RawQueryable, ref: ProjectRef) {
+  return findProject(db, ref.owner, ref.slug);
 }
 
 /** The conversation as `caller` sees it (participant, party or observer), or not_found. */
-export async function resolveConversation(db: RawQueryable, caller: Caller, ref: unknown, conversationId: string, options: { lean?: boolean } = {}): Promise<KeyRow> {
+export async function resolveConversation(db: RawQueryable, caller: Caller, ref: ProjectRef, conversationId: string, options: { lean?: boolean } = {}): Promise<KeyRow> {
   const project = await projectOf(db, ref);
   if (!project || conversationId.length === 0 || conversationId.length > 100) throw conversationNotFound();
   const [row] = await readKeys(db, caller, { projectId: project.id, observed: true, conversationId, lean: options.lean ?? false });
@@ -56,7 +55,7 @@ export async function refuseNonManager(db: Db | Tx, caller: Caller, row: KeyRow)
  * The group chat a manager changes: not_found, then direct → invalid, observer → forbidden,
  * closed → conversation_closed (before who may manage it, §9.2 M-107), then not_a_manager.
  */
-export async function resolveManaged(db: Db | Tx, caller: Caller, ref: unknown, conversationId: string): Promise<KeyRow> {
+export async function resolveManaged(db: Db | Tx, caller: Caller, ref: ProjectRef, conversationId: string): Promise<KeyRow> {
   const row = await resolveConversation(db, caller, ref, conversationId);
   refuseDirect(row);
   refuseObserver(row);

@@ -1,19 +1,19 @@
-import { z } from "zod";
+import type { z } from "zod";
 import {
-  addMemberInput,
+  type addMemberInput,
   agentIdCandidates,
   agentName,
-  createAgentInput,
-  createHumanInput,
-  createProjectInput,
+  type createAgentInput,
+  type createHumanInput,
+  type createProjectInput,
   HubError,
   humanId,
   memberKindOf,
-  mintTokenInput,
-  parseInput,
+  type mintTokenInput,
+  type ProjectRef,
   projectRef,
-  removeMemberReason,
-  revokeTokenInput,
+  type removeMemberReason,
+  type revokeTokenInput,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { hashPassword, mintSecret, sha256 } from "./credentials.ts";
@@ -31,8 +31,7 @@ const taken = (field: string): HubError =>
 /** Operator commands (issue 2 §4): the same service behind `pnpm maity admin …` and /api/admin/*. */
 export function adminService(db: Db, bus: LiveBus) {
   return {
-    async createHuman(input: unknown) {
-      const data = parseInput(createHumanInput, input);
+    async createHuman(data: z.output<typeof createHumanInput>) {
       const passwordHash = await hashPassword(data.password);
       const id = humanId(data.handle);
       try {
@@ -52,8 +51,7 @@ export function adminService(db: Db, bus: LiveBus) {
       }
     },
 
-    async createAgent(input: unknown) {
-      const data = parseInput(createAgentInput, input);
+    async createAgent(data: z.output<typeof createAgentInput>) {
       return db.$transaction(async (tx) => {
         const owner = await tx.human.findUnique({ where: { handle: data.owner }, select: { id: true, handle: true } });
         if (!owner) throw HubError.invalid({ owner: "not_found" });
@@ -83,8 +81,7 @@ export function adminService(db: Db, bus: LiveBus) {
       });
     },
 
-    async createProject(input: unknown) {
-      const data = parseInput(createProjectInput, input);
+    async createProject(data: z.output<typeof createProjectInput>) {
       try {
         return await db.$transaction(async (tx) => {
           const owner = await tx.human.findUnique({ where: { handle: data.owner }, select: { id: true, bayId: true } });
@@ -106,9 +103,8 @@ export function adminService(db: Db, bus: LiveBus) {
       }
     },
 
-    async addMember(ref: unknown, input: unknown) {
-      const { owner, slug } = parseInput(projectRef, ref);
-      const data = parseInput(addMemberInput, input);
+    async addMember(ref: ProjectRef, data: z.output<typeof addMemberInput>) {
+      const { owner, slug } = ref;
       return db.$transaction(async (tx) => {
         const project = await findProject(tx, owner, slug);
         if (!project) throw HubError.notFound("project not found");
@@ -131,9 +127,9 @@ export function adminService(db: Db, bus: LiveBus) {
       });
     },
 
-    async removeMember(ref: unknown, memberId: string, reason: unknown) {
-      const { owner, slug } = parseInput(projectRef, ref);
-      const { reason: why } = parseInput(z.object({ reason: removeMemberReason.default("removed") }), { reason: reason ?? undefined });
+    async removeMember(ref: ProjectRef, memberId: string, reason?: z.output<typeof removeMemberReason> | null) {
+      const { owner, slug } = ref;
+      const why = reason ?? "removed";
       const result = await db.$transaction(async (tx) => {
         const project = await findProject(tx, owner, slug);
         if (!project) throw HubError.notFound("project not found");
@@ -163,9 +159,8 @@ export function adminService(db: Db, bus: LiveBus) {
       return result.view;
     },
 
-    async archiveProject(ref: unknown) {
-      const { owner, slug } = parseInput(projectRef, ref);
-      const project = await findProject(db, owner, slug);
+    async archiveProject(ref: ProjectRef) {
+      const project = await findProject(db, ref.owner, ref.slug);
       if (!project) throw HubError.notFound("project not found");
       const updated = await db.project.update({
         where: { id: project.id },
@@ -176,8 +171,7 @@ export function adminService(db: Db, bus: LiveBus) {
     },
 
     /** Revokes a token given its plaintext; afterwards it answers 401 like one that never existed. */
-    async revokeToken(input: unknown) {
-      const { token } = parseInput(revokeTokenInput, input);
+    async revokeToken({ token }: z.output<typeof revokeTokenInput>) {
       const owner = { agentId: true, humanId: true } as const;
       const row = await db.accessToken.findUnique({ where: { hash: sha256(token) }, select: owner });
       const result = await db.accessToken.updateMany({ where: { hash: sha256(token), revokedAt: null }, data: { revokedAt: new Date() } });
@@ -189,8 +183,7 @@ export function adminService(db: Db, bus: LiveBus) {
     },
 
     /** Mints a token for a human (mty_…) or an agent (bay_…): shown once, stored as SHA-256. */
-    async mintToken(input: unknown) {
-      const data = parseInput(mintTokenInput, input);
+    async mintToken(data: z.output<typeof mintTokenInput>) {
       const kind = memberKindOf(data.member_id);
       if (kind === "human") {
         const human = await db.human.findUnique({ where: { id: data.member_id }, select: { id: true } });

@@ -1,4 +1,5 @@
-import { HubError, loginInput, parseInput, tokenKindOf } from "@maity/domain";
+import { HubError, type loginInput, tokenKindOf } from "@maity/domain";
+import type { z } from "zod";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { LiveBus } from "./bus.ts";
 import type { Caller, HumanCaller } from "./caller.ts";
@@ -58,8 +59,7 @@ export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: Rate
      * alike. Issue 13 #5: the client address's and the handle's budgets are spent first (429 with
      * `retry_after`, the same for a known and an unknown handle), then the hash waits for the gate.
      */
-    async login(input: unknown, client: { address?: string | null } = {}): Promise<LoggedIn> {
-      const data = parseInput(loginInput, input);
+    async login(data: z.output<typeof loginInput>, client: { address?: string | null } = {}): Promise<LoggedIn> {
       const handle = data.handle.trim().toLowerCase();
       const byAddress = limits.spend(`login ${client.address ?? "unknown"}`, settings.perAddress, 60_000);
       if (byAddress !== null) throw tooMany(byAddress);

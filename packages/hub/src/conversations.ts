@@ -4,14 +4,15 @@ import {
   decodeListCursor,
   encodeListCursor,
   HubError,
-  listConversationsQuery,
+  type listConversationsQuery,
   type MeItem,
-  meatProxyInput,
+  type meatProxyInput,
   pageAfter,
-  parseInput,
+  type ProjectRef,
   PINS_MAX,
   projectFullName,
 } from "@maity/domain";
+import type { z } from "zod";
 import type { Db } from "@maity/db";
 import { projectOf, resolveConversation } from "./access.ts";
 import { renderProject } from "./projects.ts";
@@ -21,8 +22,7 @@ import { type KeyRow, listKeyOf, readKeys, readParticipants, renderItem, renderV
 // §9.3: the conversation list of one project and across projects, the conversation GET, pins and
 // the per-chat meat-proxy choice.
 
-function parseListQuery(query: unknown) {
-  const q = parseInput(listConversationsQuery, query);
+function listQueryOf(q: z.output<typeof listConversationsQuery>) {
   const cursor = q.cursor === undefined ? null : decodeListCursor(q.cursor);
   if (q.cursor !== undefined && cursor === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one this list gave out");
   return { ...q, cursor };
@@ -55,8 +55,8 @@ export function conversationService(db: Db) {
     },
 
     /** GET /projects/{owner}/{slug}/conversations (§9.3). */
-    async list(caller: Caller, ref: unknown, query: unknown): Promise<{ items: ConversationItem[]; next_cursor: string | null }> {
-      const q = parseListQuery(query);
+    async list(caller: Caller, ref: ProjectRef, query: z.output<typeof listConversationsQuery>): Promise<{ items: ConversationItem[]; next_cursor: string | null }> {
+      const q = listQueryOf(query);
       const project = await projectOf(db, ref);
       if (!project) throw HubError.notFound("project not found");
       const member = await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } });
@@ -76,9 +76,9 @@ export function conversationService(db: Db) {
      * GET /me/conversations (§9.3 Across projects): one keys statement over the caller's
      * memberships and one details statement for the page, whatever the number of projects.
      */
-    async mine(caller: Caller, query: unknown): Promise<{ items: MeItem[]; next_cursor: string | null; totals: { unread: number; mentions_unread: number } }> {
+    async mine(caller: Caller, query: z.output<typeof listConversationsQuery>): Promise<{ items: MeItem[]; next_cursor: string | null; totals: { unread: number; mentions_unread: number } }> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "an agent reads the list of its project");
-      const q = parseListQuery(query);
+      const q = listQueryOf(query);
       const rows = await readKeys(db, caller, { projectId: null, observed: q.observed });
       const totals = { unread: 0, mentions_unread: 0 };
       for (const r of rows) {
@@ -95,7 +95,7 @@ export function conversationService(db: Db) {
     },
 
     /** GET …/conversations/{id}: a direct one answers its list item (§9.1), a group chat its view (§9.2). */
-    async get(caller: Caller, ref: unknown, conversationId: string): Promise<Conversation> {
+    async get(caller: Caller, ref: ProjectRef, conversationId: string): Promise<Conversation> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
       if (row.kind === "direct") return renderItem(row, participants, { id: caller.id }) as Conversation;
@@ -103,7 +103,7 @@ export function conversationService(db: Db) {
     },
 
     /** GET …/members: the project's active members, for choosing participants (members only, §9.2). */
-    async members(caller: Caller, ref: unknown) {
+    async members(caller: Caller, ref: ProjectRef) {
       const project = await projectOf(db, ref);
       const member = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
       if (!project || !member) throw HubError.notFound("project not found");
@@ -123,7 +123,7 @@ export function conversationService(db: Db) {
     },
 
     /** PUT …/pin: humans only, idempotent, at most 20 per human across projects (§9.3). */
-    async pin(caller: Caller, ref: unknown, conversationId: string): Promise<void> {
+    async pin(caller: Caller, ref: ProjectRef, conversationId: string): Promise<void> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "pins are a human's own");
       const row = await resolveConversation(db, caller, ref, conversationId);
       await db.$transaction(async (tx) => {
@@ -134,16 +134,15 @@ export function conversationService(db: Db) {
       });
     },
 
-    async unpin(caller: Caller, ref: unknown, conversationId: string): Promise<void> {
+    async unpin(caller: Caller, ref: ProjectRef, conversationId: string): Promise<void> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "pins are a human's own");
       const row = await resolveConversation(db, caller, ref, conversationId);
       await db.pin.deleteMany({ where: { humanId: caller.id, conversationId: row.key } });
     },
 
     /** PUT …/meat-proxy: the lead part for one conversation the human takes part in; no event (§9.3). */
-    async setMeatProxy(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<void> {
+    async setMeatProxy(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof meatProxyInput>): Promise<void> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "the meat-proxy mode is a human's own");
-      const data = parseInput(meatProxyInput, input);
       const row = await resolveConversation(db, caller, ref, conversationId);
       if (row.access === "observer") throw HubError.forbidden("not_a_participant", "set it in a conversation you take part in");
       await db.participation.updateMany({ where: { conversationId: row.key, memberId: caller.id, leftAt: null }, data: { meatProxyChat: data.meat_proxy } });

@@ -1,17 +1,17 @@
 import { createHash } from "node:crypto";
 import {
-  addParticipantInput,
+  type addParticipantInput,
   checkGroupParticipants,
   planPolicyChange,
   replyPolicyOf,
-  createGroupInput,
+  type createGroupInput,
   GROUP_PARTICIPANTS_MAX,
   groupConversationId,
   type GroupView,
   HubError,
-  parseInput,
+  type ProjectRef,
   type participationSchema,
-  updateGroupInput,
+  type updateGroupInput,
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, Tx } from "@maity/db";
@@ -144,12 +144,11 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
   const quota = options.quota ?? DEFAULT_GROUP_CHAT_QUOTA;
   return {
     /** §9.2 create: humans only, 2–12 participants with the creator, idempotent by key. */
-    async create(caller: Caller, ref: unknown, input: unknown, idempotencyKey?: string | null): Promise<{ status: 200 | 201; view: GroupView }> {
+    async create(caller: Caller, ref: ProjectRef, data: z.output<typeof createGroupInput>, idempotencyKey?: string | null): Promise<{ status: 200 | 201; view: GroupView }> {
       const project = await projectOf(db, ref);
       const membership = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
       if (!project || !membership) throw HubError.notFound("project not found");
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "only a human creates a group chat");
-      const data = parseInput(createGroupInput, input);
       if (idempotencyKey !== undefined && idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 200))
         throw HubError.invalid({ idempotency_key: "1–200 characters" });
       const title = data.title ?? null;
@@ -199,8 +198,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     },
 
     /** PATCH …/conversations/{id}: rename (managers; allowed in an archived project, refused once closed). */
-    async update(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<GroupView> {
-      const data = parseInput(updateGroupInput, input);
+    async update(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof updateGroupInput>): Promise<GroupView> {
       const row = await resolveManaged(db, caller, ref, conversationId);
       const message = await db.$transaction(async (tx) => {
         const changed: Record<string, unknown> = {};
@@ -240,8 +238,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     },
 
     /** POST …/participants {member_id}: a manager adds an active member; already in → 200 as it is. */
-    async addParticipant(caller: Caller, ref: unknown, conversationId: string, input: unknown): Promise<GroupView> {
-      const data = parseInput(addParticipantInput, input);
+    async addParticipant(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof addParticipantInput>): Promise<GroupView> {
       const row = await resolveManaged(db, caller, ref, conversationId);
       if (row.projectArchived) throw new HubError("project_closed", "the project is archived");
       const message = await db.$transaction(async (tx) => {
@@ -264,7 +261,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
      * PATCH …/participants/{member_id}: the participation's own settings — today only `wake`,
      * which is not built (§9.2), so every change is refused by name (OQ-M-23).
      */
-    async updateParticipant(caller: Caller, ref: unknown, conversationId: string, memberId: string): Promise<never> {
+    async updateParticipant(caller: Caller, ref: ProjectRef, conversationId: string, memberId: string): Promise<never> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       refuseDirect(row);
       const participant = await db.participation.findFirst({ where: { conversationId: row.key, memberId, leftAt: null }, select: { id: true } });
@@ -276,7 +273,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
      * DELETE …/participants/{member_id}: anyone leaves (own id); managers remove others. Not a
      * participant: 200 with its last participation, or not_found when it never took part (§9.2).
      */
-    async removeParticipant(caller: Caller, ref: unknown, conversationId: string, memberId: string): Promise<Participation> {
+    async removeParticipant(caller: Caller, ref: ProjectRef, conversationId: string, memberId: string): Promise<Participation> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       refuseDirect(row);
       refuseObserver(row);

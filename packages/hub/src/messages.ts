@@ -1,25 +1,26 @@
 import {
   decideWake,
   eventId,
-  eventsQuery,
+  type eventsQuery,
   type HubEvent,
   HubError,
   isHubError,
-  listMessagesQuery,
+  type listMessagesQuery,
   memberKindOf,
   type AgentMessage,
   type Message,
-  parseInput,
+  type ProjectRef,
   DEFAULT_PING_RATE,
   type PingRate,
   pingsOf,
-  postEventInput,
-  postMessageInput,
-  redactInput,
+  type postEventInput,
+  type postMessageInput,
+  type redactInput,
   redactionReasonVisible,
   replyPolicyOf,
   resolveMentions,
 } from "@maity/domain";
+import type { z } from "zod";
 import { randomUUID } from "node:crypto";
 import type { Db, SqlExecutor, SqlRunner } from "@maity/db";
 import { conversationNotFound, isProjectAdmin, projectOf, refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
@@ -337,8 +338,7 @@ export function messagesService(
 
   return {
     /** POST …/messages; with an Idempotency-Key a repeat answers the first message (replayed, 200). */
-    async post(caller: Caller, ref: unknown, conversationId: string, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
-      const data = parseInput(postMessageInput, input);
+    async post(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof postMessageInput>, idempotencyKey: string | null = null): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, conversationId, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
@@ -348,7 +348,7 @@ export function messagesService(
      * The dashboard's explicit, debounced "read up to here" (issue 12): it shows messages from the
      * live feed without reading them, then moves the marker, capped at the chat's last message.
      */
-    async markReadUpTo(caller: Caller, ref: unknown, conversationId: string, seq: number): Promise<{ read_marker: number | null }> {
+    async markReadUpTo(caller: Caller, ref: ProjectRef, conversationId: string, seq: number): Promise<{ read_marker: number | null }> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       const highest = Math.min(seq, row.last?.seq ?? 0);
       await markRead(caller, row, highest);
@@ -375,8 +375,7 @@ export function messagesService(
      * first, moving the participant's marker and setting delivered_at once (§9.1). With `before`:
      * the chat's history, whenever the reader joined; marks nothing read, wakes nobody (§9.2).
      */
-    async list(caller: Caller, ref: unknown, conversationId: string, query: unknown) {
-      const q = parseInput(listMessagesQuery, query);
+    async list(caller: Caller, ref: ProjectRef, conversationId: string, q: z.output<typeof listMessagesQuery>) {
       if (q.after !== undefined && q.before !== undefined) throw HubError.invalid({ before: "not_with_after" }, "after and before together are invalid");
       const row = await resolveConversation(db, caller, ref, conversationId);
       const reader = await readerOf(caller, row.projectId);
@@ -410,8 +409,7 @@ export function messagesService(
      * human participants still do. No agent and no observer redacts. The bytes go: body and
      * mentions are erased in the log, the message keeps its seq.
      */
-    async redact(caller: Caller, ref: unknown, conversationId: string, seqParam: string, input: unknown): Promise<Message> {
-      const data = parseInput(redactInput, input);
+    async redact(caller: Caller, ref: ProjectRef, conversationId: string, seqParam: string, data: z.output<typeof redactInput>): Promise<Message> {
       const seq = /^\d{1,15}$/.test(seqParam) ? Number(seqParam) : null;
       const row = await resolveRedactor(caller, ref, conversationId);
       if (seq === null) throw HubError.notFound("message not found");
@@ -431,8 +429,7 @@ export function messagesService(
     },
 
     /** GET …/events: the caller's readable set (§8.2): events addressed to it — and, for an owner, to its agents. */
-    async events(caller: Caller, ref: unknown, query: unknown) {
-      const q = parseInput(eventsQuery, query);
+    async events(caller: Caller, ref: ProjectRef, q: z.output<typeof eventsQuery>) {
       const project = await projectOf(db, ref);
       const member = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
       // No event reaches a non-member (§9.2 M-146).
@@ -481,8 +478,7 @@ export function messagesService(
     },
 
     /** POST …/events with type chat: the same write as POST …/messages (§8.4, M-158). */
-    async postEvent(caller: Caller, ref: unknown, input: unknown, idempotencyKey: string | null = null): Promise<Written> {
-      const data = parseInput(postEventInput, input);
+    async postEvent(caller: Caller, ref: ProjectRef, data: z.output<typeof postEventInput>, idempotencyKey: string | null = null): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, data.conversation_id, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
@@ -503,7 +499,7 @@ export function messagesService(
    * former human participants still do — also one now reading along through its agent (§9.2
    * Closing). Agents and other observers do not (§8.5).
    */
-  async function resolveRedactor(caller: Caller, ref: unknown, conversationId: string): Promise<KeyRow> {
+  async function resolveRedactor(caller: Caller, ref: ProjectRef, conversationId: string): Promise<KeyRow> {
     const row = await resolveConversation(db, caller, ref, conversationId).catch((error: unknown) => {
       if (isHubError(error) && error.code === "not_found") return null;
       throw error;

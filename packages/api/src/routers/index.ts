@@ -68,8 +68,11 @@ const direction = z.enum(["forward", "backward"], { error: "forward or backward"
 /** A posted message, and whether it is the first answer of a repeated request (Idempotency-Key). */
 const postedOutput = z.object({ replayed: z.boolean(), message: messageSchema });
 const createGroupOutput = z.object({ replayed: z.boolean(), conversation: groupViewSchema });
-const pick = <T extends Record<string, unknown>, K extends string>(input: T, keys: readonly K[]) =>
-  Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as unknown as Partial<Pick<T, K & keyof T>>;
+/** The fields of the parsed input a service takes (absent ones stay absent), typed by the edge's schema. */
+const pick = <T extends Record<string, unknown>, K extends keyof T & string>(input: T, keys: readonly K[]) =>
+  Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as Pick<T, K>;
+
+const GROUP_CHANGES = ["title", "reply_policy", "designated_agent_id", "max_agent_rounds", "accept_token_cost", "custom_rules"] as const;
 
 const adminRouter = router({
   createHuman: adminProcedure
@@ -229,9 +232,9 @@ export const appRouter = router({
       .query(({ ctx, input }) => ctx.hub.conversations.list(ctx.caller, input, pick(input, ["observed", "limit", "cursor"]))),
     mine: authedProcedure
       .meta({ rest: { method: "GET", path: "/api/me/conversations", summary: "Every conversation across the caller's projects (§9.3)" } })
-      .input(z.strictObject({ ...listConversationsQuery.shape, direction }).optional())
+      .input(z.strictObject({ ...listConversationsQuery.shape, direction }).prefault({}))
       .output(meConversationPage)
-      .query(({ ctx, input }) => ctx.hub.conversations.mine(ctx.caller, pick(input ?? {}, ["observed", "limit", "cursor"]))),
+      .query(({ ctx, input }) => ctx.hub.conversations.mine(ctx.caller, pick(input, ["observed", "limit", "cursor"]))),
     get: authedProcedure
       .meta({ rest: { method: "GET", path: C, summary: "A conversation: the direct item (§9.1) or the group chat view (§9.2)" } })
       .input(conversationInput)
@@ -259,7 +262,12 @@ export const appRouter = router({
       .meta({ rest: { method: "PATCH", path: C, summary: "Rename a group chat (§9.2), set its reply policy and custom rules (004 §4)" } })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...updateGroupInput.shape }))
       .output(groupViewSchema)
-      .mutation(({ ctx, input }) => ctx.hub.groups.update(ctx.caller, input, input.conversation_id, pick(input, ["title", "reply_policy", "designated_agent_id", "max_agent_rounds", "accept_token_cost", "custom_rules"]))),
+      .mutation(({ ctx, input }) => {
+        // updateGroupInput's own rule, once the fields themselves passed: something to change.
+        const change = pick(input, GROUP_CHANGES);
+        if (Object.keys(change).length === 0) throw HubError.invalid({ title: "nothing to change" });
+        return ctx.hub.groups.update(ctx.caller, input, input.conversation_id, change);
+      }),
     pin: authedProcedure
       .meta({ rest: { method: "PUT", path: `${C}/pin`, status: 204, summary: "Pin a conversation (§9.3)" } })
       .input(conversationInput)
