@@ -88,7 +88,20 @@ export interface RoutingInput {
   router?: Router;
 }
 
-export type RoutingReason = "own_message" | "round_cap" | "mentioned" | "replied_to" | "named" | "designated" | "orchestrator" | "routed" | "fallback" | "open" | "not_addressed";
+export const ROUTING_REASONS = [
+  "own_message",
+  "round_cap",
+  "mentioned",
+  "replied_to",
+  "named",
+  "designated",
+  "orchestrator",
+  "routed",
+  "fallback",
+  "open",
+  "not_addressed",
+] as const;
+export type RoutingReason = (typeof ROUTING_REASONS)[number];
 export interface RoutingVerdict {
   agentId: string;
   shouldRespond: boolean;

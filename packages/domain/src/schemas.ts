@@ -2,6 +2,7 @@ import { z } from "zod";
 import { HANDLE_PATTERN, PERMISSIONS } from "./ids.ts";
 import { MAX_AGENT_ROUNDS_LIMIT, REPLY_POLICIES } from "./routing.ts";
 import { text } from "./text.ts";
+import { WAKE_REASONS } from "./wake.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
 // string is `text()`: no NUL, no unpaired surrogate (issue 13 #3, text.ts).
@@ -343,3 +344,16 @@ export const liveEventSchema = z.object({
   message: messageSchema.optional(),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;
+
+/**
+ * Issue 15 "routing made visible": for each message, the agents the hub asked to answer it and
+ * why — the verdicts stored when it was written (004 §4), never re-derived. The dashboard's.
+ */
+export const messageRoutingSchema = z.object({
+  seq: z.number().int(),
+  agents: z.array(z.object({ agent_id: z.string(), should_respond: z.boolean(), reason: z.enum(WAKE_REASONS) })),
+});
+export type MessageRouting = z.infer<typeof messageRoutingSchema>;
+export const messageRoutingInput = z.strictObject({
+  seqs: z.array(z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq"), { error: "a list of seqs" }).max(200, "at most 200"),
+});

@@ -5,7 +5,7 @@
 // agent's message wakes another agent only by @mention. An agent's own message never wakes itself.
 // A direct conversation's human message always wakes the agent (§9.1).
 
-import { decideRouting, type ReplyPolicy, type Router, type RoutingReason } from "./routing.ts";
+import { decideRouting, ROUTING_REASONS, type ReplyPolicy, type Router } from "./routing.ts";
 
 export interface WakeParticipant {
   member_id: string;
@@ -36,7 +36,8 @@ export interface WakeInput {
   router?: Router;
 }
 
-export type WakeReason = "direct" | "agent_author" | RoutingReason;
+export const WAKE_REASONS = ["direct", "agent_author", ...ROUTING_REASONS] as const;
+export type WakeReason = (typeof WAKE_REASONS)[number];
 
 export interface AgentVerdict {
   agentId: string;

@@ -9,6 +9,7 @@ import {
   memberKindOf,
   type AgentMessage,
   type Message,
+  type MessageRouting,
   type ProjectRef,
   DEFAULT_PING_RATE,
   type PingRate,
@@ -472,6 +473,27 @@ export function messagesService(
     },
 
     /** Where a redaction happened, for the live feed. */
+    /**
+     * Issue 15: the stored routing verdicts of messages of one conversation the caller reads (any
+     * reader of the chat, observers included, sees its history). Seqs outside it are left out.
+     */
+    async routing(caller: Caller, ref: ProjectRef, conversationId: string, seqs: number[]): Promise<MessageRouting[]> {
+      const row = await resolveConversation(db, caller, ref, conversationId, { lean: true });
+      if (seqs.length === 0) return [];
+      const verdicts = await db.routingVerdict.findMany({
+        where: { eventSeq: { in: [...new Set(seqs)] }, event: { conversationId: row.key, kind: "message" } },
+        select: { eventSeq: true, agentId: true, shouldRespond: true, reason: true },
+        orderBy: [{ eventSeq: "asc" }, { agentId: "asc" }],
+      });
+      const bySeq = new Map<number, MessageRouting["agents"]>();
+      for (const v of verdicts) {
+        const agents = bySeq.get(v.eventSeq) ?? [];
+        agents.push({ agent_id: v.agentId, should_respond: v.shouldRespond, reason: v.reason as MessageRouting["agents"][number]["reason"] });
+        bySeq.set(v.eventSeq, agents);
+      }
+      return [...bySeq].map(([seq, agents]) => ({ seq, agents }));
+    },
+
     async eventPlace(seq: number) {
       const e = await db.event.findUnique({ where: { seq }, select: { conversation: { select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } } } } });
       return e?.conversation ? { conversation_id: e.conversation.publicId, project: { owner: e.conversation.project.bay.handle, slug: e.conversation.project.slug } } : null;

@@ -23,6 +23,8 @@ import {
   memberIdSchema,
   memberOutput,
   messagePage,
+  messageRoutingInput,
+  messageRoutingSchema,
   messageSchema,
   mintTokenInput,
   participationSchema,
@@ -341,6 +343,11 @@ export const appRouter = router({
         const written = await ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance", "reply_to"]), input.idempotency_key ?? null);
         return { replayed: written.replayed, message: written.message };
       }),
+    /** Issue 15: who the hub asked to answer each message, and why (the stored verdicts); the dashboard's chips. */
+    routing: authedProcedure
+      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...messageRoutingInput.shape }))
+      .output(z.array(messageRoutingSchema))
+      .query(({ ctx, input }) => ctx.hub.messages.routing(ctx.caller, input, input.conversation_id, input.seqs)),
     /** The dashboard's "read up to here" after showing messages the live feed brought (issue 12). */
     markRead: authedProcedure
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.number({ error: "a message seq" }).int("a message seq").min(0) }))
