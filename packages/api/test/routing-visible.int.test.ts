@@ -81,3 +81,21 @@ describe("messages.routing (issue 15: who was asked to answer, and why)", () => 
     expect(many.body.error?.data.hubError).toMatchObject({ code: "invalid", details: { fields: { seqs: "at most 200" } } });
   });
 });
+
+describe("projects.names (issue 15: no member id where a name exists)", () => {
+  it("M-240 names of members of the caller's projects, former ones too; an id the caller never meets is left out, as unknown", async () => {
+    await hub.admin.createAgent({ owner: "carol", handle: "hidden", description: "Elsewhere." });
+    await hub.admin.createAgent({ owner: "maintainer", handle: "gone", description: "Left." });
+    await hub.admin.addMember(ref, { member_id: "agt-gone" });
+    await hub.admin.removeMember(ref, "agt-gone", "removed");
+    const maintainer = await as("maintainer", "maintainer-demo");
+    const names = await maintainer.query("projects.names", { ids: ["agt-a", "hum-guest", "agt-gone", "agt-hidden", "hum-carol", "nobody"] });
+    expect(names.body.result?.data).toEqual([
+      { member_id: "agt-a", kind: "agent", handle: "agent-a", name: "maintainer/agent-a", owner_id: "hum-maintainer" },
+      { member_id: "agt-gone", kind: "agent", handle: "gone", name: "maintainer/gone", owner_id: "hum-maintainer" },
+      { member_id: "hum-guest", kind: "human", handle: "guest", name: "Guest", owner_id: null },
+    ]);
+    const carol = await as("carol", "carol-password");
+    expect((await carol.query("projects.names", { ids: ["hum-maintainer", "agt-a"] })).body.result?.data).toEqual([]);
+  });
+});

@@ -357,3 +357,10 @@ export type MessageRouting = z.infer<typeof messageRoutingSchema>;
 export const messageRoutingInput = z.strictObject({
   seqs: z.array(z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq"), { error: "a list of seqs" }).max(200, "at most 200"),
 });
+
+/** Issue 15: a member's name as the dashboard shows it (a human's display name, an agent's `owner/handle`). */
+export const personNameSchema = projectMemberSchema.omit({ permissions: true });
+export type PersonName = z.infer<typeof personNameSchema>;
+export const personNamesInput = z.strictObject({
+  ids: z.array(text("a member id").min(1, "a member id").max(100, "a member id"), { error: "a list of member ids" }).max(500, "at most 500"),
+});

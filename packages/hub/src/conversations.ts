@@ -6,6 +6,7 @@ import {
   HubError,
   type listConversationsQuery,
   type MeItem,
+  type PersonName,
   type meatProxyInput,
   pageAfter,
   type ProjectRef,
@@ -120,6 +121,29 @@ export function conversationService(db: Db) {
         const agent = agents.find((a) => a.id === r.memberId);
         return agent ? [{ member_id: r.memberId, kind: "agent" as const, handle: agent.handle, name: `${agent.owner.handle}/${agent.handle}`, owner_id: agent.ownerId, permissions: r.permissions }] : [];
       });
+    },
+
+    /**
+     * Issue 15 "no member id where a name exists": the names of members the caller meets — anyone
+     * who is or was a member of a project the caller is active in (history keeps former members'
+     * messages). Ids outside that are left out, as if unknown.
+     */
+    async names(caller: Caller, ids: string[]): Promise<PersonName[]> {
+      const mine = await db.membership.findMany({ where: { memberId: caller.id, status: "active" }, select: { projectId: true } });
+      const seen = await db.membership.findMany({
+        where: { projectId: { in: mine.map((m) => m.projectId) }, memberId: { in: [...new Set(ids)] } },
+        select: { memberId: true },
+        distinct: ["memberId"],
+      });
+      const known = seen.map((m) => m.memberId);
+      const [humans, agents] = await Promise.all([
+        db.human.findMany({ where: { id: { in: known } }, select: { id: true, handle: true, displayName: true } }),
+        db.agent.findMany({ where: { id: { in: known } }, select: { id: true, handle: true, ownerId: true, owner: { select: { handle: true } } } }),
+      ]);
+      return [
+        ...humans.map((h) => ({ member_id: h.id, kind: "human" as const, handle: h.handle, name: h.displayName, owner_id: null })),
+        ...agents.map((a) => ({ member_id: a.id, kind: "agent" as const, handle: a.handle, name: `${a.owner.handle}/${a.handle}`, owner_id: a.ownerId })),
+      ].sort((a, b) => a.member_id.localeCompare(b.member_id));
     },
 
     /** PUT …/pin: humans only, idempotent, at most 20 per human across projects (§9.3). */

@@ -24,6 +24,8 @@ import {
   memberOutput,
   messagePage,
   messageRoutingInput,
+  personNameSchema,
+  personNamesInput,
   messageRoutingSchema,
   messageSchema,
   mintTokenInput,
@@ -155,6 +157,11 @@ export const appRouter = router({
   }),
   projects: router({
     mine: authedProcedure.output(z.array(projectOutput)).query(({ ctx }) => ctx.hub.conversations.projects(ctx.caller)),
+    /** Issue 15: names for the member ids the dashboard shows (senders, observers, former participants). */
+    names: authedProcedure
+      .input(personNamesInput)
+      .output(z.array(personNameSchema))
+      .query(({ ctx, input }) => ctx.hub.conversations.names(ctx.caller, input.ids)),
     members: authedProcedure
       .meta({ rest: { method: "GET", path: `${P}/members`, summary: "The project's active members (members only)" } })
       .input(projectInput)
