@@ -103,4 +103,20 @@ describe("live.feed", () => {
     expect(await next).toEqual({ data: { seq: 0, kind: "typing", conversation_id: "agt-a", project: { owner: "maintainer", slug: "maity" }, member_id: "agt-a" } });
     owner.stop();
   });
+
+  it("issue 15: a person's messages.typing reaches the chat's other participants as a typing item, not the writer; an observer is refused", async () => {
+    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Typing", participants: ["hum-guest", "agt-x"] } })).body.id;
+    const guest = feed(human("hum-guest", "guest"));
+    const next = guest.next();
+    await new Promise((r) => setTimeout(r, 50));
+    const ctx = (caller: ReturnType<typeof human>) => ({ hub, caller, session: null, resHeaders: new Headers(), secure: false, admin: "hidden" as const });
+    const maintainer = appRouter.createCaller(ctx(human("hum-maintainer", "maintainer")));
+    expect(await maintainer.messages.typing({ owner: "maintainer", slug: "maity", conversation_id: chat })).toEqual({ ok: true });
+    expect(await next).toEqual({ data: { seq: 0, kind: "typing", conversation_id: chat, project: { owner: "maintainer", slug: "maity" }, member_id: "hum-maintainer" } });
+    guest.stop();
+    // The demo's group chat: the guest reads along as agent-x's owner, and an observer does not write.
+    const observed = (await hub.db.conversation.findFirstOrThrow({ where: { title: "Release 0.2 go/no-go" }, select: { publicId: true } })).publicId;
+    const observer = appRouter.createCaller(ctx(human("hum-guest", "guest")));
+    await expect(observer.messages.typing({ owner: "maintainer", slug: "maity", conversation_id: observed })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
 });

@@ -38,6 +38,7 @@ import { refuseClosed } from "./access.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller } from "./caller.ts";
 import { idempotencyOf } from "./idempotency.ts";
+import { publishTyping } from "./typing.ts";
 import type { MessagesService } from "./messages.ts";
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "./read.ts";
 
@@ -475,14 +476,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       const row = await room(agent, key);
       if (!row) throw HubError.notFound("conversation not found");
       refuseClosed(row);
-      const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
-      bus.publish({
-        type: "typing",
-        conversationId: row.id,
-        project: { owner: row.projectOwner, slug: row.projectSlug },
-        memberId: agent.id,
-        audience: participants.map((p) => p.memberId).filter((id) => id !== agent.id),
-      });
+      await publishTyping(db, bus, row, agent.id);
     },
   };
   return service;

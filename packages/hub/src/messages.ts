@@ -33,6 +33,7 @@ import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "./idempoten
 import type { LiveBus, LogEvent } from "./bus.ts";
 import type { Caller } from "./caller.ts";
 import type { KeyRow } from "./read.ts";
+import { publishTyping } from "./typing.ts";
 
 // Posting and reading chat messages, redaction, and the caller's slice of the event log (§9.1,
 // §9.2, §8.2, §8.4). Both kinds go through the same write.
@@ -492,6 +493,14 @@ export function messagesService(
         bySeq.set(v.eventSeq, agents);
       }
       return [...bySeq].map(([seq, agents]) => ({ seq, agents }));
+    },
+
+    /** Issue 15: a person writing in the dashboard's composer; observers only read, a closed chat takes nothing. */
+    async typing(caller: Caller, ref: ProjectRef, conversationId: string): Promise<void> {
+      const row = await resolveConversation(db, caller, ref, conversationId, { lean: true });
+      refuseObserver(row);
+      refuseClosed(row);
+      await publishTyping(db, bus, row, caller.id);
     },
 
     async eventPlace(seq: number) {

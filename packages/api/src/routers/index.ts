@@ -355,6 +355,14 @@ export const appRouter = router({
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...messageRoutingInput.shape }))
       .output(z.array(messageRoutingSchema))
       .query(({ ctx, input }) => ctx.hub.messages.routing(ctx.caller, input, input.conversation_id, input.seqs)),
+    /** Issue 15: the composer says its person is writing (throttled by the dashboard); the others' live feed shows it. */
+    typing: authedProcedure
+      .input(conversationInput)
+      .output(z.object({ ok: z.literal(true) }))
+      .mutation(async ({ ctx, input }) => {
+        await ctx.hub.messages.typing(ctx.caller, input, input.conversation_id);
+        return { ok: true as const };
+      }),
     /** The dashboard's "read up to here" after showing messages the live feed brought (issue 12). */
     markRead: authedProcedure
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.number({ error: "a message seq" }).int("a message seq").min(0) }))
