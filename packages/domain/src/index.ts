@@ -18,3 +18,4 @@ export * from "./agentOperations.ts";
 export * from "./history.ts";
 export * from "./live.ts";
 export * from "./addresses.ts";
+export * from "./chatView.ts";

@@ -1,0 +1,131 @@
+import type { WakeReason } from "./wake.ts";
+
+// How the dashboard words a chat (issue 15): names instead of ids, messages grouped by author and
+// day, short relative times, who reads along, and who the hub asked to answer. Pure, so the
+// browser and the tests share one rule.
+
+/** A member as the dashboard names it (projects.names, participants). */
+export interface Named {
+  member_id: string;
+  kind: "human" | "agent";
+  name: string;
+  owner_id: string | null;
+}
+
+/** The name for an id; an id nobody named stays the id (it is all the reader knows). */
+export const nameOf = (id: string, people: ReadonlyMap<string, Named>): string => people.get(id)?.name ?? id;
+
+/** Two letters for an avatar: of an agent's handle (`owner/handle`), else of the first two words. */
+export function initials(name: string): string {
+  const base = name.includes("/") ? name.slice(name.lastIndexOf("/") + 1) : name;
+  const words = base.split(/[\s\-_.]+/u).filter(Boolean);
+  const letters = words.length >= 2 ? [words[0], words[1]].map((w) => Array.from(w as string)[0]) : Array.from(words[0] ?? "?").slice(0, 2);
+  return letters.join("").toUpperCase();
+}
+
+const DAY_MS = 86_400_000;
+const localDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+
+/**
+ * A list's time, short: "now" under a minute, "5 min", "3 h" today, "Yesterday", the weekday within
+ * a week, "12 Nov" this year, "12 Nov 2025" before. `locale` and the clock are the caller's.
+ */
+export function relativeTime(iso: string, now: Date, locale = "en-GB"): string {
+  const at = new Date(iso);
+  const ms = now.getTime() - at.getTime();
+  if (ms < 60_000) return "now";
+  if (localDay(at) === localDay(now)) return ms < 3_600_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.floor(ms / 3_600_000)} h`;
+  if (localDay(at) === localDay(new Date(now.getTime() - DAY_MS))) return "Yesterday";
+  if (ms < 6 * DAY_MS) return at.toLocaleDateString(locale, { weekday: "short" });
+  const sameYear = at.getFullYear() === now.getFullYear();
+  return at.toLocaleDateString(locale, { day: "numeric", month: "short", ...(sameYear ? {} : { year: "numeric" }) });
+}
+
+export interface GroupableMessage {
+  seq: number;
+  from: string;
+  sent_at: string;
+}
+export interface MessageRun<M extends GroupableMessage> {
+  from: string;
+  messages: M[];
+}
+export interface MessageDay<M extends GroupableMessage> {
+  /** The local day, `YYYY-MM-DD`. */
+  day: string;
+  runs: MessageRun<M>[];
+}
+
+/**
+ * Messages (ascending by seq) grouped by local day, and within a day into runs of one author's
+ * consecutive messages no more than `gapMinutes` apart — as Slack and Element show them.
+ */
+export function groupMessages<M extends GroupableMessage>(messages: readonly M[], gapMinutes = 5): MessageDay<M>[] {
+  const days: MessageDay<M>[] = [];
+  for (const m of messages) {
+    const day = localDay(new Date(m.sent_at));
+    let current = days.at(-1);
+    if (current?.day !== day) {
+      current = { day, runs: [] };
+      days.push(current);
+    }
+    const run = current.runs.at(-1);
+    const last = run?.messages.at(-1);
+    const close = last !== undefined && Date.parse(m.sent_at) - Date.parse(last.sent_at) <= gapMinutes * 60_000;
+    if (run && run.from === m.from && close) run.messages.push(m);
+    else current.runs.push({ from: m.from, messages: [m] });
+  }
+  return days;
+}
+
+/**
+ * §9.2 observers in words: "Guest reads along as the owner of guest/agent-x". An observer reads a
+ * chat because an agent it owns takes part; the agents are named from the participants.
+ */
+export function observersLine(observers: readonly string[], participants: readonly Named[], people: ReadonlyMap<string, Named>): string | null {
+  if (observers.length === 0) return null;
+  const parts = observers.map((id) => {
+    const agents = participants.filter((p) => p.kind === "agent" && p.owner_id === id).map((p) => p.name);
+    const who = nameOf(id, people);
+    return agents.length ? `${who} reads along as the owner of ${listInWords(agents)}` : `${who} reads along`;
+  });
+  return parts.join("; ");
+}
+
+/** "a", "a and b", "a, b and c". */
+export function listInWords(items: readonly string[]): string {
+  if (items.length <= 1) return items[0] ?? "";
+  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** Why the hub asked an agent to answer, or held it back, in a few words (004 §4). */
+export const REASON_WORDS: Record<WakeReason, string> = {
+  mentioned: "mentioned",
+  named: "named without @",
+  replied_to: "replied to",
+  designated: "the designated agent",
+  orchestrator: "the orchestrator",
+  routed: "picked by the router",
+  fallback: "the router's fallback",
+  open: "open chat: every agent answers people",
+  direct: "a direct message",
+  round_cap: "round cap reached",
+  not_addressed: "not addressed",
+  own_message: "its own message",
+  agent_author: "written by an agent",
+};
+
+export interface RoutingChips {
+  /** The agents asked to answer, with why. */
+  asked: { agentId: string; name: string; why: string }[];
+  /** Agents the round cap held back (the chat should say so, and who can lift it). */
+  heldByCap: string[];
+}
+
+/** The chips under a message from its stored verdicts (messages.routing). */
+export function routingChips(agents: readonly { agent_id: string; should_respond: boolean; reason: WakeReason }[], people: ReadonlyMap<string, Named>): RoutingChips {
+  return {
+    asked: agents.filter((a) => a.should_respond).map((a) => ({ agentId: a.agent_id, name: nameOf(a.agent_id, people), why: REASON_WORDS[a.reason] })),
+    heldByCap: agents.filter((a) => !a.should_respond && a.reason === "round_cap").map((a) => nameOf(a.agent_id, people)),
+  };
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { groupMessages, initials, listInWords, type Named, observersLine, relativeTime, routingChips } from "../src/chatView.ts";
+
+// Issue 15: the dashboard's words for a chat, table-tested.
+
+const people = new Map<string, Named>([
+  ["hum-maintainer", { member_id: "hum-maintainer", kind: "human", name: "Maintainer", owner_id: null }],
+  ["hum-guest", { member_id: "hum-guest", kind: "human", name: "Guest", owner_id: null }],
+  ["agt-a", { member_id: "agt-a", kind: "agent", name: "maintainer/agent-a", owner_id: "hum-maintainer" }],
+  ["agt-x", { member_id: "agt-x", kind: "agent", name: "guest/agent-x", owner_id: "hum-guest" }],
+]);
+
+describe("initials", () => {
+  it.each([
+    ["Maintainer", "MA"],
+    ["Ada Lovelace", "AL"],
+    ["maintainer/agent-a", "AA"],
+    ["guest/docs-writer", "DW"],
+    ["Ødegaard", "ØD"],
+    ["", "?"],
+  ])("%s → %s", (name, expected) => expect(initials(name)).toBe(expected));
+});
+
+describe("relativeTime (local clock)", () => {
+  const now = new Date(2026, 11, 5, 14, 30); // Sat 5 Dec 2026 14:30
+  const at = (...parts: [number, number, number, number, number]) => new Date(...parts).toISOString();
+  it.each([
+    [new Date(2026, 11, 5, 14, 29, 30).toISOString(), "now"],
+    [at(2026, 11, 5, 14, 25), "5 min"],
+    [at(2026, 11, 5, 11, 0), "3 h"],
+    [at(2026, 11, 4, 23, 59), "Yesterday"],
+    [at(2026, 11, 1, 9, 0), "Tue"],
+    [at(2026, 10, 12, 9, 0), "12 Nov"],
+    [at(2025, 10, 12, 9, 0), "12 Nov 2025"],
+  ])("%s → %s", (iso, expected) => expect(relativeTime(iso, now)).toBe(expected));
+});
+
+describe("groupMessages", () => {
+  const m = (seq: number, from: string, h: number, min: number, day = 5) => ({ seq, from, sent_at: new Date(2026, 11, day, h, min).toISOString() });
+  it("runs of one author within 5 minutes, split by another author, a longer gap or a new day", () => {
+    const days = groupMessages([m(1, "a", 9, 0), m(2, "a", 9, 4), m(3, "a", 9, 10), m(4, "b", 9, 11), m(5, "a", 9, 12), m(6, "a", 9, 13, 6)]);
+    expect(days.map((d) => [d.day, d.runs.map((r) => [r.from, r.messages.map((x) => x.seq)])])).toEqual([
+      ["2026-12-05", [["a", [1, 2]], ["a", [3]], ["b", [4]], ["a", [5]]]],
+      ["2026-12-06", [["a", [6]]]],
+    ]);
+    expect(groupMessages([])).toEqual([]);
+  });
+});
+
+describe("observersLine (§9.2 observers in words)", () => {
+  it("names the observer and the agents it owns in the chat", () => {
+    const participants = [...people.values()].filter((p) => p.member_id !== "hum-guest");
+    expect(observersLine(["hum-guest"], participants, people)).toBe("Guest reads along as the owner of guest/agent-x");
+    expect(observersLine([], participants, people)).toBeNull();
+    expect(observersLine(["hum-unknown"], participants, people)).toBe("hum-unknown reads along");
+    expect(listInWords(["a", "b", "c"])).toBe("a, b and c");
+  });
+});
+
+describe("routingChips", () => {
+  it("B-060 B-068 names the agents asked and why; the ones the round cap held back", () => {
+    expect(
+      routingChips(
+        [
+          { agent_id: "agt-a", should_respond: true, reason: "mentioned" },
+          { agent_id: "agt-x", should_respond: false, reason: "not_addressed" },
+        ],
+        people,
+      ),
+    ).toEqual({ asked: [{ agentId: "agt-a", name: "maintainer/agent-a", why: "mentioned" }], heldByCap: [] });
+    expect(routingChips([{ agent_id: "agt-x", should_respond: false, reason: "round_cap" }], people)).toEqual({ asked: [], heldByCap: ["guest/agent-x"] });
+  });
+});
