@@ -129,3 +129,51 @@ export function routingChips(agents: readonly { agent_id: string; should_respond
     heldByCap: agents.filter((a) => !a.should_respond && a.reason === "round_cap").map((a) => nameOf(a.agent_id, people)),
   };
 }
+
+/**
+ * The `@…` being typed at the caret, for the composer's autocompletion: the text after an `@` that
+ * starts a word (as resolveMentions reads one) up to the caret, with no space in it; else null.
+ */
+export function mentionQuery(text: string, caret: number): { start: number; query: string } | null {
+  const before = text.slice(0, caret);
+  const at = before.lastIndexOf("@");
+  if (at < 0) return null;
+  const previous = before[at - 1];
+  if (previous !== undefined && /[\p{L}\p{N}_]/u.test(previous)) return null; // an e-mail address, not a mention
+  const query = before.slice(at + 1);
+  if (/[\s@]/u.test(query) || query.length > 60) return null;
+  return { start: at, query };
+}
+
+export interface MentionCandidate {
+  member_id: string;
+  handle: string;
+  name: string;
+  kind: "human" | "agent";
+}
+
+/**
+ * Participants whose handle or name starts with the query (then contains it), agents first for
+ * an agent-routing chat's sake, at most `limit`; the caller itself left out. Inserting one writes
+ * `@handle ` (§9.2: mentions resolve to the chat's current participants).
+ */
+export function suggestMentions(query: string, candidates: readonly MentionCandidate[], self: string, limit = 8): MentionCandidate[] {
+  const q = query.toLowerCase();
+  const score = (c: MentionCandidate): number => {
+    const handle = c.handle.toLowerCase();
+    const name = c.name.toLowerCase();
+    if (handle.startsWith(q) || name.startsWith(q)) return 0;
+    if (handle.includes(q) || name.includes(q)) return 1;
+    return 2;
+  };
+  return candidates
+    .filter((c) => c.member_id !== self && score(c) < 2)
+    .sort((a, b) => score(a) - score(b) || (a.kind === b.kind ? 0 : a.kind === "agent" ? -1 : 1) || a.handle.localeCompare(b.handle))
+    .slice(0, limit);
+}
+
+/** The composer's text with the mention at `start` completed to `@handle `, and where the caret goes. */
+export function insertMention(text: string, caret: number, start: number, handle: string): { text: string; caret: number } {
+  const inserted = `@${handle} `;
+  return { text: text.slice(0, start) + inserted + text.slice(caret), caret: start + inserted.length };
+}

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { groupMessages, initials, listInWords, type Named, observersLine, relativeTime, routingChips } from "../src/chatView.ts";
+import {
+  groupMessages,
+  initials,
+  insertMention,
+  listInWords,
+  mentionQuery,
+  type Named,
+  observersLine,
+  relativeTime,
+  routingChips,
+  suggestMentions,
+} from "../src/chatView.ts";
 
 // Issue 15: the dashboard's words for a chat, table-tested.
 
@@ -69,5 +80,29 @@ describe("routingChips", () => {
       ),
     ).toEqual({ asked: [{ agentId: "agt-a", name: "maintainer/agent-a", why: "mentioned" }], heldByCap: [] });
     expect(routingChips([{ agent_id: "agt-x", should_respond: false, reason: "round_cap" }], people)).toEqual({ asked: [], heldByCap: ["guest/agent-x"] });
+  });
+});
+
+describe("the composer's @ autocompletion (§9.2 mentions)", () => {
+  const candidates = [
+    { member_id: "hum-maintainer", handle: "maintainer", name: "Maintainer", kind: "human" as const },
+    { member_id: "hum-guest", handle: "guest", name: "Guest", kind: "human" as const },
+    { member_id: "agt-a", handle: "agent-a", name: "maintainer/agent-a", kind: "agent" as const },
+    { member_id: "agt-x", handle: "agent-x", name: "guest/agent-x", kind: "agent" as const },
+  ];
+  it.each([
+    ["hello @ag", 9, { start: 6, query: "ag" }],
+    ["@", 1, { start: 0, query: "" }],
+    ["mail me at a@b", 14, null],
+    ["@agent-a done", 13, null],
+    ["no mention", 10, null],
+  ])("mentionQuery(%j, %i)", (text, caret, expected) => expect(mentionQuery(text, caret)).toEqual(expected));
+
+  it("suggests by handle or name, prefix first, agents before people, never the writer", () => {
+    expect(suggestMentions("ag", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-a", "agent-x"]);
+    expect(suggestMentions("", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-a", "agent-x", "guest"]);
+    expect(suggestMentions("guest", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-x", "guest"]);
+    expect(suggestMentions("main", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-a"]);
+    expect(insertMention("hello @ag", 9, 6, "agent-a")).toEqual({ text: "hello @agent-a ", caret: 15 });
   });
 });
