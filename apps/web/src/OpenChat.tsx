@@ -215,7 +215,7 @@ export function OpenChat(props: Props) {
           ))}
         </ol>
       </div>
-      <p className="min-h-5 px-4 text-xs text-muted" aria-live="polite">
+      <p className="typing min-h-5 px-4 text-xs text-muted" aria-live="polite">
         {typing.length ? `${typing.map((m) => c.participants.find((p) => p.member_id === m)?.handle ?? m).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…` : ""}
       </p>
       <Composer
