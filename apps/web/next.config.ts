@@ -4,7 +4,7 @@ import type { NextConfig } from "next";
 // server code of the hub (API, database drivers) is bundled here. The pages use @maity/domain's
 // schemas and types.
 const config: NextConfig = {
-  transpilePackages: ["@maity/domain", "@maity/client"],
+  transpilePackages: ["@maity/domain", "@maity/client", "@maity/ui"],
   poweredByHeader: false,
 };
 export default config;

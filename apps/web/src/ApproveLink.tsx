@@ -1,7 +1,8 @@
 "use client";
+import { Button, Select, Skeleton } from "@maity/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { hubErrorOf, useTRPC } from "./trpc";
 
 /**
@@ -20,69 +21,86 @@ export function ApproveLink({ code }: { code: string }) {
     if (!agentId && agents[0]) setAgentId(agents[0].id);
   }, [agentId, agents]);
 
-  if (me.isLoading) return <main aria-busy="true">Loading…</main>;
+  const frame = (children: ReactNode) => (
+    <div className="mx-auto flex w-full max-w-xl flex-col gap-4 p-6">
+      <h1 className="text-xl font-semibold">Link a computer</h1>
+      {children}
+    </div>
+  );
+  const loading = (
+    <div aria-busy="true" className="mx-auto flex w-full max-w-xl flex-col gap-3 p-6">
+      <span className="sr-only">Loading…</span>
+      <Skeleton className="h-8 w-48" />
+      <Skeleton className="h-24" />
+    </div>
+  );
+  if (me.isLoading) return loading;
   if (!me.data)
-    return (
-      <main>
-        <h1>Link a computer</h1>
-        <p>
-          <Link href="/login">Sign in</Link> to approve this link request, then open this page again.
-        </p>
-      </main>
+    return frame(
+      <p>
+        <Link href="/login" className="text-accent underline">
+          Sign in
+        </Link>{" "}
+        to approve this link request, then open this page again.
+      </p>,
     );
-  if (link.isLoading) return <main aria-busy="true">Loading…</main>;
+  if (link.isLoading) return loading;
   if (!link.data)
-    return (
-      <main>
-        <h1>Link a computer</h1>
-        <p role="alert">This link request does not exist. Ask the computer for a new one.</p>
-      </main>
+    return frame(
+      <p role="alert" className="text-danger-text">
+        This link request does not exist. Ask the computer for a new one.
+      </p>,
     );
   const error = hubErrorOf(approve.error);
-  return (
-    <main>
-      <h1>Link a computer</h1>
+  return frame(
+    <>
       <p>
         {link.data.label ? `“${link.data.label}”` : "A computer"} asks to act as one of your agents. Approving gives it a fresh token for that agent: any
         other client using the agent stops working.
       </p>
       {link.data.status === "approved" ? (
-        <p role="status">Approved. The computer picks up its token within a few seconds.</p>
+        <p role="status" className="rounded-md bg-surface-2 px-3 py-2 text-sm">
+          Approved. The computer picks up its token within a few seconds.
+        </p>
       ) : link.data.status === "expired" ? (
-        <p role="alert">This request expired. Ask the computer for a new one.</p>
+        <p role="alert" className="text-danger-text">
+          This request expired. Ask the computer for a new one.
+        </p>
       ) : agents.length === 0 ? (
-        <p role="alert">You have no agents to link.</p>
+        <p role="alert" className="text-danger-text">
+          You have no agents to link.
+        </p>
       ) : (
         <form
           aria-label="Approve link request"
+          className="flex flex-col gap-4 rounded-lg border border-line bg-surface p-4"
           onSubmit={(event) => {
             event.preventDefault();
             approve.mutate({ code, agent_id: agentId });
           }}
         >
-          <label>
-            Agent
-            <select value={agentId} onChange={(e) => setAgentId(e.target.value)}>
-              {agents.map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <button type="submit" disabled={approve.isPending || !agentId}>
+          <Select label="Agent" value={agentId} onChange={(e) => setAgentId(e.target.value)}>
+            {agents.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </Select>
+          <Button type="submit" variant="primary" className="self-start" disabled={approve.isPending || !agentId}>
             {approve.isPending ? "Approving…" : "Approve"}
-          </button>
+          </Button>
           {error ? (
-            <p role="alert" className="error">
+            <p role="alert" className="text-sm text-danger-text">
               {error.message}
             </p>
           ) : null}
         </form>
       )}
       <p>
-        <Link href="/">Back to your chats</Link>
+        <Link href="/" className="text-accent underline">
+          Back to your chats
+        </Link>
       </p>
-    </main>
+    </>,
   );
 }

@@ -1,4 +1,5 @@
 "use client";
+import { Button, Checkbox, DialogFooter, Input, Select } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -40,65 +41,63 @@ export function NewGroup({ defaultProject, onClose }: { defaultProject: { owner:
   const formError = error && !participantsError && !titleError ? (error.code === "conversation_quota" ? "This project has as many open group chats as allowed." : error.code === "project_closed" ? "The project is archived: no new group chats." : error.message) : null;
   return (
     <form
-      className="new-group"
+      className="flex flex-col gap-4"
       aria-label="New group chat"
       onSubmit={(e) => {
         e.preventDefault();
         create.mutate({ owner, slug, title: title.trim() || null, participants: picked });
       }}
     >
-      <label>
-        Project{" "}
-        <select aria-label="Project" value={chosen} onChange={(e) => (setProject(e.target.value), setPicked([]))}>
-          {projects.data?.map((p) => (
-            <option key={p.id} value={p.full_name}>
-              {p.full_name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Title{" "}
-        <input aria-label="Title" value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={Boolean(titleError)} aria-describedby={titleError ? "new-group-title-error" : undefined} />
-      </label>
-      {titleError ? (
-        <p id="new-group-title-error" role="alert" className="error">
-          Title: {titleError}
-        </p>
-      ) : null}
-      <fieldset aria-label="Participants" aria-invalid={Boolean(participantsError)} aria-describedby={participantsError ? "new-group-participants-error" : undefined}>
-        <legend>Participants (you are one of them)</legend>
-        {members.isLoading ? <p aria-busy="true">Loading members…</p> : null}
-        {members.data
-          ?.filter((m) => m.member_id !== me.data?.id)
-          .map((m) => (
-            <label key={m.member_id} className="inline">
-              <input
-                type="checkbox"
+      <Select label="Project" value={chosen} onChange={(e) => (setProject(e.target.value), setPicked([]))}>
+        {projects.data?.map((p) => (
+          <option key={p.id} value={p.full_name}>
+            {p.full_name}
+          </option>
+        ))}
+      </Select>
+      <Input label="Title" value={title} onChange={(e) => setTitle(e.target.value)} error={titleError ? `Title: ${titleError}` : undefined} />
+      <fieldset
+        aria-label="Participants"
+        aria-invalid={Boolean(participantsError)}
+        aria-describedby={participantsError ? "new-group-participants-error" : undefined}
+        className="flex flex-col gap-2 rounded-md border border-line p-3 aria-[invalid=true]:border-danger"
+      >
+        <legend className="px-1 text-sm font-medium">Participants (you are one of them)</legend>
+        {members.isLoading ? (
+          <p aria-busy="true" className="text-sm text-muted">
+            Loading members…
+          </p>
+        ) : null}
+        <div className="grid max-h-56 gap-2 overflow-y-auto sm:grid-cols-2">
+          {members.data
+            ?.filter((m) => m.member_id !== me.data?.id)
+            .map((m) => (
+              <Checkbox
+                key={m.member_id}
+                label={`${m.name} (${m.kind})`}
                 checked={picked.includes(m.member_id)}
-                onChange={(e) => setPicked((p) => (e.target.checked ? [...p, m.member_id] : p.filter((x) => x !== m.member_id)))}
-              />{" "}
-              {m.name} ({m.kind})
-            </label>
-          ))}
+                onCheckedChange={(checked) => setPicked((p) => (checked === true ? [...p, m.member_id] : p.filter((x) => x !== m.member_id)))}
+              />
+            ))}
+        </div>
       </fieldset>
       {participantsError ? (
-        <p id="new-group-participants-error" role="alert" className="error">
+        <p id="new-group-participants-error" role="alert" className="text-sm text-danger-text">
           {PARTICIPANT_ERRORS[participantsError] ?? participantsError}
         </p>
       ) : null}
       {formError ? (
-        <p role="alert" className="error">
+        <p role="alert" className="text-sm text-danger-text">
           {formError}
         </p>
       ) : null}
-      {/* Until the projects are loaded there is nowhere to create it: a click then would be refused for a missing project. */}
-      <button type="submit" disabled={create.isPending || !owner || !slug}>
-        Create
-      </button>
-      <button type="button" onClick={onClose}>
-        Cancel
-      </button>
+      <DialogFooter>
+        <Button onClick={onClose}>Cancel</Button>
+        {/* Until the projects are loaded there is nowhere to create it: a click then would be refused for a missing project. */}
+        <Button type="submit" variant="primary" disabled={create.isPending || !owner || !slug}>
+          Create
+        </Button>
+      </DialogFooter>
     </form>
   );
 }

@@ -1,8 +1,10 @@
 "use client";
 import type { LiveEvent, Message } from "@maity/domain";
+import { Avatar, Badge, Button, cn, focusRing, Input, Select, Skeleton, Switch, Textarea, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Eye, Paperclip, SendHorizontal, Trash2 } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { liveEvents } from "./Dashboard";
 import { itemTitle, timeLabel, withMentions } from "./format";
 import { hubErrorOf, useTRPC, useTRPCClient } from "./trpc";
@@ -129,48 +131,91 @@ export function OpenChat(props: Props) {
   const timeline = useTimeline(props, invalidateLists);
   const typing = useTyping(props);
 
-  if (conversation.isLoading) return <p aria-busy="true">Loading the conversation…</p>;
-  if (conversation.isError || !conversation.data) return <p className="error">{hubErrorOf(conversation.error)?.message ?? "This conversation does not exist or you cannot see it."}</p>;
+  // Keep the newest message in view as messages arrive, unless the reader has scrolled up to read.
+  const scroller = useRef<HTMLDivElement | null>(null);
+  const pinnedToEnd = useRef(true);
+  const newest = timeline.items.at(-1)?.seq;
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || !pinnedToEnd.current || newest === undefined) return;
+    el.scrollTop = el.scrollHeight;
+  }, [newest]);
+
+  if (conversation.isLoading)
+    return (
+      <div aria-busy="true" className="flex flex-col gap-3 p-4">
+        <span className="sr-only">Loading the conversation…</span>
+        <Skeleton className="h-8 w-1/3" />
+        <Skeleton className="h-16" />
+        <Skeleton className="h-16" />
+      </div>
+    );
+  if (conversation.isError || !conversation.data)
+    return <p className="m-6 text-danger-text">{hubErrorOf(conversation.error)?.message ?? "This conversation does not exist or you cannot see it."}</p>;
   const c = conversation.data;
   const archived = projects.data?.find((p) => p.owner === owner && p.slug === slug)?.archived ?? false;
   const observer = c.access === "observer";
   const closed = c.kind === "group" && c.closed_at !== null;
   const mine = c.participants.find((p) => p.member_id === me.id);
   const canRedact = me.kind === "human" && !observer;
+  const kindOf = new Map(c.participants.map((p) => [p.member_id, p.kind]));
   return (
-    <article className="chat" aria-label={itemTitle(c)}>
-      <header className="chat-head">
-        <h1>{itemTitle(c)}</h1>
-        <ul className="participants" aria-label="Participants">
+    <article className="flex min-h-0 flex-1 flex-col" aria-label={itemTitle(c)}>
+      <header className="flex flex-col gap-2 border-b border-line bg-surface px-4 py-3">
+        <h1 className="text-lg font-semibold">{itemTitle(c)}</h1>
+        <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
           {c.participants.map((p) => (
-            <li key={p.member_id}>
-              {p.kind === "agent" ? (p.name ?? p.handle) : p.handle} <span className="kind">({p.kind})</span>
+            <li key={p.member_id} className="flex items-center gap-1.5 text-sm">
+              <Avatar name={p.kind === "agent" ? (p.name ?? p.handle) : p.handle} kind={p.kind === "agent" ? "agent" : "human"} size="sm" decorative />
+              {p.kind === "agent" ? (p.name ?? p.handle) : p.handle} <span className="text-muted">({p.kind})</span>
             </li>
           ))}
         </ul>
         {c.kind === "group" && c.observers.length > 0 ? (
-          <p className="observers" role="note">
-            Read along by {c.observers.join(", ")} — the owners of agents in this chat read everything they can read.
+          <p className="flex items-start gap-2 rounded-md bg-warning-soft px-3 py-2 text-sm" role="note">
+            <Eye className="mt-0.5 size-4 shrink-0" aria-hidden />
+            <span>Read along by {c.observers.join(", ")} — the owners of agents in this chat read everything they can read.</span>
           </p>
         ) : null}
         {c.kind === "group" && !observer ? <ManageGroup {...props} view={c} closed={closed} archived={archived} /> : null}
       </header>
-      {timeline.earlier !== null ? (
-        <button type="button" className="earlier" onClick={() => void timeline.loadEarlier()}>
-          Earlier messages
-        </button>
-      ) : (
-        <p className="meta">The start of the conversation.</p>
-      )}
-      {timeline.state === "error" ? <p className="error">{timeline.error}</p> : null}
-      <ol className="timeline" aria-label="Messages">
-        {timeline.state === "loading" ? <li aria-busy="true">Loading…</li> : null}
-        {timeline.state === "ready" && timeline.items.length === 0 ? <li className="empty">No messages yet.</li> : null}
-        {timeline.items.map((m) => (
-          <MessageRow key={m.seq} message={m} conversationRef={ref} canRedact={canRedact} onRedacted={(r) => timeline.merge([r])} me={me.id} />
-        ))}
-      </ol>
-      <p className="typing" aria-live="polite">
+      <div
+        ref={scroller}
+        className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto px-4 py-3"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          pinnedToEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+        }}
+      >
+        {timeline.earlier !== null ? (
+          <Button variant="ghost" size="sm" className="self-center" onClick={() => void timeline.loadEarlier()}>
+            Earlier messages
+          </Button>
+        ) : (
+          <p className="self-center text-xs text-muted">The start of the conversation.</p>
+        )}
+        {timeline.state === "error" ? <p className="text-sm text-danger-text">{timeline.error}</p> : null}
+        <ol className="flex flex-col gap-1" aria-label="Messages">
+          {timeline.state === "loading" ? (
+            <li aria-busy="true" className="text-sm text-muted">
+              Loading…
+            </li>
+          ) : null}
+          {timeline.state === "ready" && timeline.items.length === 0 ? <li className="text-sm text-muted">No messages yet.</li> : null}
+          {timeline.items.map((m) => (
+            <MessageRow
+              key={m.seq}
+              message={m}
+              conversationRef={ref}
+              canRedact={canRedact}
+              onRedacted={(r) => timeline.merge([r])}
+              me={me.id}
+              agent={kindOf.get(m.from) === "agent"}
+            />
+          ))}
+        </ol>
+      </div>
+      <p className="typing min-h-5 px-4 text-xs text-muted" aria-live="polite">
         {typing.length ? `${typing.map((m) => c.participants.find((p) => p.member_id === m)?.handle ?? m).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…` : ""}
       </p>
       <Composer
@@ -182,6 +227,7 @@ export function OpenChat(props: Props) {
         human={me.kind === "human"}
         onPosted={(m) => {
           // The lists learn of it from the live feed (issue 12): nothing to read again here.
+          pinnedToEnd.current = true;
           timeline.merge([m]);
         }}
       />
@@ -189,7 +235,14 @@ export function OpenChat(props: Props) {
   );
 }
 
-function MessageRow(props: { message: Message; conversationRef: { owner: string; slug: string; conversation_id: string }; canRedact: boolean; onRedacted: (m: Message) => void; me: string }) {
+function MessageRow(props: {
+  message: Message;
+  conversationRef: { owner: string; slug: string; conversation_id: string };
+  canRedact: boolean;
+  onRedacted: (m: Message) => void;
+  me: string;
+  agent: boolean;
+}) {
   const { message: m } = props;
   const trpc = useTRPC();
   const [asking, setAsking] = useState(false);
@@ -197,7 +250,7 @@ function MessageRow(props: { message: Message; conversationRef: { owner: string;
   const redact = useMutation(trpc.messages.redact.mutationOptions({ onSuccess: (r) => (setAsking(false), props.onRedacted(r)) }));
   if (m.redacted) {
     return (
-      <li className="tombstone">
+      <li className="rounded-md border border-dashed border-line px-3 py-2 text-sm text-muted">
         <em>
           Message removed by {m.redaction?.by ?? "someone"} · {timeLabel(m.redaction?.at ?? null)}
           {m.redaction?.reason ? ` — ${m.redaction.reason}` : ""}
@@ -205,48 +258,60 @@ function MessageRow(props: { message: Message; conversationRef: { owner: string;
       </li>
     );
   }
+  const mentionsMe = m.mentions.some((x) => x.member_id === props.me);
   return (
-    <li className={m.mentions.some((x) => x.member_id === props.me) ? "mentions-me" : undefined}>
-      <div className="meta">
-        {m.from} · <time dateTime={m.sent_at}>{new Date(m.sent_at).toLocaleString()}</time>
-      </div>
-      <div className="body">
-        {withMentions(m.body ?? "", m.mentions).map((part, i) =>
-          part.mention ? (
-            // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
-            <mark key={i} className="mention">
-              {part.text}
-            </mark>
-          ) : (
-            // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
-            <span key={i}>{part.text}</span>
-          ),
-        )}
-      </div>
-      {props.canRedact ? (
-        asking ? (
+    <li className={cn("group flex gap-3 rounded-md px-2 py-2 hover:bg-surface-2", mentionsMe && "border-l-4 border-danger bg-accent-soft/40")}>
+      <Avatar name={m.from} kind={props.agent ? "agent" : "human"} decorative className="mt-0.5" />
+      <div className="flex min-w-0 flex-1 flex-col gap-0.5">
+        <div className="flex items-baseline gap-2 text-sm">
+          <span className="font-semibold">{m.from}</span>
+          {props.agent ? <Badge variant="neutral">agent</Badge> : null}
+          <time dateTime={m.sent_at} className="text-xs text-muted">
+            {new Date(m.sent_at).toLocaleString()}
+          </time>
+        </div>
+        <div className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]">
+          {withMentions(m.body ?? "", m.mentions).map((part, i) =>
+            part.mention ? (
+              // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
+              <mark key={i} className="rounded-sm bg-accent-soft px-0.5 font-medium text-fg">
+                {part.text}
+              </mark>
+            ) : (
+              // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
+              <span key={i}>{part.text}</span>
+            ),
+          )}
+        </div>
+        {props.canRedact && asking ? (
           <form
-            className="redact"
+            className="mt-2 flex flex-wrap items-end gap-2"
             aria-label="Remove message"
             onSubmit={(e) => {
               e.preventDefault();
               redact.mutate({ ...props.conversationRef, seq: m.seq, reason: reason.trim() || null });
             }}
           >
-            <input aria-label="Reason (optional)" placeholder="Reason (optional)" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} />
-            <button type="submit" disabled={redact.isPending}>
+            <Input label="Reason (optional)" hideLabel placeholder="Reason (optional)" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} className="min-w-48 flex-1" />
+            <Button type="submit" variant="danger" size="sm" disabled={redact.isPending}>
               Remove for everyone
-            </button>
-            <button type="button" onClick={() => setAsking(false)}>
+            </Button>
+            <Button size="sm" onClick={() => setAsking(false)}>
               Cancel
-            </button>
-            {redact.error ? <span role="alert" className="error">{hubErrorOf(redact.error)?.message ?? "Could not remove it."}</span> : null}
+            </Button>
+            {redact.error ? (
+              <span role="alert" className="w-full text-sm text-danger-text">
+                {hubErrorOf(redact.error)?.message ?? "Could not remove it."}
+              </span>
+            ) : null}
           </form>
-        ) : (
-          <button type="button" className="link" aria-label={`Remove message ${m.seq}`} onClick={() => setAsking(true)}>
-            Remove
-          </button>
-        )
+        ) : null}
+      </div>
+      {props.canRedact && !asking ? (
+        <Button variant="ghost" size="sm" className="self-start text-muted" aria-label={`Remove message ${m.seq}`} onClick={() => setAsking(true)}>
+          <Trash2 aria-hidden />
+          Remove
+        </Button>
       ) : null}
     </li>
   );
@@ -264,7 +329,6 @@ function Composer(props: {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [body, setBody] = useState("");
-  const [note, setNote] = useState<string | null>(null);
   const post = useMutation(
     trpc.messages.post.mutationOptions({
       onSuccess: (m) => {
@@ -282,15 +346,17 @@ function Composer(props: {
       onError: () => setLead(props.lead),
     }),
   );
+  const toast = useToast();
+  const note = "flex items-start gap-2 border-t border-line bg-surface px-4 py-3 text-sm";
   if (props.closed)
     return (
-      <p className="composer-note" role="status">
+      <p className={note} role="status">
         This chat is closed: its last human left. You can read it; former human participants can still remove messages. Start a new group chat to talk again.
       </p>
     );
   if (props.observer)
     return (
-      <p className="composer-note" role="status">
+      <p className={note} role="status">
         You read along as the owner of an agent in this chat: you cannot post, manage it or remove messages.
       </p>
     );
@@ -301,15 +367,17 @@ function Composer(props: {
   };
   const error = hubErrorOf(post.error);
   return (
-    <div>
+    <div className="border-t border-line bg-surface px-4 py-3">
       {props.archived ? (
-        <p className="composer-note" role="status">
+        <p className="mb-2 rounded-md bg-warning-soft px-3 py-2 text-sm" role="status">
           This project is archived: you can still post, leave and remove messages; nobody new can be added.
         </p>
       ) : null}
-      <form className="composer" onSubmit={submit} aria-label="Composer">
-        <textarea
-          aria-label="Message"
+      <form className="flex flex-col gap-2" onSubmit={submit} aria-label="Composer">
+        <Textarea
+          label="Message"
+          hideLabel
+          placeholder="Write a message… (Enter sends, Shift+Enter for a new line)"
           value={body}
           rows={2}
           onChange={(e) => setBody(e.target.value)}
@@ -319,40 +387,35 @@ function Composer(props: {
               submit();
             }
           }}
+          error={error ? (error.details.fields?.body ? `Message: ${error.details.fields.body}` : error.message) : undefined}
         />
-        <button type="button" onClick={() => setNote("Attachments are not available yet: they come with a later version of the hub.")}>
-          Attach
-        </button>
-        <button type="submit" disabled={post.isPending || !body.trim()}>
-          Send
-        </button>
-        {props.human ? (
-          <label className="inline switch">
-            <input
-              type="checkbox"
-              role="switch"
+        <div className="flex flex-wrap items-center gap-2">
+          <Button
+            variant="ghost"
+            size="sm"
+            // Honest until attachments exist: it says so rather than opening a picker that leads nowhere.
+            onClick={() => toast.toast({ title: "Attachments are not available yet", description: "They come with a later version of the hub." })}
+          >
+            <Paperclip aria-hidden />
+            Attach
+          </Button>
+          {props.human ? (
+            <Switch
+              label="Meat proxy"
               aria-label="Meat proxy (lead)"
               checked={switchOn}
-              aria-checked={switchOn}
-              onChange={(e) => {
-                setLead(e.target.checked);
-                meat.mutate({ ...props.conversationRef, meat_proxy: e.target.checked });
+              onCheckedChange={(checked) => {
+                setLead(checked);
+                meat.mutate({ ...props.conversationRef, meat_proxy: checked });
               }}
-            />{" "}
-            Meat proxy
-          </label>
-        ) : null}
+            />
+          ) : null}
+          <Button type="submit" variant="primary" size="sm" className="ml-auto" disabled={post.isPending || !body.trim()}>
+            <SendHorizontal aria-hidden />
+            Send
+          </Button>
+        </div>
       </form>
-      {note ? (
-        <p role="status" className="meta">
-          {note}
-        </p>
-      ) : null}
-      {error ? (
-        <p role="alert" className="error">
-          {error.details.fields?.body ? `Message: ${error.details.fields.body}` : error.message}
-        </p>
-      ) : null}
     </div>
   );
 }
@@ -391,72 +454,87 @@ function ManageGroup(props: Props & { view: { id: string; title: string | null; 
     return hub ? (hub.details.fields ? Object.entries(hub.details.fields).map(([k, v]) => `${k}: ${v}`).join(", ") : hub.message) : null;
   };
   return (
-    <details className="manage">
-      <summary>Manage this chat</summary>
-      {manager && !props.closed ? (
-        <>
-          <form
-            aria-label="Rename"
-            onSubmit={(e) => {
-              e.preventDefault();
-              rename.mutate({ ...ref, title: title.trim() || null });
-            }}
-          >
-            <label>
-              Title <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} />
-            </label>
-            <button type="submit">Rename</button>
-            {rename.error ? <span role="alert" className="error">{errorOf(rename.error)}</span> : null}
-          </form>
-          {props.archived ? (
-            <p className="meta">The project is archived: nobody can be added.</p>
-          ) : (
+    <details className="group rounded-md border border-line">
+      <summary className={cn("cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium text-muted hover:text-fg", focusRing)}>Manage this chat</summary>
+      <div className="flex flex-col gap-4 border-t border-line p-3">
+        {manager && !props.closed ? (
+          <>
             <form
-              aria-label="Add participant"
+              aria-label="Rename"
+              className="flex flex-wrap items-end gap-2"
               onSubmit={(e) => {
                 e.preventDefault();
-                if (adding) add.mutate({ ...ref, member_id: adding });
+                rename.mutate({ ...ref, title: title.trim() || null });
               }}
             >
-              <p className="meta">Everyone in a group chat writes to whoever is or will later be in it: someone you add can read the history.</p>
-              <label>
-                Add{" "}
-                <select aria-label="Member to add" value={adding} onChange={(e) => setAdding(e.target.value)}>
+              <Input label="Title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} className="min-w-48 flex-1" error={rename.error ? errorOf(rename.error) : undefined} />
+              <Button type="submit" size="md">
+                Rename
+              </Button>
+            </form>
+            {props.archived ? (
+              <p className="text-sm text-muted">The project is archived: nobody can be added.</p>
+            ) : (
+              <form
+                aria-label="Add participant"
+                className="flex flex-wrap items-end gap-2"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  if (adding) add.mutate({ ...ref, member_id: adding });
+                }}
+              >
+                <Select
+                  label="Member to add"
+                  hint="Everyone in a group chat writes to whoever is or will later be in it: someone you add can read the history."
+                  value={adding}
+                  onChange={(e) => setAdding(e.target.value)}
+                  className="min-w-48 flex-1"
+                  error={add.error ? errorOf(add.error) : undefined}
+                >
                   <option value="">Choose a member</option>
                   {candidates.map((m) => (
                     <option key={m.member_id} value={m.member_id}>
                       {m.name} ({m.kind})
                     </option>
                   ))}
-                </select>
-              </label>
-              <button type="submit" disabled={!adding}>
-                Add
-              </button>
-              {add.error ? <span role="alert" className="error">{errorOf(add.error)}</span> : null}
-            </form>
-          )}
-          <ul aria-label="Remove participants" className="plain">
-            {view.participants
-              .filter((p) => p.member_id !== me.id)
-              .map((p) => (
-                <li key={p.member_id}>
-                  {p.handle}{" "}
-                  <button type="button" onClick={() => remove.mutate({ ...ref, member_id: p.member_id })} aria-label={`Remove ${p.handle}`}>
-                    Remove
-                  </button>
-                </li>
-              ))}
-          </ul>
-          {remove.error ? <p role="alert" className="error">{errorOf(remove.error)}</p> : null}
-        </>
-      ) : (
-        <p className="meta">{props.closed ? "The chat is closed." : "Only the chat's creator and project admins rename it and change who is in it."}</p>
-      )}
-      <button type="button" onClick={() => leave.mutate({ ...ref, member_id: me.id })}>
-        Leave this chat
-      </button>
-      {leave.error ? <p role="alert" className="error">{errorOf(leave.error)}</p> : null}
+                </Select>
+                <Button type="submit" disabled={!adding}>
+                  Add
+                </Button>
+              </form>
+            )}
+            <ul aria-label="Remove participants" className="flex flex-col gap-1">
+              {view.participants
+                .filter((p) => p.member_id !== me.id)
+                .map((p) => (
+                  <li key={p.member_id} className="flex items-center justify-between gap-2 text-sm">
+                    {p.handle}
+                    <Button variant="ghost" size="sm" onClick={() => remove.mutate({ ...ref, member_id: p.member_id })} aria-label={`Remove ${p.handle}`}>
+                      Remove
+                    </Button>
+                  </li>
+                ))}
+            </ul>
+            {remove.error ? (
+              <p role="alert" className="text-sm text-danger-text">
+                {errorOf(remove.error)}
+              </p>
+            ) : null}
+          </>
+        ) : (
+          <p className="text-sm text-muted">{props.closed ? "The chat is closed." : "Only the chat's creator and project admins rename it and change who is in it."}</p>
+        )}
+        <div>
+          <Button variant="danger" size="sm" onClick={() => leave.mutate({ ...ref, member_id: me.id })}>
+            Leave this chat
+          </Button>
+          {leave.error ? (
+            <p role="alert" className="mt-2 text-sm text-danger-text">
+              {errorOf(leave.error)}
+            </p>
+          ) : null}
+        </div>
+      </div>
     </details>
   );
 }

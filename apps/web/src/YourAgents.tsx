@@ -1,5 +1,7 @@
 "use client";
+import { Avatar, Button, Skeleton } from "@maity/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
+import { KeyRound } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 import { timeLabel } from "./format";
@@ -18,50 +20,66 @@ export function YourAgents() {
   const mint = useMutation(trpc.agents.mintPairingCode.mutationOptions({ onSuccess: (out) => setCodes((c) => ({ ...c, [out.agent_id]: out })) }));
   const error = hubErrorOf(mint.error);
 
-  if (me.isLoading || agents.isLoading) return <main aria-busy="true">Loading…</main>;
+  if (me.isLoading || agents.isLoading)
+    return (
+      <div aria-busy="true" className="mx-auto flex w-full max-w-3xl flex-col gap-3 p-6">
+        <span className="sr-only">Loading…</span>
+        <Skeleton className="h-8 w-48" />
+        <Skeleton className="h-20" />
+      </div>
+    );
   if (!me.data)
     return (
-      <main>
-        <p>
-          <Link href="/login">Sign in</Link> to see your agents.
-        </p>
-      </main>
+      <p className="p-6">
+        <Link href="/login" className="text-accent underline">
+          Sign in
+        </Link>{" "}
+        to see your agents.
+      </p>
     );
   return (
-    <main>
-      <p>
-        <Link href="/">← Your chats</Link>
-      </p>
-      <h1>Your agents</h1>
-      {agents.isError ? <p role="alert">Could not load your agents. Reload to try again.</p> : null}
-      {agents.data?.length === 0 ? <p>You have no agents yet.</p> : null}
-      <ul className="agents">
+    <div className="mx-auto flex w-full max-w-3xl flex-col gap-4 p-6">
+      <div className="flex flex-col gap-1">
+        <h1 className="text-xl font-semibold">Your agents</h1>
+        <p className="text-sm text-muted">Pair a client to let an agent act from another computer: the code works once, for a few minutes.</p>
+      </div>
+      {agents.isError ? (
+        <p role="alert" className="text-sm text-danger-text">
+          Could not load your agents. Reload to try again.
+        </p>
+      ) : null}
+      {agents.data?.length === 0 ? <p className="text-muted">You have no agents yet.</p> : null}
+      <ul className="flex flex-col gap-3">
         {agents.data?.map((agent) => {
           const code = codes[agent.id];
           return (
-            <li key={agent.id}>
-              <strong>{agent.name}</strong>
-              {agent.description ? <span> — {agent.description}</span> : null}
-              <div>
-                <button type="button" onClick={() => mint.mutate({ agent_id: agent.id })} disabled={mint.isPending} aria-label={`Pair a client for ${agent.name}`}>
+            <li key={agent.id} className="flex flex-col gap-3 rounded-lg border border-line bg-surface p-4">
+              <div className="flex items-center gap-3">
+                <Avatar name={agent.name} kind="agent" decorative />
+                <div className="flex min-w-0 flex-1 flex-col">
+                  <strong className="truncate">{agent.name}</strong>
+                  {agent.description ? <span className="text-sm text-muted">{agent.description}</span> : null}
+                </div>
+                <Button onClick={() => mint.mutate({ agent_id: agent.id })} disabled={mint.isPending} aria-label={`Pair a client for ${agent.name}`}>
+                  <KeyRound aria-hidden />
                   Pair a client
-                </button>
-                {code ? (
-                  <p role="status">
-                    Pairing code <code>{code.code}</code>, valid once until {timeLabel(code.expires_at)}: run <code>baychat pair {code.code}</code> where the agent runs.
-                    Pairing retires the agent's other tokens.
-                  </p>
-                ) : null}
+                </Button>
               </div>
+              {code ? (
+                <p role="status" className="rounded-md bg-surface-2 px-3 py-2 text-sm">
+                  Pairing code <code>{code.code}</code>, valid once until {timeLabel(code.expires_at)}: run <code>baychat pair {code.code}</code> where the agent runs.
+                  Pairing retires the agent's other tokens.
+                </p>
+              ) : null}
             </li>
           );
         })}
       </ul>
       {error ? (
-        <p role="alert" className="error">
+        <p role="alert" className="text-sm text-danger-text">
           {error.message}
         </p>
       ) : null}
-    </main>
+    </div>
   );
 }

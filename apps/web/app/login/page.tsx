@@ -1,4 +1,5 @@
 "use client";
+import { Button, Input } from "@maity/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useState } from "react";
@@ -28,26 +29,39 @@ export default function LoginPage() {
     login.mutate({ handle, password });
   };
   return (
-    <main>
-      <h1>Sign in to Maity</h1>
-      <form onSubmit={submit} method="post" aria-label="Sign in">
-        <label>
-          Handle
-          <input name="handle" autoComplete="username" value={handle} onChange={(e) => setHandle(e.target.value)} aria-invalid={Boolean(error?.details.fields?.handle)} />
-        </label>
-        <label>
-          Password
-          <input name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
-        </label>
-        <button type="submit" disabled={!hydrated || login.isPending}>
-          {login.isPending ? "Signing in…" : "Sign in"}
-        </button>
-        {error ? (
-          <p role="alert" className="error">
-            {error.message}
-          </p>
-        ) : null}
-      </form>
-    </main>
+    <div className="flex flex-1 items-start justify-center px-4 py-16">
+      <div className="flex w-full max-w-sm flex-col gap-6 rounded-lg border border-line bg-surface p-6 shadow-sm">
+        <div className="flex flex-col gap-1">
+          <h1 className="text-xl font-semibold">Sign in to Maity</h1>
+          <p className="text-sm text-muted">The hub where people and their agents talk.</p>
+        </div>
+        <form onSubmit={submit} method="post" aria-label="Sign in" className="flex flex-col gap-4">
+          <Input
+            label="Handle"
+            name="handle"
+            autoComplete="username"
+            value={handle}
+            onChange={(e) => setHandle(e.target.value)}
+            aria-invalid={Boolean(error?.details.fields?.handle)}
+          />
+          <Input
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <Button type="submit" variant="primary" disabled={!hydrated || login.isPending}>
+            {login.isPending ? "Signing in…" : "Sign in"}
+          </Button>
+          {error ? (
+            <p role="alert" className="text-sm text-danger-text">
+              {error.message}
+            </p>
+          ) : null}
+        </form>
+      </div>
+    </div>
   );
 }
