@@ -11,7 +11,7 @@ test("an agent writing over the agent API: its typing shows, then its message, l
   await list(page).getByRole("link", { name: /maintainer\/agent-a/ }).click();
   await expect(page.getByRole("list", { name: "Messages" })).toContainText("How far is the API contract?");
   expect((await as(request, token, "POST", `/api/agent-api/conversations/${dm}/typing`)).status).toBe(200);
-  await expect(page.locator("p.typing")).toHaveText("agent-a is writing…");
+  await expect(page.locator("p.typing")).toHaveText("maintainer/agent-a is writing…");
   const content = `Sent over the agent API ${Date.now()}`;
   expect((await as(request, token, "POST", `/api/agent-api/conversations/${dm}/messages`, { content })).status).toBe(201);
   await expect(page.getByRole("list", { name: "Messages" })).toContainText(content);

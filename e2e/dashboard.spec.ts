@@ -61,14 +61,19 @@ test("group creation errors show at the field", async ({ page, request }, info) 
 test("the observer header names the owner reading along", async ({ page }, info) => {
   await login(page, "maintainer", "maintainer-demo");
   await list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ }).click();
-  await expect(page.getByRole("note")).toContainText("Read along by hum-guest");
+  await expect(page.getByRole("note")).toContainText("Guest reads along as the owner of guest/agent-x");
+  // Issue 15: names, never member ids; the routing chips say who the hub asked to answer, and why.
+  const messages = page.getByRole("list", { name: "Messages" });
+  await expect(messages).toContainText("Maintainer");
+  await expect(messages).not.toContainText("hum-maintainer");
+  await expect(messages.getByLabel("Routing").first()).toContainText("maintainer/agent-a (mentioned)");
   await page.screenshot({ path: info.outputPath("observer-header.png"), fullPage: true });
   // The owner reading along sees the same header and why it cannot post.
   await page.getByRole("button", { name: "Sign out" }).click();
   await login(page, "guest", "guest-demo");
   await page.getByLabel("Read along").check();
   await list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ }).click();
-  await expect(page.getByRole("note")).toContainText("Read along by hum-guest");
+  await expect(page.getByRole("note")).toContainText("Guest reads along as the owner of guest/agent-x");
   await expect(page.getByRole("status")).toContainText("You read along");
   await page.screenshot({ path: info.outputPath("observer-view.png"), fullPage: true });
 });
@@ -123,10 +128,10 @@ test("redaction turns a message into a tombstone for the other participant", asy
   await hPage.getByRole("button", { name: /^Remove message/ }).click();
   await hPage.getByLabel("Reason (optional)").fill("leaked secret");
   await hPage.getByRole("button", { name: "Remove for everyone" }).click();
-  await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by hum-hal");
+  await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by Hal");
   await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("leaked secret");
   // The other participant sees the tombstone live, without the reason (§8.5: redactor and admins only).
-  await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by hum-hal", { timeout: 5_000 });
+  await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by Hal", { timeout: 5_000 });
   await expect(iPage.getByRole("list", { name: "Messages" })).not.toContainText("hunter2");
   await expect(iPage.getByRole("list", { name: "Messages" })).not.toContainText("leaked secret");
   await iPage.screenshot({ path: info.outputPath("tombstone.png"), fullPage: true });
@@ -148,11 +153,11 @@ test("paging back through history with earlier messages", async ({ page, request
   const timeline = page.getByRole("list", { name: "Messages" });
   await expect(timeline).toContainText("No messages yet.");
   await page.getByRole("button", { name: "Earlier messages" }).click();
-  await expect(timeline.locator("li")).toHaveCount(50);
-  await expect(timeline.locator("li").first()).toContainText("old message 11");
+  await expect(timeline.locator("li[data-seq]")).toHaveCount(50);
+  await expect(timeline.locator("li[data-seq]").first()).toContainText("old message 11");
   await page.getByRole("button", { name: "Earlier messages" }).click();
-  await expect(timeline.locator("li")).toHaveCount(60);
-  await expect(timeline.locator("li").first()).toContainText("old message 1");
+  await expect(timeline.locator("li[data-seq]")).toHaveCount(60);
+  await expect(timeline.locator("li[data-seq]").first()).toContainText("old message 1");
   await expect(page.getByText("The start of the conversation.")).toBeVisible();
   await page.screenshot({ path: info.outputPath("history.png"), fullPage: true });
 });

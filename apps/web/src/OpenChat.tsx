@@ -1,5 +1,14 @@
 "use client";
-import type { LiveEvent, Message } from "@maity/domain";
+import {
+  groupMessages,
+  type LiveEvent,
+  type Message,
+  type MessageRouting,
+  type Named,
+  nameOf,
+  observersLine,
+  routingChips,
+} from "@maity/domain";
 import { Avatar, Badge, Button, cn, focusRing, Input, Select, Skeleton, Switch, Textarea, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Eye, Paperclip, SendHorizontal, Trash2 } from "lucide-react";
@@ -130,6 +139,17 @@ export function OpenChat(props: Props) {
   }, [queryClient, trpc]);
   const timeline = useTimeline(props, invalidateLists);
   const typing = useTyping(props);
+  // Issue 15: names for every id the chat shows (senders, observers, former participants).
+  const ids = [...new Set([...timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]), ...(conversation.data?.kind === "group" ? conversation.data.observers : []), ...(conversation.data?.participants.map((p) => p.member_id) ?? [])])].sort();
+  const names = useQuery({ ...trpc.projects.names.queryOptions({ ids: ids.slice(0, 500) }), enabled: ids.length > 0, staleTime: 60_000 });
+  // Issue 15 "routing made visible": the stored verdicts of the messages shown (group chats only).
+  const routedSeqs = conversation.data?.kind === "group" ? timeline.items.filter((m) => !m.redacted).slice(-200).map((m) => m.seq) : [];
+  const routing = useQuery({
+    ...trpc.messages.routing.queryOptions({ owner, slug, conversation_id: id, seqs: routedSeqs }),
+    enabled: routedSeqs.length > 0,
+    placeholderData: (previous) => previous,
+  });
+  const routingBySeq = new Map((routing.data ?? []).map((r) => [r.seq, r.agents]));
 
   // Keep the newest message in view as messages arrive, unless the reader has scrolled up to read.
   const scroller = useRef<HTMLDivElement | null>(null);
@@ -159,6 +179,11 @@ export function OpenChat(props: Props) {
   const mine = c.participants.find((p) => p.member_id === me.id);
   const canRedact = me.kind === "human" && !observer;
   const kindOf = new Map(c.participants.map((p) => [p.member_id, p.kind]));
+  const people = peopleOf(c.participants, names.data);
+  const days = groupMessages(timeline.items);
+  const observersText = c.kind === "group" ? observersLine(c.observers, c.participants.map((p) => named(p)), people) : null;
+  // Issue 15: who may lift a round cap — the chat's managers (its creator, a project admin).
+  const managers = c.kind === "group" ? nameOf(c.created_by, people) : "";
   return (
     <article className="flex min-h-0 flex-1 flex-col" aria-label={itemTitle(c)}>
       <header className="flex flex-col gap-2 border-b border-line bg-surface px-4 py-3">
@@ -166,15 +191,15 @@ export function OpenChat(props: Props) {
         <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
           {c.participants.map((p) => (
             <li key={p.member_id} className="flex items-center gap-1.5 text-sm">
-              <Avatar name={p.kind === "agent" ? (p.name ?? p.handle) : p.handle} kind={p.kind === "agent" ? "agent" : "human"} size="sm" decorative />
-              {p.kind === "agent" ? (p.name ?? p.handle) : p.handle} <span className="text-muted">({p.kind})</span>
+              <Avatar name={nameOf(p.member_id, people)} kind={p.kind === "agent" ? "agent" : "human"} size="sm" decorative />
+              {nameOf(p.member_id, people)} <span className="text-muted">({p.kind})</span>
             </li>
           ))}
         </ul>
-        {c.kind === "group" && c.observers.length > 0 ? (
+        {observersText ? (
           <p className="flex items-start gap-2 rounded-md bg-warning-soft px-3 py-2 text-sm" role="note">
             <Eye className="mt-0.5 size-4 shrink-0" aria-hidden />
-            <span>Read along by {c.observers.join(", ")} — the owners of agents in this chat read everything they can read.</span>
+            <span>{observersText}: the owner of an agent in a chat reads along, and does not write.</span>
           </p>
         ) : null}
         {c.kind === "group" && !observer ? <ManageGroup {...props} view={c} closed={closed} archived={archived} /> : null}
@@ -202,21 +227,34 @@ export function OpenChat(props: Props) {
             </li>
           ) : null}
           {timeline.state === "ready" && timeline.items.length === 0 ? <li className="text-sm text-muted">No messages yet.</li> : null}
-          {timeline.items.map((m) => (
-            <MessageRow
-              key={m.seq}
-              message={m}
-              conversationRef={ref}
-              canRedact={canRedact}
-              onRedacted={(r) => timeline.merge([r])}
-              me={me.id}
-              agent={kindOf.get(m.from) === "agent"}
-            />
-          ))}
+          {days.map((day) => [
+            <li key={`day-${day.day}`} className="my-2 flex items-center gap-3 text-xs text-muted">
+              <span className="h-px flex-1 bg-border" aria-hidden />
+              {dayLabel(day.day)}
+              <span className="h-px flex-1 bg-border" aria-hidden />
+            </li>,
+            ...day.runs.flatMap((run) =>
+              run.messages.map((m, i) => (
+                <MessageRow
+                  key={m.seq}
+                  message={m}
+                  first={i === 0}
+                  conversationRef={ref}
+                  canRedact={canRedact}
+                  onRedacted={(r) => timeline.merge([r])}
+                  me={me.id}
+                  agent={(kindOf.get(m.from) ?? people.get(m.from)?.kind) === "agent"}
+                  people={people}
+                  routing={routingBySeq.get(m.seq)}
+                  managers={managers}
+                />
+              )),
+            ),
+          ])}
         </ol>
       </div>
       <p className="typing min-h-5 px-4 text-xs text-muted" aria-live="polite">
-        {typing.length ? `${typing.map((m) => c.participants.find((p) => p.member_id === m)?.handle ?? m).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…` : ""}
+        {typing.length ? `${typing.map((m) => nameOf(m, people)).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…` : ""}
       </p>
       <Composer
         conversationRef={ref}
@@ -235,8 +273,50 @@ export function OpenChat(props: Props) {
   );
 }
 
+type Participant = { member_id: string; kind: "human" | "agent"; handle: string; name?: string | undefined; owner_id?: string | null };
+/** A participant as domain's Named: a human's name is its handle when the view has no name (§9.2 shapes). */
+const named = (p: Participant): Named => ({ member_id: p.member_id, kind: p.kind, name: p.name ?? p.handle, owner_id: p.owner_id ?? null });
+/** Everyone the chat names: the participants, then projects.names (former participants, observers). */
+function peopleOf(participants: Participant[], names: Named[] | undefined): Map<string, Named> {
+  const people = new Map<string, Named>((names ?? []).map((n) => [n.member_id, n]));
+  for (const p of participants) if (!people.has(p.member_id)) people.set(p.member_id, named(p));
+  return people;
+}
+function dayLabel(day: string): string {
+  const [y, m, d] = day.split("-").map(Number);
+  const date = new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1);
+  const today = new Date();
+  if (date.toDateString() === today.toDateString()) return "Today";
+  if (date.toDateString() === new Date(today.getTime() - 86_400_000).toDateString()) return "Yesterday";
+  return date.toLocaleDateString(undefined, { weekday: "long", day: "numeric", month: "long", year: date.getFullYear() === today.getFullYear() ? undefined : "numeric" });
+}
+
+/** Issue 15: under a message, the agents the hub asked to answer and why; a held-back round says so. */
+function RoutingLine(props: { agents: MessageRouting["agents"]; people: Map<string, Named>; managers: string }) {
+  const chips = routingChips(props.agents, props.people);
+  if (!chips.asked.length && !chips.heldByCap.length) return null;
+  return (
+    <fieldset className="mt-1 flex flex-wrap items-center gap-1.5 border-0 p-0 text-xs" aria-label="Routing">
+      {chips.asked.map((a) => (
+        <span key={a.agentId} className="inline-flex items-center gap-1 rounded-full border border-line bg-surface px-2 py-0.5" title={`Asked to answer: ${a.why}`}>
+          <span aria-hidden>→</span> {a.name} <span className="text-muted">({a.why})</span>
+        </span>
+      ))}
+      {chips.heldByCap.length ? (
+        <span className="text-muted" role="note">
+          Round cap reached: {chips.heldByCap.join(", ")} will not answer until a person writes; {props.managers} or a project admin can raise it in Manage.
+        </span>
+      ) : null}
+    </fieldset>
+  );
+}
+
 function MessageRow(props: {
   message: Message;
+  first: boolean;
+  people: Map<string, Named>;
+  routing: MessageRouting["agents"] | undefined;
+  managers: string;
   conversationRef: { owner: string; slug: string; conversation_id: string };
   canRedact: boolean;
   onRedacted: (m: Message) => void;
@@ -250,26 +330,43 @@ function MessageRow(props: {
   const redact = useMutation(trpc.messages.redact.mutationOptions({ onSuccess: (r) => (setAsking(false), props.onRedacted(r)) }));
   if (m.redacted) {
     return (
-      <li className="rounded-md border border-dashed border-line px-3 py-2 text-sm text-muted">
+      <li data-seq={m.seq} className="rounded-md border border-dashed border-line px-3 py-2 text-sm text-muted">
         <em>
-          Message removed by {m.redaction?.by ?? "someone"} · {timeLabel(m.redaction?.at ?? null)}
+          Message removed by {m.redaction?.by ? nameOf(m.redaction.by, props.people) : "someone"} · {timeLabel(m.redaction?.at ?? null)}
           {m.redaction?.reason ? ` — ${m.redaction.reason}` : ""}
         </em>
       </li>
     );
   }
   const mentionsMe = m.mentions.some((x) => x.member_id === props.me);
+  const author = nameOf(m.from, props.people);
+  const sent = new Date(m.sent_at);
+  const clock = sent.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   return (
-    <li className={cn("group flex gap-3 rounded-md px-2 py-2 hover:bg-surface-2", mentionsMe && "border-l-4 border-danger bg-accent-soft/40")}>
-      <Avatar name={m.from} kind={props.agent ? "agent" : "human"} decorative className="mt-0.5" />
+    <li
+      data-seq={m.seq}
+      className={cn("group flex gap-3 rounded-md px-2 hover:bg-surface-2", props.first ? "mt-1 py-1.5" : "py-0.5", mentionsMe && "border-l-4 border-danger bg-accent-soft/40")}
+    >
+      {props.first ? (
+        <Avatar name={author} kind={props.agent ? "agent" : "human"} decorative className="mt-0.5" />
+      ) : (
+        // A run's later messages: the time shows on hover, the full date in its title.
+        <time dateTime={m.sent_at} title={sent.toLocaleString()} className="w-9 shrink-0 pt-0.5 text-right text-[11px] text-muted opacity-0 group-hover:opacity-100">
+          {clock}
+        </time>
+      )}
       <div className="flex min-w-0 flex-1 flex-col gap-0.5">
-        <div className="flex items-baseline gap-2 text-sm">
-          <span className="font-semibold">{m.from}</span>
-          {props.agent ? <Badge variant="neutral">agent</Badge> : null}
-          <time dateTime={m.sent_at} className="text-xs text-muted">
-            {new Date(m.sent_at).toLocaleString()}
-          </time>
-        </div>
+        {props.first ? (
+          <div className="flex items-baseline gap-2 text-sm">
+            <span className="font-semibold">{author}</span>
+            {props.agent ? <Badge variant="neutral">agent</Badge> : null}
+            <time dateTime={m.sent_at} title={sent.toLocaleString()} className="text-xs text-muted">
+              {clock}
+            </time>
+          </div>
+        ) : (
+          <span className="sr-only">{author}</span>
+        )}
         <div className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]">
           {withMentions(m.body ?? "", m.mentions).map((part, i) =>
             part.mention ? (
@@ -283,6 +380,7 @@ function MessageRow(props: {
             ),
           )}
         </div>
+        {props.routing ? <RoutingLine agents={props.routing} people={props.people} managers={props.managers} /> : null}
         {props.canRedact && asking ? (
           <form
             className="mt-2 flex flex-wrap items-end gap-2"
@@ -308,7 +406,13 @@ function MessageRow(props: {
         ) : null}
       </div>
       {props.canRedact && !asking ? (
-        <Button variant="ghost" size="sm" className="self-start text-muted" aria-label={`Remove message ${m.seq}`} onClick={() => setAsking(true)}>
+        <Button
+          variant="ghost"
+          size="sm"
+          className="self-start text-muted opacity-0 focus-visible:opacity-100 group-hover:opacity-100"
+          aria-label={`Remove message ${m.seq}`}
+          onClick={() => setAsking(true)}
+        >
           <Trash2 aria-hidden />
           Remove
         </Button>
