@@ -16,7 +16,16 @@ export default defineConfig({
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     },
   },
   webServer: {
@@ -24,6 +33,14 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,
-    env: { PORT: String(port), HOST: "127.0.0.1", MAITY_DATA_DIR: dataDir, MAITY_ADMIN_TOKEN: "e2e-admin-token", MAITY_SEED: "1", MAITY_GROUP_CHAT_QUOTA: "1000", DATABASE_URL: "" },
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      MAITY_DATA_DIR: dataDir,
+      MAITY_ADMIN_TOKEN: "e2e-admin-token",
+      MAITY_SEED: "1",
+      MAITY_GROUP_CHAT_QUOTA: "1000",
+      DATABASE_URL: "",
+    },
   },
 });

@@ -5,7 +5,13 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: "unit", include: ["packages/*/test/**/*.test.ts"], exclude: ["**/*.int.test.ts", "**/node_modules/**"] } },
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/test/**/*.test.ts"],
+          exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+        },
+      },
       {
         test: {
           name: "integration",

@@ -7,10 +7,14 @@ import { list, login } from "./helpers";
 // is kept in the test's output folder (e2e/artifacts/results/…).
 
 async function audit(page: Page, info: TestInfo, name: string) {
-  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const result = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
   const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
-  const summary = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.map((n) => n.target.join(" ")).join("\n  ")}`);
+  const summary = bad.map(
+    (v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.map((n) => n.target.join(" ")).join("\n  ")}`,
+  );
   expect(summary, `${name}: serious or critical axe violations`).toEqual([]);
 }
 
@@ -25,7 +29,9 @@ for (const theme of ["light", "dark"] as const) {
     await expect(list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ })).toBeVisible();
     await audit(page, info, `${theme}-list`);
 
-    await list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ }).click();
+    await list(page)
+      .getByRole("link", { name: /Release 0\.2 go\/no-go/ })
+      .click();
     await expect(page.getByRole("heading", { name: /Release 0\.2 go\/no-go/ })).toBeVisible();
     await expect(page.getByRole("list", { name: "Messages" }).locator("li").first()).toBeVisible();
     await audit(page, info, `${theme}-group-chat`);

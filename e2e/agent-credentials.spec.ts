@@ -3,7 +3,10 @@ import { admin, login, person } from "./helpers";
 
 // Issue 5 (agent protocol §2): the owner's side of pairing and reverse linking is in the dashboard.
 
-test("an owner mints a pairing code on Your agents; redeeming it gives the agent's client a working token", async ({ page, request }, info) => {
+test("an owner mints a pairing code on Your agents; redeeming it gives the agent's client a working token", async ({
+  page,
+  request,
+}, info) => {
   const pia = await person(request, "pia");
   await admin(request, "POST", "/agents", { owner: "pia", handle: "scribe", description: "Takes notes." });
   await login(page, pia.handle, pia.password);
@@ -17,19 +20,26 @@ test("an owner mints a pairing code on Your agents; redeeming it gives the agent
   const paired = await request.post("/api/agent-api/pair", { data: { code } });
   expect(paired.status()).toBe(200);
   const credential = await paired.json();
-  expect(credential).toMatchObject({ token: expect.stringMatching(/^bay_/), agent: { id: "agt-scribe", name: "pia/scribe" } });
+  expect(credential).toMatchObject({
+    token: expect.stringMatching(/^bay_/),
+    agent: { id: "agt-scribe", name: "pia/scribe" },
+  });
   const me = await request.get("/api/agent-api/me", { headers: { authorization: `Bearer ${credential.token}` } });
   expect(await me.json()).toMatchObject({ id: "agt-scribe", name: "pia/scribe", protocolVersion: "1.23" });
   // Single use.
   expect((await request.post("/api/agent-api/pair", { data: { code } })).status()).toBe(400);
 });
 
-test("a link request a CLI opened is approved in the dashboard and the CLI's poll collects a token", async ({ page, request }, info) => {
+test("a link request a CLI opened is approved in the dashboard and the CLI's poll collects a token", async ({
+  page,
+  request,
+}, info) => {
   const gus = await person(request, "gus");
   await admin(request, "POST", "/agents", { owner: "gus", handle: "runner" });
   const opened = await (await request.post("/api/agent-api/link", { data: { label: "gus's laptop" } })).json();
   expect(opened.approveUrl).not.toContain("bay_");
-  const poll = async () => (await request.post(`/api/agent-api/link/${opened.id}/poll`, { data: { secret: opened.secret } })).json();
+  const poll = async () =>
+    (await request.post(`/api/agent-api/link/${opened.id}/poll`, { data: { secret: opened.secret } })).json();
   expect(await poll()).toEqual({ status: "pending" });
   await login(page, gus.handle, gus.password);
   await page.goto(new URL(opened.approveUrl).pathname);
@@ -39,7 +49,11 @@ test("a link request a CLI opened is approved in the dashboard and the CLI's pol
   await expect(page.getByRole("status")).toHaveText("Approved. The computer picks up its token within a few seconds.");
   await page.screenshot({ path: info.outputPath("link-approved.png"), fullPage: true });
   const approved = await poll();
-  expect(approved).toMatchObject({ status: "approved", token: expect.stringMatching(/^bay_/), agent: { id: "agt-runner", name: "gus/runner" } });
+  expect(approved).toMatchObject({
+    status: "approved",
+    token: expect.stringMatching(/^bay_/),
+    agent: { id: "agt-runner", name: "gus/runner" },
+  });
   const me = await request.get("/api/agent-api/me", { headers: { authorization: `Bearer ${approved.token}` } });
   expect((await me.json()).id).toBe("agt-runner");
 });

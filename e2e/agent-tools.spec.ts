@@ -14,7 +14,10 @@ const root = path.resolve(import.meta.dirname, "..");
 const M = "/api/projects/maintainer/maity";
 
 /** Runs the CLI as `pnpm maity` does (bin/maity.mjs keeps its exit codes), bounded. */
-function maity(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function maity(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(root, "packages/cli/bin/maity.mjs"), ...args], {
       cwd: root,
@@ -33,7 +36,10 @@ function maity(args: string[], env: Record<string, string>): Promise<{ code: num
   });
 }
 
-test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events() hears a human over /ws", async ({ request, baseURL }) => {
+test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events() hears a human over /ws", async ({
+  request,
+  baseURL,
+}) => {
   const url = baseURL as string;
   await admin(request, "POST", "/agents", { owner: "maintainer", handle: "toolbox", description: "Tries the tools." });
   await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-toolbox" });
@@ -47,7 +53,11 @@ test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events
   const paired = await maity(["pair", minted.body.code, "--url", url], env);
   expect(paired.code, paired.stderr).toBe(0);
   const file = path.join(home, ".maity", "credentials.json");
-  const credential = JSON.parse(readFileSync(file, "utf8")) as { baseUrl: string; token: string; agent: { id: string } };
+  const credential = JSON.parse(readFileSync(file, "utf8")) as {
+    baseUrl: string;
+    token: string;
+    agent: { id: string };
+  };
   expect(credential).toMatchObject({ baseUrl: url, agent: { id: "agt-toolbox" } });
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
@@ -55,9 +65,9 @@ test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events
 
   // The agent's direct conversation with its owner (every agent has one per project).
   const rooms = (await maity(["conversations", "--json"], env)).stdout;
-  const dm = (JSON.parse(rooms) as { conversations: { id: string; type: string; maity: { project: string } }[] }).conversations.find(
-    (r) => r.type === "DM" && r.maity.project === "maintainer/maity",
-  )?.id as string;
+  const dm = (
+    JSON.parse(rooms) as { conversations: { id: string; type: string; maity: { project: string } }[] }
+  ).conversations.find((r) => r.type === "DM" && r.maity.project === "maintainer/maity")?.id as string;
   expect(dm).toBeTruthy();
 
   // The SDK over /ws on the shipped server (the upgrade goes through apps/web/server.ts).
@@ -75,10 +85,14 @@ test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events
   const quiet = await maity(["watch", dm, "--interval", "1", "--timeout", "2"], env);
   expect(quiet).toMatchObject({ code: 2, stdout: "" });
   const said = `A human line ${Date.now()}`;
-  expect((await as(request, human, "POST", `${M}/conversations/agt-toolbox/messages`, { body: said })).status).toBe(201);
+  expect((await as(request, human, "POST", `${M}/conversations/agt-toolbox/messages`, { body: said })).status).toBe(
+    201,
+  );
   const woke = await maity(["watch", dm, "--interval", "1", "--timeout", "30"], env);
   expect(woke.code, woke.stderr).toBe(0);
-  expect(woke.stdout).toMatch(new RegExp(`^\\[\\d\\d:\\d\\d\\] Maintainer \\(\\w+\\): ${said} → you should respond\\n$`));
+  expect(woke.stdout).toMatch(
+    new RegExp(`^\\[\\d\\d:\\d\\d\\] Maintainer \\(\\w+\\): ${said} → you should respond\\n$`),
+  );
 
   // B-115: send; the human reads it back over REST.
   const reply = `Answered from the CLI ${Date.now()}`;
@@ -92,7 +106,10 @@ test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events
   expect(heard).toEqual([said, reply]);
 });
 
-test("MCP on the shipped server: the SDK client over POST /api/mcp and over `maity mcp` (stdio) lists the tools and sends", async ({ request, baseURL }) => {
+test("MCP on the shipped server: the SDK client over POST /api/mcp and over `maity mcp` (stdio) lists the tools and sends", async ({
+  request,
+  baseURL,
+}) => {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
@@ -101,14 +118,29 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
   await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-mcp-e2e" });
   const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-mcp-e2e" });
   const { token: human } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
-  const tools = ["contact_agent", "get_messages", "get_room_context", "list_agents", "list_conversations", "send_message", "set_typing"];
+  const tools = [
+    "contact_agent",
+    "get_messages",
+    "get_room_context",
+    "list_agents",
+    "list_conversations",
+    "send_message",
+    "set_typing",
+  ];
 
   const remote = new Client({ name: "e2e", version: "1" });
-  await remote.connect(new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await remote.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   expect(remote.getServerVersion()?.version).toBe("1.23"); // B-030
   expect((await remote.listTools()).tools.map((t) => t.name).sort()).toEqual(tools);
   const said = `Sent over /api/mcp ${Date.now()}`;
-  const sent = await remote.callTool({ name: "send_message", arguments: { conversationId: await dmOf(remote), content: said } });
+  const sent = await remote.callTool({
+    name: "send_message",
+    arguments: { conversationId: await dmOf(remote), content: said },
+  });
   expect(sent.isError ?? false).toBe(false);
   await remote.close();
 
@@ -127,7 +159,10 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
   const protocol = await local.readResource({ uri: "maity://protocol" });
   expect(JSON.stringify(protocol.contents[0])).toContain("Protocol v1.23");
   const also = `Sent over maity mcp ${Date.now()}`;
-  expect((await local.callTool({ name: "send_message", arguments: { conversationId: await dmOf(local), content: also } })).isError ?? false).toBe(false);
+  expect(
+    (await local.callTool({ name: "send_message", arguments: { conversationId: await dmOf(local), content: also } }))
+      .isError ?? false,
+  ).toBe(false);
   await local.close();
 
   // A human reads both over REST.
@@ -136,8 +171,12 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
 });
 
 /** The agent's direct conversation in maintainer/maity, through the list_conversations tool. */
-async function dmOf(client: { callTool(p: { name: string; arguments: object }): Promise<{ structuredContent?: unknown }> }): Promise<string> {
+async function dmOf(client: {
+  callTool(p: { name: string; arguments: object }): Promise<{ structuredContent?: unknown }>;
+}): Promise<string> {
   const listed = await client.callTool({ name: "list_conversations", arguments: {} });
-  const rooms = (listed.structuredContent as { conversations: { id: string; type: string; maity: { project: string } }[] }).conversations;
+  const rooms = (
+    listed.structuredContent as { conversations: { id: string; type: string; maity: { project: string } }[] }
+  ).conversations;
   return rooms.find((r) => r.type === "DM" && r.maity.project === "maintainer/maity")?.id as string;
 }

@@ -9,14 +9,17 @@ test("bands reorder after a pin and after a new message from another client", as
   await admin(request, "POST", "/projects", { owner: "ann", slug: "bands", name: "Bands" });
   await admin(request, "POST", "/projects/ann/bands/members", { member_id: bob.id });
   const P = "/api/projects/ann/bands/conversations";
-  for (const title of ["Alpha", "Beta", "Gamma"]) await as(request, ann.token, "POST", P, { title, participants: [bob.id] });
+  for (const title of ["Alpha", "Beta", "Gamma"])
+    await as(request, ann.token, "POST", P, { title, participants: [bob.id] });
   await login(page, ann.handle, ann.password);
   await expect.poll(() => titles(page)).toEqual(["Gamma", "Beta", "Alpha"]);
   // Pinned (no unread) rises above the rest.
   await page.getByRole("button", { name: "Pin Alpha" }).click();
   await expect.poll(() => titles(page)).toEqual(["Alpha", "Gamma", "Beta"]);
   // A message from another client: unread rises above a quiet pin, live, without a reload.
-  const beta = (await as(request, ann.token, "GET", P)).body.items.find((i: { title: string }) => i.title === "Beta").id;
+  const beta = (await as(request, ann.token, "GET", P)).body.items.find(
+    (i: { title: string }) => i.title === "Beta",
+  ).id;
   await as(request, bob.token, "POST", `${P}/${beta}/messages`, { body: "news in Beta" });
   await expect.poll(() => titles(page)).toEqual(["Beta", "Alpha", "Gamma"]);
   await expect(list(page).locator("li.row").first()).toContainText("1 unread");
@@ -31,7 +34,9 @@ test("the 21st pin is refused and says so", async ({ page, request }, info) => {
   await admin(request, "POST", "/projects/cy/pins/members", { member_id: dee.id });
   const P = "/api/projects/cy/pins/conversations";
   for (let i = 1; i <= 21; i++) {
-    const chat = (await as(request, cy.token, "POST", P, { title: `Room ${String(i).padStart(2, "0")}`, participants: [dee.id] })).body.id;
+    const chat = (
+      await as(request, cy.token, "POST", P, { title: `Room ${String(i).padStart(2, "0")}`, participants: [dee.id] })
+    ).body.id;
     if (i <= 20) expect((await as(request, cy.token, "PUT", `${P}/${chat}/pin`)).status).toBe(204);
   }
   await login(page, cy.handle, cy.password);
@@ -54,13 +59,17 @@ test("group creation errors show at the field", async ({ page, request }, info) 
   await expect(form.getByRole("group", { name: "Participants" })).toHaveAttribute("aria-invalid", "true");
   await form.getByLabel("eve/helper (agent)").check();
   await form.getByRole("button", { name: "Create" }).click();
-  await expect(form.getByRole("alert")).toHaveText("That is your direct conversation with your agent: open it instead.");
+  await expect(form.getByRole("alert")).toHaveText(
+    "That is your direct conversation with your agent: open it instead.",
+  );
   await page.screenshot({ path: info.outputPath("group-errors.png"), fullPage: true });
 });
 
 test("the observer header names the owner reading along", async ({ page }, info) => {
   await login(page, "maintainer", "maintainer-demo");
-  await list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ }).click();
+  await list(page)
+    .getByRole("link", { name: /Release 0\.2 go\/no-go/ })
+    .click();
   await expect(page.getByRole("note")).toContainText("Guest reads along as the owner of guest/agent-x");
   // Issue 15: names, never member ids; the routing chips say who the hub asked to answer, and why.
   const messages = page.getByRole("list", { name: "Messages" });
@@ -72,7 +81,9 @@ test("the observer header names the owner reading along", async ({ page }, info)
   await page.getByRole("button", { name: "Sign out" }).click();
   await login(page, "guest", "guest-demo");
   await page.getByLabel("Read along").check();
-  await list(page).getByRole("link", { name: /Release 0\.2 go\/no-go/ }).click();
+  await list(page)
+    .getByRole("link", { name: /Release 0\.2 go\/no-go/ })
+    .click();
   await expect(page.getByRole("note")).toContainText("Guest reads along as the owner of guest/agent-x");
   await expect(page.getByRole("status")).toContainText("You read along");
   await page.screenshot({ path: info.outputPath("observer-view.png"), fullPage: true });
@@ -91,7 +102,14 @@ test("the meat-proxy switch starts from the profile and persists per chat", asyn
   const toggle = page.getByRole("switch", { name: "Meat proxy (lead)" });
   await expect(toggle).not.toBeChecked(); // the profile's lead part is off
   await toggle.check();
-  await expect.poll(async () => (await as(request, fay.token, "GET", `${P}/${one}`)).body.participants.find((p: { member_id: string }) => p.member_id === fay.id).meat_proxy_chat).toBe(true);
+  await expect
+    .poll(
+      async () =>
+        (await as(request, fay.token, "GET", `${P}/${one}`)).body.participants.find(
+          (p: { member_id: string }) => p.member_id === fay.id,
+        ).meat_proxy_chat,
+    )
+    .toBe(true);
   await page.reload();
   await expect(page.getByRole("switch", { name: "Meat proxy (lead)" })).toBeChecked();
   await page.goto(`/p/fay/meat/c/${two}`);
@@ -102,10 +120,14 @@ test("the meat-proxy switch starts from the profile and persists per chat", asyn
 test("a REST post by an agent token appears live in the open chat", async ({ page, request }, info) => {
   const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-a" });
   await login(page, "maintainer", "maintainer-demo");
-  await list(page).getByRole("link", { name: /maintainer\/agent-a/ }).click();
+  await list(page)
+    .getByRole("link", { name: /maintainer\/agent-a/ })
+    .click();
   await expect(page.getByRole("list", { name: "Messages" })).toContainText("How far is the API contract?");
   const body = `Live from the agent ${Date.now()}`;
-  expect((await as(request, token, "POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", { body })).status).toBe(201);
+  expect(
+    (await as(request, token, "POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", { body })).status,
+  ).toBe(201);
   await expect(page.getByRole("list", { name: "Messages" })).toContainText(body, { timeout: 5_000 });
   await page.screenshot({ path: info.outputPath("live.png"), fullPage: true });
 });
@@ -131,7 +153,9 @@ test("redaction turns a message into a tombstone for the other participant", asy
   await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by Hal");
   await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("leaked secret");
   // The other participant sees the tombstone live, without the reason (§8.5: redactor and admins only).
-  await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by Hal", { timeout: 5_000 });
+  await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by Hal", {
+    timeout: 5_000,
+  });
   await expect(iPage.getByRole("list", { name: "Messages" })).not.toContainText("hunter2");
   await expect(iPage.getByRole("list", { name: "Messages" })).not.toContainText("leaked secret");
   await iPage.screenshot({ path: info.outputPath("tombstone.png"), fullPage: true });
@@ -145,7 +169,8 @@ test("paging back through history with earlier messages", async ({ page, request
   for (const m of [kim, lee]) await admin(request, "POST", "/projects/jo/history/members", { member_id: m.id });
   const P = "/api/projects/jo/history/conversations";
   const room = (await as(request, jo.token, "POST", P, { title: "Long", participants: [kim.id] })).body.id;
-  for (let i = 1; i <= 60; i++) await as(request, kim.token, "POST", `${P}/${room}/messages`, { body: `old message ${i}` });
+  for (let i = 1; i <= 60; i++)
+    await as(request, kim.token, "POST", `${P}/${room}/messages`, { body: `old message ${i}` });
   // Lee is added after the backlog: its window starts empty, the history is one click away.
   await as(request, jo.token, "POST", `${P}/${room}/participants`, { member_id: lee.id });
   await login(page, lee.handle, lee.password);
@@ -170,7 +195,9 @@ test("a closed chat's composer explains itself", async ({ page, request }, info)
   await admin(request, "POST", "/projects/lu/closing/members", { member_id: "agt-bot" });
   await admin(request, "POST", "/projects/lu/closing/members", { member_id: "agt-other" });
   const P = "/api/projects/lu/closing/conversations";
-  const chat = (await as(request, lu.token, "POST", P, { title: "Last one out", participants: ["agt-bot", "agt-other"] })).body.id;
+  const chat = (
+    await as(request, lu.token, "POST", P, { title: "Last one out", participants: ["agt-bot", "agt-other"] })
+  ).body.id;
   await as(request, lu.token, "POST", `${P}/${chat}/messages`, { body: "bye" });
   expect((await as(request, lu.token, "DELETE", `${P}/${chat}/participants/${lu.id}`)).status).toBe(200);
   await login(page, lu.handle, lu.password);
@@ -184,7 +211,9 @@ test("a closed chat's composer explains itself", async ({ page, request }, info)
 test("readable at a phone's width: the list stacks above the open chat", async ({ page }, info) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await login(page, "maintainer", "maintainer-demo");
-  await list(page).getByRole("link", { name: /maintainer\/agent-a/ }).click();
+  await list(page)
+    .getByRole("link", { name: /maintainer\/agent-a/ })
+    .click();
   // Measure once both are on screen (the list re-renders while the route changes).
   await expect(page.getByRole("heading", { name: "maintainer/agent-a" })).toBeVisible();
   await expect(list(page)).toBeVisible();

@@ -36,8 +36,10 @@ export function instrument(handle: string) {
   }
   // The submit of the login form, kept across a full navigation (same tab, same origin).
   document.addEventListener("submit", () => sessionStorage.setItem("scale.submit", String(epoch())), true);
-  const rows = () => document.querySelector('[aria-label="Conversation list"]')?.querySelector('a[href*="/c/"]') ?? null;
-  const header = () => [...document.querySelectorAll('header, [role="banner"]')].some((h) => h.textContent?.includes(handle));
+  const rows = () =>
+    document.querySelector('[aria-label="Conversation list"]')?.querySelector('a[href*="/c/"]') ?? null;
+  const header = () =>
+    [...document.querySelectorAll('header, [role="banner"]')].some((h) => h.textContent?.includes(handle));
   // Checked on each DOM change; the time kept is the frame after the one that painted it.
   const check = () => {
     if (scale.rowsAt !== null && scale.headerAt !== null) return;
@@ -52,7 +54,12 @@ export function instrument(handle: string) {
       }),
     );
   };
-  const watch = () => new MutationObserver(check).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  const watch = () =>
+    new MutationObserver(check).observe(document.documentElement, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+    });
   if (document.documentElement) watch();
   else document.addEventListener("readystatechange", watch, { once: true });
 
@@ -80,7 +87,8 @@ export function instrument(handle: string) {
   };
 }
 
-export const startFrames = (page: Page) => page.evaluate(() => (window as unknown as { __scale: Scale }).__scale.start());
+export const startFrames = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __scale: Scale }).__scale.start());
 export const stopFrames = (page: Page) => page.evaluate(() => (window as unknown as { __scale: Scale }).__scale.stop());
 
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -88,7 +96,11 @@ export function quantile(sorted: number[], q: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
-export const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+export const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /**
  * Frame statistics. "Over 16.7 ms" allows 2 ms of timer jitter (a frame that missed its vsync
@@ -96,7 +108,8 @@ export const median = (values: number[]) => quantile([...values].sort((a, b) => 
  */
 export function frameStats(run: { deltas: number[]; ms: number; longTasks: { duration: number }[] }) {
   const sorted = [...run.deltas].sort((a, b) => a - b);
-  const share = (over: number) => (sorted.length ? round((100 * sorted.filter((d) => d > over).length) / sorted.length) : 0);
+  const share = (over: number) =>
+    sorted.length ? round((100 * sorted.filter((d) => d > over).length) / sorted.length) : 0;
   return {
     seconds: round(run.ms / 1000),
     frames: sorted.length,
@@ -120,11 +133,18 @@ export function markScroller(label: string) {
   }
   const scroller = el && el !== document.body ? el : (document.scrollingElement as HTMLElement);
   (window as unknown as { __scroller: HTMLElement }).__scroller = scroller;
-  return scroller === document.scrollingElement ? "document" : `${scroller.tagName.toLowerCase()}${scroller.getAttribute("aria-label") ? `[aria-label="${scroller.getAttribute("aria-label")}"]` : ""}`;
+  return scroller === document.scrollingElement
+    ? "document"
+    : `${scroller.tagName.toLowerCase()}${scroller.getAttribute("aria-label") ? `[aria-label="${scroller.getAttribute("aria-label")}"]` : ""}`;
 }
 
 export const scrollState = (page: Page) =>
   page.evaluate(() => {
     const s = (window as unknown as { __scroller: HTMLElement }).__scroller;
-    return { top: s.scrollTop, height: s.scrollHeight, client: s.clientHeight, atBottom: s.scrollTop + s.clientHeight >= s.scrollHeight - 4 };
+    return {
+      top: s.scrollTop,
+      height: s.scrollHeight,
+      client: s.clientHeight,
+      atBottom: s.scrollTop + s.clientHeight >= s.scrollHeight - 4,
+    };
   });

@@ -11,7 +11,11 @@ export async function admin(request: APIRequestContext, method: "POST" | "DELETE
 
 /** A human with a project of its own (owner and members:admin), a token and a password. */
 export async function person(request: APIRequestContext, handle: string) {
-  await admin(request, "POST", "/humans", { handle, name: handle[0]?.toUpperCase() + handle.slice(1), password: `${handle}-password` });
+  await admin(request, "POST", "/humans", {
+    handle,
+    name: handle[0]?.toUpperCase() + handle.slice(1),
+    password: `${handle}-password`,
+  });
   const { token } = await admin(request, "POST", "/tokens", { member_id: `hum-${handle}` });
   return { id: `hum-${handle}`, handle, password: `${handle}-password`, token: token as string };
 }
@@ -31,4 +35,5 @@ export async function login(page: Page, handle: string, password: string) {
 }
 
 export const list = (page: Page) => page.getByRole("list", { name: "Conversation list" });
-export const titles = async (page: Page) => (await list(page).locator("li.row .title").allInnerTexts()).map((t) => t.replace(/^📌\s*/, "").trim());
+export const titles = async (page: Page) =>
+  (await list(page).locator("li.row .title").allInnerTexts()).map((t) => t.replace(/^📌\s*/, "").trim());

@@ -8,7 +8,9 @@ test("login, open the direct conversation, send; the agent reads it over REST", 
   await page.getByLabel("Handle").fill("maintainer");
   await page.getByLabel("Password").fill("wrong-password");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("form", { name: "Sign in" }).getByRole("alert")).toContainText("wrong handle or password");
+  await expect(page.getByRole("form", { name: "Sign in" }).getByRole("alert")).toContainText(
+    "wrong handle or password",
+  );
 
   await page.getByLabel("Password").fill("maintainer-demo");
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -27,13 +29,18 @@ test("login, open the direct conversation, send; the agent reads it over REST", 
   await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("");
   await page.screenshot({ path: info.outputPath("slice.png"), fullPage: true });
 
-  const minted = await request.post("/api/admin/tokens", { headers: { authorization: "Bearer e2e-admin-token" }, data: { member_id: "agt-a" } });
+  const minted = await request.post("/api/admin/tokens", {
+    headers: { authorization: "Bearer e2e-admin-token" },
+    data: { member_id: "agt-a" },
+  });
   expect(minted.status()).toBe(201);
   const { token } = (await minted.json()) as { token: string };
   // The agent protocol answers on the same server (issue 5: identity first).
   const me = await request.get("/api/agent-api/me", { headers: { authorization: `Bearer ${token}` } });
   expect(await me.json()).toMatchObject({ id: "agt-a", name: "maintainer/agent-a", protocolVersion: "1.23" });
-  const read = await request.get("/api/projects/maintainer/maity/conversations/agt-a/messages", { headers: { authorization: `Bearer ${token}` } });
+  const read = await request.get("/api/projects/maintainer/maity/conversations/agt-a/messages", {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(read.status()).toBe(200);
   const { items } = (await read.json()) as { items: { body: string; from: string }[] };
   expect(items.at(-1)).toMatchObject({ body, from: "hum-maintainer" });

@@ -12,9 +12,15 @@ test("measure: the list with 500 conversations", async ({ page, request }, info)
   await admin(request, "POST", "/projects/mo/many/members", { member_id: ned.id });
   const P = "/api/projects/mo/many/conversations";
   for (let i = 1; i <= 500; i++) {
-    const res = await as(request, mo.token, "POST", P, { title: `Conversation ${String(i).padStart(3, "0")}`, participants: [ned.id] });
+    const res = await as(request, mo.token, "POST", P, {
+      title: `Conversation ${String(i).padStart(3, "0")}`,
+      participants: [ned.id],
+    });
     expect(res.status).toBe(201);
-    if (i % 5 === 0) await as(request, ned.token, "POST", `${P}/${res.body.id}/messages`, { body: `A realistic line of chat number ${i}, long enough to be cut in the list preview at some point.` });
+    if (i % 5 === 0)
+      await as(request, ned.token, "POST", `${P}/${res.body.id}/messages`, {
+        body: `A realistic line of chat number ${i}, long enough to be cut in the list preview at some point.`,
+      });
   }
   await login(page, mo.handle, mo.password);
   const rows = list(page).locator("li.row");
@@ -34,7 +40,12 @@ test("measure: the list with 500 conversations", async ({ page, request }, info)
   }
   await expect(rows).toHaveCount(500);
   const allPages = Date.now() - t1;
-  const result = { conversations: 500, first_page_of_50_ms: firstPage, remaining_450_in_9_pages_ms: allPages, per_page_ms: Math.round(allPages / 9) };
+  const result = {
+    conversations: 500,
+    first_page_of_50_ms: firstPage,
+    remaining_450_in_9_pages_ms: allPages,
+    per_page_ms: Math.round(allPages / 9),
+  };
   console.log(`list measurement: ${JSON.stringify(result)}`);
   writeFileSync("e2e/artifacts/list-500.json", `${JSON.stringify(result, null, 2)}\n`);
   await page.screenshot({ path: info.outputPath("list-500.png") });

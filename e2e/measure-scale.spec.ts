@@ -1,7 +1,17 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { type Browser, expect, type Locator, type Page, test } from "@playwright/test";
-import { frameStats, instrument, markScroller, median, quantile, type Scale, scrollState, startFrames, stopFrames } from "./frames";
+import {
+  frameStats,
+  instrument,
+  markScroller,
+  median,
+  quantile,
+  type Scale,
+  scrollState,
+  startFrames,
+  stopFrames,
+} from "./frames";
 import { buildScaleData, READER, type ScaleData } from "./scale-data";
 
 // Issue 15 "Done means": a measurement, not a timed test — no time is asserted. The numbers go to
@@ -20,15 +30,22 @@ const load = () => loadavg().map((l) => Math.round(l * 10) / 10);
 function record(key: string, value: object) {
   results[key] = { ...value, load_average_1_5_15: load() };
   results.when = new Date().toISOString();
-  results.machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? "?", memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version };
+  results.machine = {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? "?",
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
   mkdirSync("e2e/artifacts", { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`scale measurement, ${key}: ${JSON.stringify(value, null, 2)}`);
 }
 
 const scaleOf = (page: Page) => page.evaluate(() => (window as unknown as { __scale: Scale }).__scale);
-const conversationList = (page: Page) => page.getByRole("list", { name: "Conversation list" }).or(page.getByRole("listbox", { name: "Conversation list" }));
-const messageList = (page: Page) => page.getByRole("list", { name: "Messages" }).or(page.getByRole("log", { name: "Messages" }));
+const conversationList = (page: Page) =>
+  page.getByRole("list", { name: "Conversation list" }).or(page.getByRole("listbox", { name: "Conversation list" }));
+const messageList = (page: Page) =>
+  page.getByRole("list", { name: "Messages" }).or(page.getByRole("log", { name: "Messages" }));
 /** A conversation's link in the list: a row, whether the list is an ul of links or a virtualised one. */
 const conversationLinks = (page: Page) => conversationList(page).locator('a[href*="/c/"]');
 
@@ -64,33 +81,55 @@ async function hover(page: Page, target: Locator) {
 const round = (n: number | null | undefined) => (n === null || n === undefined ? null : Math.round(n));
 const summary = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { count: sorted.length, median_ms: round(quantile(sorted, 0.5)), p95_ms: round(quantile(sorted, 0.95)), max_ms: round(sorted.at(-1)) };
+  return {
+    count: sorted.length,
+    median_ms: round(quantile(sorted, 0.5)),
+    p95_ms: round(quantile(sorted, 0.95)),
+    max_ms: round(sorted.at(-1)),
+  };
 };
 const domSize = (page: Page, label: string) =>
   page.evaluate((l) => {
     const list = document.querySelector(`[aria-label="${l}"]`);
-    return { rows_in_dom: list?.querySelectorAll('li, [role="listitem"], [role="option"]').length ?? 0, dom_nodes: document.getElementsByTagName("*").length };
+    return {
+      rows_in_dom: list?.querySelectorAll('li, [role="listitem"], [role="option"]').length ?? 0,
+      dom_nodes: document.getElementsByTagName("*").length,
+    };
   }, label);
 
 test("measure: the first screen after login on the demo data", async ({ browser }, info) => {
   test.setTimeout(180_000);
   // Three logins in fresh contexts (the first is the server's first of this page's assets in a
   // suite run alone), then a reload of "/" signed in: paint timing and LCP count from navigation.
-  type Run = { login_to_rows_ms: number | null; login_to_header_ms: number | null; login_to_rows_seen_by_playwright_ms: number; rows_shown: number; reload: Record<string, number | null> };
+  type Run = {
+    login_to_rows_ms: number | null;
+    login_to_header_ms: number | null;
+    login_to_rows_seen_by_playwright_ms: number;
+    rows_shown: number;
+    reload: Record<string, number | null>;
+  };
   const runs: Run[] = [];
   for (let run = 0; run < 3; run++) {
     const { context, page } = await instrumentedPage(browser, "maintainer");
     const node = await signIn(page, "maintainer", "maintainer-demo");
     await expect(page.locator('header, [role="banner"]').filter({ hasText: "maintainer" }).first()).toBeVisible();
-    await expect.poll(async () => (await scaleOf(page)).rowsAt !== null && (await scaleOf(page)).headerAt !== null).toBe(true);
+    await expect
+      .poll(async () => (await scaleOf(page)).rowsAt !== null && (await scaleOf(page)).headerAt !== null)
+      .toBe(true);
     const afterLogin = await page.evaluate(() => {
       const s = (window as unknown as { __scale: Scale }).__scale;
       const submit = Number(sessionStorage.getItem("scale.submit"));
-      return { rows: (s.rowsAt ?? 0) - submit, header: (s.headerAt ?? 0) - submit, rows_shown: document.querySelectorAll('[aria-label="Conversation list"] a[href*="/c/"]').length };
+      return {
+        rows: (s.rowsAt ?? 0) - submit,
+        header: (s.headerAt ?? 0) - submit,
+        rows_shown: document.querySelectorAll('[aria-label="Conversation list"] a[href*="/c/"]').length,
+      };
     });
     await page.goto("/");
     await expect(conversationLinks(page).first()).toBeVisible();
-    await expect.poll(async () => (await scaleOf(page)).rowsAt !== null && (await scaleOf(page)).headerAt !== null).toBe(true);
+    await expect
+      .poll(async () => (await scaleOf(page)).rowsAt !== null && (await scaleOf(page)).headerAt !== null)
+      .toBe(true);
     await page.waitForTimeout(500); // LCP settles after the last large paint
     const reload = await page.evaluate(() => {
       const s = (window as unknown as { __scale: Scale }).__scale;
@@ -111,12 +150,15 @@ test("measure: the first screen after login on the demo data", async ({ browser 
       login_to_header_ms: round(afterLogin.header),
       login_to_rows_seen_by_playwright_ms: node.visible - node.clicked,
       rows_shown: afterLogin.rows_shown,
-      reload: Object.fromEntries(Object.entries(reload).map(([k, v]) => [k.endsWith("tasks") ? k : `${k}_ms`, round(v)])),
+      reload: Object.fromEntries(
+        Object.entries(reload).map(([k, v]) => [k.endsWith("tasks") ? k : `${k}_ms`, round(v)]),
+      ),
     });
     if (run === 0) await page.screenshot({ path: info.outputPath("first-screen.png") });
     await context.close();
   }
-  const med = (pick: (r: Run) => number | null | undefined) => round(median(runs.map(pick).filter((v): v is number => typeof v === "number")));
+  const med = (pick: (r: Run) => number | null | undefined) =>
+    round(median(runs.map(pick).filter((v): v is number => typeof v === "number")));
   record("first_screen", {
     what: "demo data, maintainer: from the login form's submit to the first frame painted with the list's rows / the header; then a reload of / signed in",
     median: {
@@ -142,7 +184,13 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
     const conversations = Number(process.env.MAITY_MEASURE_CONVERSATIONS || 5_000);
     const messages = Number(process.env.MAITY_MEASURE_MESSAGES || 10_000);
     data = await buildScaleData(request, { conversations, messages, inFlight: 8 });
-    record("data", { conversations: data.conversations, chat_messages: data.chat.messages, in_flight: 8, timings_ms: data.timings_ms, chromium: browser.version() });
+    record("data", {
+      conversations: data.conversations,
+      chat_messages: data.chat.messages,
+      in_flight: 8,
+      timings_ms: data.timings_ms,
+      chromium: browser.version(),
+    });
   });
 
   test("the list: open, then scroll to the end", async ({ browser }, info) => {
@@ -153,7 +201,9 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
     await page.goto("/");
     await expect(conversationLinks(page).first()).toBeVisible({ timeout: 60_000 });
     const openMs = Date.now() - opened;
-    const firstRows = await page.evaluate(() => ((window as unknown as { __scale: Scale }).__scale.rowsAt ?? 0) - performance.timeOrigin);
+    const firstRows = await page.evaluate(
+      () => ((window as unknown as { __scale: Scale }).__scale.rowsAt ?? 0) - performance.timeOrigin,
+    );
     const atOpen = await domSize(page, "Conversation list");
     // Requests for list pages still in flight: "the end" is the bottom with none pending.
     let pending = 0;
@@ -256,7 +306,9 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
       }
       await page.evaluate(() => {
         const w = window as unknown as { __snap: { count: number; first: string }; __trigger: number };
-        const items = document.querySelectorAll('[aria-label="Messages"] li, [aria-label="Messages"] [role="listitem"]');
+        const items = document.querySelectorAll(
+          '[aria-label="Messages"] li, [aria-label="Messages"] [role="listitem"]',
+        );
         w.__snap = { count: items.length, first: items[0]?.textContent ?? "" };
         w.__trigger = performance.timeOrigin + performance.now();
       });
@@ -316,7 +368,11 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
         frames: upFrames,
         ...loaded,
       },
-      scroll_down_through_loaded: { wheel_px: scrolledDown, reached_bottom: (await scrollState(page)).atBottom, frames: downFrames },
+      scroll_down_through_loaded: {
+        wheel_px: scrolledDown,
+        reached_bottom: (await scrollState(page)).atBottom,
+        frames: downFrames,
+      },
     });
     await context.close();
   });

@@ -21,14 +21,126 @@ export function random(seed: number) {
 }
 type Random = ReturnType<typeof random>;
 
-const SHORT = ["ok", "on it", "thanks!", "lgtm 👍", "merging", "can you look?", "done", "back in 10", "+1", "agreed", "hmm, not sure", "ship it", "🎉", "yes", "no, wait", "nice catch", "will do", "ack"];
-const SUBJECTS = ["The release branch", "CI on main", "The migration", "Our webhook receiver", "The list query", "The login page", "The search box", "Yesterday's deploy", "The nightly backup", "The flaky transport test", "The new onboarding flow", "Billing's export", "The café's Wi-Fi", "The design review", "The staging database", "Jürgen's patch", "The mobile layout", "The rate limiter"];
-const PREDICATES = ["is green again", "fails on the PGlite run", "needs one more review", "takes 480 ms a page", "was rolled back last night", "looks good to me", "times out behind the proxy", "is blocked on the schema change", "doubled a message after a reconnect", "works on my machine", "is ready for QA", "broke the dark theme", "needs a changelog entry", "is slower than last week", "lost its read markers", "passes with the fix applied"];
-const TAILS = ["", "", "", " — can someone confirm?", ", see the trace in the artifacts.", " I will pick it up after lunch.", " (again)", ". Not urgent.", "; I opened an issue.", "! Finally.", " — details in the doc.", ". Any objections?"];
-const ITEMS = ["rerun the e2e suite", "bump the lockfile", "write the migration note", "ask support about the ticket", "check the p95 on staging", "pair on the flaky test", "update the screenshots", "review the API contract", "tag 0.3.0-rc.1", "clean up the feature flag"];
-const CODE = ["pnpm exec playwright test e2e/measure-scale.spec.ts", "SELECT count(*) FROM events WHERE kind = 'message';", "curl -s localhost:3000/api/health | jq .database", "git bisect run pnpm test:unit", "const rows = await db.event.findMany({ take: 50 });"];
-const TOPICS = ["Release", "Incident", "Design review", "Onboarding", "Roadmap", "Bug triage", "Customer call", "Billing", "Search", "Mobile", "Hiring", "Security", "Docs", "Performance", "Support rota"];
-const QUALIFIERS = ["notes", "follow-up", "planning", "retro", "sync", "questions", "war room", "next steps", "draft", "decisions"];
+const SHORT = [
+  "ok",
+  "on it",
+  "thanks!",
+  "lgtm 👍",
+  "merging",
+  "can you look?",
+  "done",
+  "back in 10",
+  "+1",
+  "agreed",
+  "hmm, not sure",
+  "ship it",
+  "🎉",
+  "yes",
+  "no, wait",
+  "nice catch",
+  "will do",
+  "ack",
+];
+const SUBJECTS = [
+  "The release branch",
+  "CI on main",
+  "The migration",
+  "Our webhook receiver",
+  "The list query",
+  "The login page",
+  "The search box",
+  "Yesterday's deploy",
+  "The nightly backup",
+  "The flaky transport test",
+  "The new onboarding flow",
+  "Billing's export",
+  "The café's Wi-Fi",
+  "The design review",
+  "The staging database",
+  "Jürgen's patch",
+  "The mobile layout",
+  "The rate limiter",
+];
+const PREDICATES = [
+  "is green again",
+  "fails on the PGlite run",
+  "needs one more review",
+  "takes 480 ms a page",
+  "was rolled back last night",
+  "looks good to me",
+  "times out behind the proxy",
+  "is blocked on the schema change",
+  "doubled a message after a reconnect",
+  "works on my machine",
+  "is ready for QA",
+  "broke the dark theme",
+  "needs a changelog entry",
+  "is slower than last week",
+  "lost its read markers",
+  "passes with the fix applied",
+];
+const TAILS = [
+  "",
+  "",
+  "",
+  " — can someone confirm?",
+  ", see the trace in the artifacts.",
+  " I will pick it up after lunch.",
+  " (again)",
+  ". Not urgent.",
+  "; I opened an issue.",
+  "! Finally.",
+  " — details in the doc.",
+  ". Any objections?",
+];
+const ITEMS = [
+  "rerun the e2e suite",
+  "bump the lockfile",
+  "write the migration note",
+  "ask support about the ticket",
+  "check the p95 on staging",
+  "pair on the flaky test",
+  "update the screenshots",
+  "review the API contract",
+  "tag 0.3.0-rc.1",
+  "clean up the feature flag",
+];
+const CODE = [
+  "pnpm exec playwright test e2e/measure-scale.spec.ts",
+  "SELECT count(*) FROM events WHERE kind = 'message';",
+  "curl -s localhost:3000/api/health | jq .database",
+  "git bisect run pnpm test:unit",
+  "const rows = await db.event.findMany({ take: 50 });",
+];
+const TOPICS = [
+  "Release",
+  "Incident",
+  "Design review",
+  "Onboarding",
+  "Roadmap",
+  "Bug triage",
+  "Customer call",
+  "Billing",
+  "Search",
+  "Mobile",
+  "Hiring",
+  "Security",
+  "Docs",
+  "Performance",
+  "Support rota",
+];
+const QUALIFIERS = [
+  "notes",
+  "follow-up",
+  "planning",
+  "retro",
+  "sync",
+  "questions",
+  "war room",
+  "next steps",
+  "draft",
+  "decisions",
+];
 
 function sentence(r: Random): string {
   return `${r.pick(SUBJECTS)} ${r.pick(PREDICATES)}${r.pick(TAILS)}`.replace(/([^.!?])$/, "$1.");
@@ -39,9 +151,12 @@ export function body(r: Random): string {
   const roll = r.next();
   if (roll < 0.28) return r.pick(SHORT);
   if (roll < 0.7) return Array.from({ length: r.int(1, 3) }, () => sentence(r)).join(" ");
-  if (roll < 0.85) return `Plan for today:\n${Array.from({ length: r.int(2, 5) }, () => `- ${r.pick(ITEMS)}`).join("\n")}`;
+  if (roll < 0.85)
+    return `Plan for today:\n${Array.from({ length: r.int(2, 5) }, () => `- ${r.pick(ITEMS)}`).join("\n")}`;
   if (roll < 0.94) return `${sentence(r)}\n\n\`\`\`\n${r.pick(CODE)}\n\`\`\``;
-  const paragraphs = Array.from({ length: r.int(3, 7) }, () => Array.from({ length: r.int(3, 6) }, () => sentence(r)).join(" "));
+  const paragraphs = Array.from({ length: r.int(3, 7) }, () =>
+    Array.from({ length: r.int(3, 6) }, () => sentence(r)).join(" "),
+  );
   return paragraphs.join("\n\n");
 }
 
@@ -71,7 +186,13 @@ export type ScaleData = {
   reader: { handle: string; password: string; token: string };
   chat: { owner: string; slug: string; id: string; messages: number };
   conversations: number;
-  timings_ms: { people_and_projects: number; conversations: number; previews: number; chat_messages: number; total: number };
+  timings_ms: {
+    people_and_projects: number;
+    conversations: number;
+    previews: number;
+    chat_messages: number;
+    total: number;
+  };
 };
 
 /**
@@ -79,7 +200,10 @@ export type ScaleData = {
  * project), one in five with an unread line from a colleague and one in five with the reader's
  * own; one of them, "Platform team", holds 10,000 messages from five people, the last 40 unread.
  */
-export async function buildScaleData(request: APIRequestContext, sizes = { conversations: 5_000, messages: 10_000, inFlight: 8 }): Promise<ScaleData> {
+export async function buildScaleData(
+  request: APIRequestContext,
+  sizes = { conversations: 5_000, messages: 10_000, inFlight: 8 },
+): Promise<ScaleData> {
   const r = random(15);
   const started = Date.now();
   let t = started;
@@ -97,11 +221,20 @@ export async function buildScaleData(request: APIRequestContext, sizes = { conve
   }
   const colleagues = [...people.values()].filter((p) => p.id !== reader.id);
   // Ivy's agent, not the reader's: the reader's own agent would add a direct chat to the 5,000.
-  const agent = await admin(request, "POST", "/agents", { owner: "ivy", handle: "scale-helper", description: "Answers questions about the release." });
-  const projects = PROJECTS.map((name, i) => ({ owner: READER, slug: `scale-${String(i + 1).padStart(2, "0")}`, name }));
+  const agent = await admin(request, "POST", "/agents", {
+    owner: "ivy",
+    handle: "scale-helper",
+    description: "Answers questions about the release.",
+  });
+  const projects = PROJECTS.map((name, i) => ({
+    owner: READER,
+    slug: `scale-${String(i + 1).padStart(2, "0")}`,
+    name,
+  }));
   for (const p of projects) {
     await admin(request, "POST", "/projects", p);
-    for (const c of colleagues) await admin(request, "POST", `/projects/${p.owner}/${p.slug}/members`, { member_id: c.id });
+    for (const c of colleagues)
+      await admin(request, "POST", `/projects/${p.owner}/${p.slug}/members`, { member_id: c.id });
   }
   await admin(request, "POST", `/projects/${CHAT_PROJECT.owner}/${CHAT_PROJECT.slug}/members`, { member_id: agent.id });
   const peopleAndProjects = lap();
@@ -117,17 +250,27 @@ export async function buildScaleData(request: APIRequestContext, sizes = { conve
 
   // The big chat first, so the list's other 4,999 are spread over the projects round-robin.
   const everyone = [...colleagues.map((c) => c.id), agent.id];
-  const created = await as(request, reader.token, "POST", path(CHAT_PROJECT), { title: "Platform team", participants: everyone });
+  const created = await as(request, reader.token, "POST", path(CHAT_PROJECT), {
+    title: "Platform team",
+    participants: everyone,
+  });
   if (created.status !== 201) throw new Error(`the big chat: ${created.status} ${JSON.stringify(created.body)}`);
   const chat = { ...CHAT_PROJECT, id: created.body.id as string, messages: sizes.messages };
   const chats: { project: (typeof projects)[number]; id: string; with: typeof colleagues }[] = [];
   const plans = Array.from({ length: sizes.conversations - 1 }, (_, i) => {
     const others = [...colleagues].sort(() => r.next() - 0.5).slice(0, r.int(1, 3));
-    return { project: projects[i % projects.length] as (typeof projects)[number], title: title(r, i + 1), with: others };
+    return {
+      project: projects[i % projects.length] as (typeof projects)[number],
+      title: title(r, i + 1),
+      with: others,
+    };
   });
   await pool(plans.length, sizes.inFlight, async (i) => {
     const plan = plans[i] as (typeof plans)[number];
-    const res = await as(request, reader.token, "POST", path(plan.project), { ...(plan.title ? { title: plan.title } : {}), participants: plan.with.map((p) => p.id) });
+    const res = await as(request, reader.token, "POST", path(plan.project), {
+      ...(plan.title ? { title: plan.title } : {}),
+      participants: plan.with.map((p) => p.id),
+    });
     if (res.status !== 201) throw new Error(`conversation ${i}: ${res.status} ${JSON.stringify(res.body)}`);
     chats[i] = { project: plan.project, id: res.body.id, with: plan.with };
   });
@@ -155,15 +298,21 @@ export async function buildScaleData(request: APIRequestContext, sizes = { conve
   const handles = [READER, ...COLLEAGUES, "scale-helper"];
   const lines = Array.from({ length: sizes.messages }, (_, i) => {
     const tail = i >= sizes.messages - 40;
-    const from = tail ? (colleagues[i % colleagues.length] as (typeof colleagues)[number]) : (writers[i % writers.length] as (typeof writers)[number]);
+    const from = tail
+      ? (colleagues[i % colleagues.length] as (typeof colleagues)[number])
+      : (writers[i % writers.length] as (typeof writers)[number]);
     const named = r.next() < 0.025 ? handles.filter((h) => h !== from.handle) : [];
     return { from, text: `${named.length ? mention(from, r.pick(named)) : ""}${body(r)}`, reply: r.next() < 0.03 };
   });
   const seqs: number[] = [];
   const post = async (i: number) => {
     const line = lines[i] as (typeof lines)[number];
-    const replyTo = line.reply && seqs.length ? seqs[Math.max(0, seqs.length - 1 - Math.floor(r.next() * 20))] : undefined;
-    const res = await as(request, line.from.token, "POST", `${path(CHAT_PROJECT)}/${chat.id}/messages`, { body: line.text, ...(replyTo ? { reply_to: replyTo } : {}) });
+    const replyTo =
+      line.reply && seqs.length ? seqs[Math.max(0, seqs.length - 1 - Math.floor(r.next() * 20))] : undefined;
+    const res = await as(request, line.from.token, "POST", `${path(CHAT_PROJECT)}/${chat.id}/messages`, {
+      body: line.text,
+      ...(replyTo ? { reply_to: replyTo } : {}),
+    });
     if (res.status !== 201) throw new Error(`chat message ${i}: ${res.status} ${JSON.stringify(res.body)}`);
     seqs.push(res.body.seq);
   };
@@ -176,6 +325,12 @@ export async function buildScaleData(request: APIRequestContext, sizes = { conve
     reader: { handle: reader.handle, password: reader.password, token: reader.token },
     chat,
     conversations: chats.length + 1,
-    timings_ms: { people_and_projects: peopleAndProjects, conversations, previews: previewMs, chat_messages: chatMs, total: Date.now() - started },
+    timings_ms: {
+      people_and_projects: peopleAndProjects,
+      conversations,
+      previews: previewMs,
+      chat_messages: chatMs,
+      total: Date.now() - started,
+    },
   };
 }

@@ -14,7 +14,11 @@ let base = "";
 let agentToken = "";
 let humanToken = "";
 
-async function call(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
@@ -25,7 +29,12 @@ async function call(method: string, path: string, options: { token?: string; bod
     signal: AbortSignal.timeout(40_000),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : null,
+  };
 }
 
 async function mint(memberId: string): Promise<string> {
@@ -42,7 +51,11 @@ async function post(body: string): Promise<string> {
 }
 
 /** A promise `run` settles, rejected after `ms` saying what was awaited. */
-function within<T>(ms: number, what: string, run: (resolve: (value: T) => void, reject: (error: Error) => void) => void): Promise<T> {
+function within<T>(
+  ms: number,
+  what: string,
+  run: (resolve: (value: T) => void, reject: (error: Error) => void) => void,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms);
     run(
@@ -61,12 +74,15 @@ function within<T>(ms: number, what: string, run: (resolve: (value: T) => void, 
 test.beforeAll(async () => {
   base = String(test.info().project.use.baseURL);
   // Ordinary traffic first: pages and assets through Next, then the API (REST and tRPC).
-  for (const path of ["/", "/login"]) expect((await fetch(`${base}${path}`, { signal: AbortSignal.timeout(40_000) })).status, path).toBe(200);
+  for (const path of ["/", "/login"])
+    expect((await fetch(`${base}${path}`, { signal: AbortSignal.timeout(40_000) })).status, path).toBe(200);
   expect((await call("GET", "/api/health")).json).toMatchObject({ ok: true });
   agentToken = await mint("agt-a");
   humanToken = await mint("hum-maintainer");
   expect((await call("GET", "/api/projects/maintainer/maity/members", { token: humanToken })).status).toBe(200);
-  expect((await call("GET", "/api/trpc/auth.me", { token: humanToken })).json).toMatchObject({ result: { data: { id: "hum-maintainer" } } });
+  expect((await call("GET", "/api/trpc/auth.me", { token: humanToken })).json).toMatchObject({
+    result: { data: { id: "hum-maintainer" } },
+  });
 });
 
 test("B-146 B-148 B-150 B-152 /ws opens on the built app after other HTTP traffic (Node's ws): hello, then the event of a message a human posts over REST", async () => {
@@ -96,7 +112,10 @@ test("B-146 B-148 B-150 B-152 /ws opens on the built app after other HTTP traffi
     });
     ws.send(JSON.stringify({ t: "hello", resume: null }));
     // The answer to hello: the position the stream runs from.
-    expect(await frame("cursor frame after hello", (f) => f.t === "cursor")).toEqual({ t: "cursor", cursor: expect.stringMatching(/^u[0-9a-z]+$/) });
+    expect(await frame("cursor frame after hello", (f) => f.t === "cursor")).toEqual({
+      t: "cursor",
+      cursor: expect.stringMatching(/^u[0-9a-z]+$/),
+    });
     const content = `over Node's ws ${Date.now()}`;
     const id = await post(content);
     const event = await frame("event frame", (f) => f.t === "event");
@@ -124,7 +143,11 @@ async def main(url, token, content):
 asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
 `;
   const content = `over Python's websockets ${Date.now()}`;
-  const child = spawn("/usr/bin/python3", ["-c", script, `${base.replace(/^http/, "ws")}/api/agent-api/ws`, agentToken, content], { timeout: 40_000 });
+  const child = spawn(
+    "/usr/bin/python3",
+    ["-c", script, `${base.replace(/^http/, "ws")}/api/agent-api/ws`, agentToken, content],
+    { timeout: 40_000 },
+  );
   let out = "";
   let err = "";
   child.stderr.on("data", (chunk) => {
@@ -160,7 +183,10 @@ test("B-127 B-129 /updates?wait=10 is held and answers with a message posted mea
   const id = await post(content);
   const answer = await held;
   expect(answer.status, answer.text).toBe(200);
-  expect(answer.json).toMatchObject({ cursor: expect.stringMatching(/^u[0-9a-z]+$/), events: [{ type: "message", message: { id, content } }] });
+  expect(answer.json).toMatchObject({
+    cursor: expect.stringMatching(/^u[0-9a-z]+$/),
+    events: [{ type: "message", message: { id, content } }],
+  });
   expect(answer.json?.cursor).not.toBe(cursor);
 });
 
@@ -172,14 +198,19 @@ test("B-138 /updates with a cursor ahead of the log answers 409 CURSOR_EXPIRED (
 });
 
 test("the dashboard's live feed: tRPC live.feed over SSE with the session cookie streams an item after a post", async () => {
-  const login = await call("POST", "/api/trpc/auth.login", { body: { handle: "maintainer", password: "maintainer-demo" } });
+  const login = await call("POST", "/api/trpc/auth.login", {
+    body: { handle: "maintainer", password: "maintainer-demo" },
+  });
   expect(login.status, login.text).toBe(200);
   const cookie = (login.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
   expect(cookie).toMatch(/^maity_session=./);
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), 30_000);
   try {
-    const res = await fetch(`${base}/api/trpc/live.feed?input=${encodeURIComponent(JSON.stringify({}))}`, { headers: { cookie, accept: "text/event-stream" }, signal: stop.signal });
+    const res = await fetch(`${base}/api/trpc/live.feed?input=${encodeURIComponent(JSON.stringify({}))}`, {
+      headers: { cookie, accept: "text/event-stream" },
+      signal: stop.signal,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -203,7 +234,12 @@ test("the dashboard's live feed: tRPC live.feed over SSE with the session cookie
         .map((line) => JSON.parse(line.slice(6)) as { seq?: number; kind?: string; conversation_id?: string })
         .find((data) => data.seq === seq);
     await until("the posted message's item", () => item() !== undefined);
-    expect(item()).toMatchObject({ seq, kind: "message", conversation_id: "agt-a", project: { owner: "maintainer", slug: "maity" } });
+    expect(item()).toMatchObject({
+      seq,
+      kind: "message",
+      conversation_id: "agt-a",
+      project: { owner: "maintainer", slug: "maity" },
+    });
     expect(text).toContain(`id: ${seq}`);
     await reader.cancel();
   } finally {
@@ -214,20 +250,31 @@ test("the dashboard's live feed: tRPC live.feed over SSE with the session cookie
 
 test("tRPC and REST answer on the app server as before (batch, errors, cookies, health, 404)", async () => {
   // tRPC: a batched GET as httpBatchLink sends it, and the hub's error on the wire.
-  const batch = await call("GET", `/api/trpc/auth.me,projects.mine?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`, { token: humanToken });
+  const batch = await call(
+    "GET",
+    `/api/trpc/auth.me,projects.mine?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`,
+    { token: humanToken },
+  );
   expect(batch.status, batch.text).toBe(200);
-  expect(batch.json).toMatchObject([{ result: { data: { id: "hum-maintainer", kind: "human" } } }, { result: { data: expect.arrayContaining([expect.objectContaining({ owner: "maintainer", slug: "maity" })]) } }]);
+  expect(batch.json).toMatchObject([
+    { result: { data: { id: "hum-maintainer", kind: "human" } } },
+    { result: { data: expect.arrayContaining([expect.objectContaining({ owner: "maintainer", slug: "maity" })]) } },
+  ]);
   const anonymous = await call("GET", "/api/trpc/projects.mine");
   expect(anonymous.status).toBe(401);
   expect(anonymous.json).toMatchObject({ error: { data: { hubError: { code: "unauthenticated" } } } });
-  const wrong = await call("POST", "/api/trpc/auth.login", { body: { handle: "maintainer", password: "wrong-password" } });
+  const wrong = await call("POST", "/api/trpc/auth.login", {
+    body: { handle: "maintainer", password: "wrong-password" },
+  });
   expect(wrong.status).toBe(401);
   expect(wrong.headers.getSetCookie()).toEqual([]);
   // REST: the health route, an authenticated read, a write, the hub's error shape, an unknown path.
   expect((await call("GET", "/api/health")).json).toMatchObject({ ok: true, database: { engine: expect.any(String) } });
   const members = await call("GET", "/api/projects/maintainer/maity/members", { token: humanToken });
   expect(members.status).toBe(200);
-  expect(members.json).toEqual(expect.arrayContaining([expect.objectContaining({ member_id: "agt-a", kind: "agent" })]));
+  expect(members.json).toEqual(
+    expect.arrayContaining([expect.objectContaining({ member_id: "agt-a", kind: "agent" })]),
+  );
   const id = await post(`over REST ${Date.now()}`);
   const seq = Number(id.replace(/^evt-/, ""));
   const read = await call("GET", `${DM}?after=${seq - 1}&limit=5`, { token: humanToken });
@@ -250,17 +297,27 @@ test("issue 12: a retried send with the same Idempotency-Key writes one message,
   const again = await call("POST", DM, { token: humanToken, body, headers: { "idempotency-key": key } });
   expect([first.status, again.status], again.text).toEqual([201, 200]);
   expect(again.json).toEqual(first.json);
-  const other = await call("POST", DM, { token: humanToken, body: { body: "something else" }, headers: { "idempotency-key": key } });
+  const other = await call("POST", DM, {
+    token: humanToken,
+    body: { body: "something else" },
+    headers: { "idempotency-key": key },
+  });
   expect(other.status).toBe(409);
-  expect(other.json).toMatchObject({ error: { code: "conflict", details: { fields: { idempotency_key: "reused_with_other_body" } } } });
-  const rooms = (await call("GET", "/api/agent-api/conversations", { token: agentToken })).json as { conversations: { id: string; maity: { id: string } }[] };
+  expect(other.json).toMatchObject({
+    error: { code: "conflict", details: { fields: { idempotency_key: "reused_with_other_body" } } },
+  });
+  const rooms = (await call("GET", "/api/agent-api/conversations", { token: agentToken })).json as {
+    conversations: { id: string; maity: { id: string } }[];
+  };
   const room = rooms.conversations.find((r) => r.maity.id === "agt-a")?.id as string;
   const send = { content: `agent retried ${key}`, clientMessageId: key };
   const a = await call("POST", `/api/agent-api/conversations/${room}/messages`, { token: agentToken, body: send });
   const b = await call("POST", `/api/agent-api/conversations/${room}/messages`, { token: agentToken, body: send });
   expect([a.status, b.status], b.text).toEqual([201, 200]);
   expect((b.json as { id: string }).id).toBe((a.json as { id: string }).id);
-  const read = await call("GET", `${DM}?after=${Number((first.json as { seq: number }).seq) - 1}&limit=50`, { token: humanToken });
+  const read = await call("GET", `${DM}?after=${Number((first.json as { seq: number }).seq) - 1}&limit=50`, {
+    token: humanToken,
+  });
   const bodies = (read.json as { items: { body: string }[] }).items.map((m) => m.body);
   expect(bodies.filter((x) => x === body.body)).toHaveLength(1);
   expect(bodies.filter((x) => x === send.content)).toHaveLength(1);

@@ -6,5 +6,8 @@ if (!process.env.TEST_DATABASE_URL) {
   process.exit(0);
 }
 console.log(`integration on PostgreSQL: ${process.env.TEST_DATABASE_URL.replace(/:[^:@/]*@/, ":***@")}`);
-const run = spawnSync("pnpm", ["exec", "vitest", "run", "--project", "integration"], { stdio: "inherit", env: process.env });
+const run = spawnSync("pnpm", ["exec", "vitest", "run", "--project", "integration"], {
+  stdio: "inherit",
+  env: process.env,
+});
 process.exit(run.status ?? 1);

@@ -67,12 +67,14 @@ const AGENT_ELSEWHERE = {
   "B-001": "the served protocol document — a later issue",
   "B-002": "the served protocol document — a later issue",
   "B-008": "a promise about future versions (additive fields) — no behaviour to test",
-  "B-013": "decided otherwise: the CLI's default base URL is the local hub, http://127.0.0.1:3000 (docs/cli.md); every route is under /api/agent-api",
+  "B-013":
+    "decided otherwise: the CLI's default base URL is the local hub, http://127.0.0.1:3000 (docs/cli.md); every route is under /api/agent-api",
   "B-028": "device credentials — a later issue",
   "B-032": "release policy — no behaviour to test",
   "B-033": "release policy — no behaviour to test",
   "B-034": "release policy — no behaviour to test",
-  "B-084": "agent names are owner/handle (DESIGN §1), never several words; a human's multi-word name is Maity's mention (M-ids), and humans are not mentionable here (B-086)",
+  "B-084":
+    "agent names are owner/handle (DESIGN §1), never several words; a human's multi-word name is Maity's mention (M-ids), and humans are not mentionable here (B-086)",
   "B-103": "the relay — a later issue",
   "B-104": "brief and notes opt-in — a later issue",
   "B-120": "reactions — a later issue",
@@ -118,12 +120,15 @@ function walk(dir) {
 
 // Test titles: the first string argument of it/test/describe, and the row names of it.each tables.
 const tests = new Map();
-const testFiles = [...walk(path.join(root, "packages")), ...walk(path.join(root, "e2e"))].filter((f) => /\.(test|spec)\.ts$/.test(f) || /\.int\.test\.ts$/.test(f));
+const testFiles = [...walk(path.join(root, "packages")), ...walk(path.join(root, "e2e"))].filter(
+  (f) => /\.(test|spec)\.ts$/.test(f) || /\.int\.test\.ts$/.test(f),
+);
 for (const file of testFiles) {
   const text = readFileSync(file, "utf8");
   const rel = path.relative(root, file);
   const titles = [];
-  for (const m of text.matchAll(/\b(?:it|test|describe)(?:\.each\([\s\S]*?\))?\(\s*(["'`])((?:\\.|(?!\1)[^\\])*?)\1/g)) titles.push(m[2]);
+  for (const m of text.matchAll(/\b(?:it|test|describe)(?:\.each\([\s\S]*?\))?\(\s*(["'`])((?:\\.|(?!\1)[^\\])*?)\1/g))
+    titles.push(m[2]);
   for (const m of text.matchAll(/["'`]([MB]-\d{3}(?:\\.|[^"'`\\])*?)["'`]/g)) titles.push(m[1]);
   for (const title of new Set(titles)) {
     for (const [id] of title.matchAll(/[MB]-\d{3}/g)) {
@@ -144,7 +149,9 @@ function coverage({ file, out, prefix, heading, statusOf }) {
       const header = /^## (\d+)\./.exec(line);
       if (header) section = Number(header[1]);
       const m = new RegExp(`^- (${prefix}-\\d{3}) (.*)$`).exec(line);
-      return m ? [{ id: m[1], section, text: m[2].replace(/\s*\[[^\]]*\]\s*$/, "").replace(/\|/g, "\\|"), raw: m[2] }] : [];
+      return m
+        ? [{ id: m[1], section, text: m[2].replace(/\s*\[[^\]]*\]\s*$/, "").replace(/\|/g, "\\|"), raw: m[2] }]
+        : [];
     });
   const rows = requirements.map((r) => {
     const covering = tests.get(r.id) ?? [];
@@ -162,7 +169,10 @@ function coverage({ file, out, prefix, heading, statusOf }) {
     "",
     "| id | requirement | status | tests |",
     "| --- | --- | --- | --- |",
-    ...rows.map((r) => `| ${r.id} | ${r.text.slice(0, 160)}${r.text.length > 160 ? "…" : ""} | ${r.status} | ${r.covering.join("<br>")} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.id} | ${r.text.slice(0, 160)}${r.text.length > 160 ? "…" : ""} | ${r.status} | ${r.covering.join("<br>")} |`,
+    ),
     "",
   ].join("\n");
   const target = path.join(root, out);
@@ -174,7 +184,9 @@ function coverage({ file, out, prefix, heading, statusOf }) {
   } else {
     writeFileSync(target, doc);
   }
-  console.log(`${out}: ${rows.length} requirements, ${count((r) => r.status === "covered")} covered, ${uncovered.length} uncovered${uncovered.length ? `: ${uncovered.map((r) => r.id).join(" ")}` : ""}`);
+  console.log(
+    `${out}: ${rows.length} requirements, ${count((r) => r.status === "covered")} covered, ${uncovered.length} uncovered${uncovered.length ? `: ${uncovered.map((r) => r.id).join(" ")}` : ""}`,
+  );
 }
 
 coverage({
@@ -182,7 +194,8 @@ coverage({
   out: "docs/requirements-coverage.md",
   prefix: "M",
   heading: "# Requirements coverage: §9 Conversations (M-001 … M-260)",
-  statusOf: (r) => (/^UI\b/.test(r.raw) ? "UI (dashboard issue)" : ELSEWHERE[r.id] ? `elsewhere: ${ELSEWHERE[r.id]}` : null),
+  statusOf: (r) =>
+    /^UI\b/.test(r.raw) ? "UI (dashboard issue)" : ELSEWHERE[r.id] ? `elsewhere: ${ELSEWHERE[r.id]}` : null,
 });
 coverage({
   file: "baychat-agent-protocol.md",

@@ -20,7 +20,9 @@ const dir = path.dirname(fileURLToPath(import.meta.url));
 // Open (migrate, seed) before serving, so the first request never waits and errors show at start.
 const hub = await getHub(settings);
 const health = hub.health();
-console.log(`maity: database ${health.database.engine}${health.database.engine === "pglite" ? ` at ${settings.dataDir}` : ""}`);
+console.log(
+  `maity: database ${health.database.engine}${health.database.engine === "pglite" ? ` at ${settings.dataDir}` : ""}`,
+);
 
 // Next's request handler attaches its own `upgrade` listener to `httpServer`, or else to the server
 // of the first request it handles (setupWebSocketHandler in next/dist/server/next.js), and in

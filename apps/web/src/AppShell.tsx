@@ -30,7 +30,13 @@ import { useTRPC } from "./trpc";
 export function AppShell({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col">
-      <a href="#main" className={cn("sr-only rounded-md bg-surface px-3 py-2 focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50", focusRing)}>
+      <a
+        href="#main"
+        className={cn(
+          "sr-only rounded-md bg-surface px-3 py-2 focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50",
+          focusRing,
+        )}
+      >
         Skip to content
       </a>
       <Header />
@@ -67,7 +73,10 @@ function Header() {
   const chats = pathname === "/" || pathname.startsWith("/p/");
   return (
     <header className="sticky top-0 z-30 flex min-h-14 flex-wrap items-center gap-x-4 gap-y-2 border-b border-line bg-surface px-4 py-2">
-      <Link href="/" className={cn("flex items-center gap-2 rounded-md text-base font-bold tracking-tight no-underline", focusRing)}>
+      <Link
+        href="/"
+        className={cn("flex items-center gap-2 rounded-md text-base font-bold tracking-tight no-underline", focusRing)}
+      >
         <span aria-hidden className="grid size-7 place-items-center rounded-md bg-accent text-sm text-accent-fg">
           M
         </span>

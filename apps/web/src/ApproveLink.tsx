@@ -55,8 +55,8 @@ export function ApproveLink({ code }: { code: string }) {
   return frame(
     <>
       <p>
-        {link.data.label ? `“${link.data.label}”` : "A computer"} asks to act as one of your agents. Approving gives it a fresh token for that agent: any
-        other client using the agent stops working.
+        {link.data.label ? `“${link.data.label}”` : "A computer"} asks to act as one of your agents. Approving gives it
+        a fresh token for that agent: any other client using the agent stops working.
       </p>
       {link.data.status === "approved" ? (
         <p role="status" className="rounded-md bg-surface-2 px-3 py-2 text-sm">

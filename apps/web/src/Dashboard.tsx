@@ -1,6 +1,19 @@
 "use client";
 import type { ConversationItem, LiveEvent, MeItem } from "@maity/domain";
-import { Avatar, Badge, Button, Checkbox, cn, Dialog, DialogContent, DialogTrigger, focusRing, IconButton, Select, Skeleton } from "@maity/ui";
+import {
+  Avatar,
+  Badge,
+  Button,
+  Checkbox,
+  cn,
+  Dialog,
+  DialogContent,
+  DialogTrigger,
+  focusRing,
+  IconButton,
+  Select,
+  Skeleton,
+} from "@maity/ui";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { MessagesSquare, Pin, PinOff, Plus } from "lucide-react";
@@ -45,7 +58,8 @@ export function Dashboard({ open }: { open: Open }) {
         if (!(me.data && applyLiveEvent(queryClient, lists, event, me.data.id, open))) {
           for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
         }
-        if (event.kind !== "message" && event.kind !== "read") void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });
+        if (event.kind !== "message" && event.kind !== "read")
+          void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });
         liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
       },
     }),
@@ -74,7 +88,10 @@ export function Dashboard({ open }: { open: Open }) {
                   New group chat
                 </Button>
               </DialogTrigger>
-              <DialogContent title="New group chat" description="A title and the people and agents to talk with; you are one of them.">
+              <DialogContent
+                title="New group chat"
+                description="A title and the people and agents to talk with; you are one of them."
+              >
                 <NewGroup defaultProject={filter ?? open} onClose={() => setCreating(false)} />
               </DialogContent>
             </Dialog>
@@ -155,7 +172,10 @@ type ListItem = ConversationItem & { project?: MeItem["project"] };
 function ConversationList({ filter, observed, open }: { filter: Project | null; observed: boolean; open: Open }) {
   const trpc = useTRPC();
   const mine = useInfiniteQuery({
-    ...trpc.conversations.mine.infiniteQueryOptions({ limit: 50, observed }, { getNextPageParam: (last) => last.next_cursor ?? undefined }),
+    ...trpc.conversations.mine.infiniteQueryOptions(
+      { limit: 50, observed },
+      { getNextPageParam: (last) => last.next_cursor ?? undefined },
+    ),
     enabled: filter === null,
   });
   const project = useInfiniteQuery({
@@ -169,7 +189,11 @@ function ConversationList({ filter, observed, open }: { filter: Project | null; 
   const items: (ListItem & { owner: string; slug: string })[] = (query.data?.pages ?? []).flatMap((page) =>
     page.items.map((item) => {
       const listed: ListItem = item;
-      return { ...listed, owner: listed.project?.owner ?? filter?.owner ?? "", slug: listed.project?.slug ?? filter?.slug ?? "" };
+      return {
+        ...listed,
+        owner: listed.project?.owner ?? filter?.owner ?? "",
+        slug: listed.project?.slug ?? filter?.slug ?? "",
+      };
     }),
   );
   // Paging as the user scrolls: the sentinel at the end loads the next page.
@@ -206,17 +230,38 @@ function ConversationList({ filter, observed, open }: { filter: Project | null; 
         ))}
       </div>
     );
-  if (query.isError) return <p className="p-4 text-sm text-danger-text">{hubErrorOf(query.error)?.message ?? "Could not load the conversations."}</p>;
+  if (query.isError)
+    return (
+      <p className="p-4 text-sm text-danger-text">
+        {hubErrorOf(query.error)?.message ?? "Could not load the conversations."}
+      </p>
+    );
   if (items.length === 0)
-    return <p className="p-4 text-sm text-muted">{observed ? "No conversations, none read along." : "No conversations yet: start a group chat with “New group chat”."}</p>;
+    return (
+      <p className="p-4 text-sm text-muted">
+        {observed
+          ? "No conversations, none read along."
+          : "No conversations yet: start a group chat with “New group chat”."}
+      </p>
+    );
   return (
     <ul className="flex flex-col gap-0.5 p-2" aria-label="Conversation list" onKeyDown={onKeyDown}>
       {items.map((item) => (
-        <ConversationRow key={`${item.owner}/${item.slug}/${item.id}`} item={item} current={open?.owner === item.owner && open.slug === item.slug && open.id === item.id} />
+        <ConversationRow
+          key={`${item.owner}/${item.slug}/${item.id}`}
+          item={item}
+          current={open?.owner === item.owner && open.slug === item.slug && open.id === item.id}
+        />
       ))}
       {hasNextPage ? (
         <li ref={sentinel} className="p-2">
-          <Button variant="ghost" size="sm" className="w-full" onClick={() => void fetchNextPage()} disabled={isFetchingNextPage}>
+          <Button
+            variant="ghost"
+            size="sm"
+            className="w-full"
+            onClick={() => void fetchNextPage()}
+            disabled={isFetchingNextPage}
+          >
             {isFetchingNextPage ? "Loading…" : "More conversations"}
           </Button>
         </li>
@@ -238,25 +283,47 @@ function ConversationRow({ item, current }: { item: ListItem & { owner: string; 
   }, [queryClient, trpc]);
   const onError = (e: unknown) => {
     const hub = hubErrorOf(e);
-    setError(hub?.details.fields?.pin === "too_many" ? "You can pin at most 20 conversations. Unpin one first." : (hub?.message ?? "Could not change the pin."));
+    setError(
+      hub?.details.fields?.pin === "too_many"
+        ? "You can pin at most 20 conversations. Unpin one first."
+        : (hub?.message ?? "Could not change the pin."),
+    );
   };
   const pin = useMutation(trpc.conversations.pin.mutationOptions({ onSuccess: done, onError }));
   const unpin = useMutation(trpc.conversations.unpin.mutationOptions({ onSuccess: done, onError }));
   const title = itemTitle(item);
   const observer = item.access === "observer";
-  const preview = item.last_message ? (item.last_message.redacted ? "message removed" : item.last_message.body) : "No messages yet";
+  const preview = item.last_message
+    ? item.last_message.redacted
+      ? "message removed"
+      : item.last_message.body
+    : "No messages yet";
   const unread = observer ? 0 : (item.unread ?? 0);
   const mentioned = observer ? 0 : (item.mentions_unread ?? 0);
   const agent = item.kind === "direct" ? item.participants.find((p) => p.kind === "agent") : undefined;
   // "row", "item" and "title" name the parts for the e2e specs; the look is all Tailwind.
   return (
-    <li className={cn("row group relative grid grid-cols-[1fr_auto] items-start rounded-md", current ? "bg-accent-soft" : "hover:bg-surface-2")}>
+    <li
+      className={cn(
+        "row group relative grid grid-cols-[1fr_auto] items-start rounded-md",
+        current ? "bg-accent-soft" : "hover:bg-surface-2",
+      )}
+    >
       <Link
-        className={cn("item flex min-w-0 gap-3 rounded-md p-2 no-underline", focusRing, "focus-visible:outline-offset-0")}
+        className={cn(
+          "item flex min-w-0 gap-3 rounded-md p-2 no-underline",
+          focusRing,
+          "focus-visible:outline-offset-0",
+        )}
         href={`/p/${item.owner}/${item.slug}/c/${item.id}`}
         aria-current={current ? "page" : undefined}
       >
-        <Avatar name={agent ? (agent.name ?? agent.handle) : title} kind={agent ? "agent" : "human"} decorative className="mt-0.5" />
+        <Avatar
+          name={agent ? (agent.name ?? agent.handle) : title}
+          kind={agent ? "agent" : "human"}
+          decorative
+          className="mt-0.5"
+        />
         <span className="flex min-w-0 flex-1 flex-col gap-0.5">
           <span className="flex min-w-0 items-baseline gap-2">
             <span className={cn("title min-w-0 flex-1 truncate text-sm", unread > 0 ? "font-semibold" : "font-medium")}>
@@ -268,7 +335,9 @@ function ConversationRow({ item, current }: { item: ListItem & { owner: string; 
             <span className="shrink-0 text-xs text-muted">{timeLabel(item.last_message_at)}</span>
           </span>
           <span className="flex min-w-0 items-center gap-2">
-            <span className={cn("min-w-0 flex-1 truncate text-sm text-muted", item.last_message?.redacted && "italic")}>{preview}</span>
+            <span className={cn("min-w-0 flex-1 truncate text-sm text-muted", item.last_message?.redacted && "italic")}>
+              {preview}
+            </span>
             {unread > 0 ? <Badge variant="count">{unread} unread</Badge> : null}
             {mentioned > 0 ? <Badge variant="mention">{mentioned} @</Badge> : null}
           </span>

@@ -13,7 +13,13 @@ const PARTICIPANT_ERRORS: Record<string, string> = {
 };
 
 /** Create a group chat: title and 2–12 participants; the hub's refusals show at the field (§9.2). */
-export function NewGroup({ defaultProject, onClose }: { defaultProject: { owner: string; slug: string } | null; onClose: () => void }) {
+export function NewGroup({
+  defaultProject,
+  onClose,
+}: {
+  defaultProject: { owner: string; slug: string } | null;
+  onClose: () => void;
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -38,7 +44,14 @@ export function NewGroup({ defaultProject, onClose }: { defaultProject: { owner:
   const error = hubErrorOf(create.error);
   const participantsError = error?.details.fields?.participants;
   const titleError = error?.details.fields?.title;
-  const formError = error && !participantsError && !titleError ? (error.code === "conversation_quota" ? "This project has as many open group chats as allowed." : error.code === "project_closed" ? "The project is archived: no new group chats." : error.message) : null;
+  const formError =
+    error && !participantsError && !titleError
+      ? error.code === "conversation_quota"
+        ? "This project has as many open group chats as allowed."
+        : error.code === "project_closed"
+          ? "The project is archived: no new group chats."
+          : error.message
+      : null;
   return (
     <form
       className="flex flex-col gap-4"
@@ -55,7 +68,12 @@ export function NewGroup({ defaultProject, onClose }: { defaultProject: { owner:
           </option>
         ))}
       </Select>
-      <Input label="Title" value={title} onChange={(e) => setTitle(e.target.value)} error={titleError ? `Title: ${titleError}` : undefined} />
+      <Input
+        label="Title"
+        value={title}
+        onChange={(e) => setTitle(e.target.value)}
+        error={titleError ? `Title: ${titleError}` : undefined}
+      />
       <fieldset
         aria-label="Participants"
         aria-invalid={Boolean(participantsError)}
@@ -76,7 +94,9 @@ export function NewGroup({ defaultProject, onClose }: { defaultProject: { owner:
                 key={m.member_id}
                 label={`${m.name} (${m.kind})`}
                 checked={picked.includes(m.member_id)}
-                onCheckedChange={(checked) => setPicked((p) => (checked === true ? [...p, m.member_id] : p.filter((x) => x !== m.member_id)))}
+                onCheckedChange={(checked) =>
+                  setPicked((p) => (checked === true ? [...p, m.member_id] : p.filter((x) => x !== m.member_id)))
+                }
               />
             ))}
         </div>

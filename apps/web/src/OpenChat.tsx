@@ -45,7 +45,13 @@ function useTimeline({ owner, slug, id }: Props, onRead: () => void) {
   const readForward = useCallback(async () => {
     // Up to a few pages of the window at a time; each read moves the marker on the hub.
     for (let page = 0; page < 5; page++) {
-      const res = await client.messages.list.query({ owner, slug, conversation_id: id, after: last.current, limit: 200 });
+      const res = await client.messages.list.query({
+        owner,
+        slug,
+        conversation_id: id,
+        after: last.current,
+        limit: 200,
+      });
       merge(res.items);
       if (res.items.length) last.current = res.items.at(-1)?.seq ?? last.current;
       if (!res.next_cursor) break;
@@ -115,10 +121,25 @@ function useTyping({ owner, slug, id }: Props): string[] {
   useEffect(() => {
     const onLive = (e: Event) => {
       const event = (e as CustomEvent<LiveEvent>).detail;
-      if (event.kind !== "typing" || !event.member_id || event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
+      if (
+        event.kind !== "typing" ||
+        !event.member_id ||
+        event.conversation_id !== id ||
+        event.project?.owner !== owner ||
+        event.project.slug !== slug
+      )
+        return;
       const who = event.member_id;
       setWriting((w) => ({ ...w, [who]: Date.now() }));
-      setTimeout(() => setWriting((w) => (w[who] !== undefined && Date.now() - w[who] >= 5_900 ? Object.fromEntries(Object.entries(w).filter(([k]) => k !== who)) : w)), 6_000);
+      setTimeout(
+        () =>
+          setWriting((w) =>
+            w[who] !== undefined && Date.now() - w[who] >= 5_900
+              ? Object.fromEntries(Object.entries(w).filter(([k]) => k !== who))
+              : w,
+          ),
+        6_000,
+      );
     };
     liveEvents?.addEventListener("live", onLive);
     return () => liveEvents?.removeEventListener("live", onLive);
@@ -140,10 +161,26 @@ export function OpenChat(props: Props) {
   const timeline = useTimeline(props, invalidateLists);
   const typing = useTyping(props);
   // Issue 15: names for every id the chat shows (senders, observers, former participants).
-  const ids = [...new Set([...timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]), ...(conversation.data?.kind === "group" ? conversation.data.observers : []), ...(conversation.data?.participants.map((p) => p.member_id) ?? [])])].sort();
-  const names = useQuery({ ...trpc.projects.names.queryOptions({ ids: ids.slice(0, 500) }), enabled: ids.length > 0, staleTime: 60_000 });
+  const ids = [
+    ...new Set([
+      ...timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]),
+      ...(conversation.data?.kind === "group" ? conversation.data.observers : []),
+      ...(conversation.data?.participants.map((p) => p.member_id) ?? []),
+    ]),
+  ].sort();
+  const names = useQuery({
+    ...trpc.projects.names.queryOptions({ ids: ids.slice(0, 500) }),
+    enabled: ids.length > 0,
+    staleTime: 60_000,
+  });
   // Issue 15 "routing made visible": the stored verdicts of the messages shown (group chats only).
-  const routedSeqs = conversation.data?.kind === "group" ? timeline.items.filter((m) => !m.redacted).slice(-200).map((m) => m.seq) : [];
+  const routedSeqs =
+    conversation.data?.kind === "group"
+      ? timeline.items
+          .filter((m) => !m.redacted)
+          .slice(-200)
+          .map((m) => m.seq)
+      : [];
   const routing = useQuery({
     ...trpc.messages.routing.queryOptions({ owner, slug, conversation_id: id, seqs: routedSeqs }),
     enabled: routedSeqs.length > 0,
@@ -171,7 +208,11 @@ export function OpenChat(props: Props) {
       </div>
     );
   if (conversation.isError || !conversation.data)
-    return <p className="m-6 text-danger-text">{hubErrorOf(conversation.error)?.message ?? "This conversation does not exist or you cannot see it."}</p>;
+    return (
+      <p className="m-6 text-danger-text">
+        {hubErrorOf(conversation.error)?.message ?? "This conversation does not exist or you cannot see it."}
+      </p>
+    );
   const c = conversation.data;
   const archived = projects.data?.find((p) => p.owner === owner && p.slug === slug)?.archived ?? false;
   const observer = c.access === "observer";
@@ -181,7 +222,14 @@ export function OpenChat(props: Props) {
   const kindOf = new Map(c.participants.map((p) => [p.member_id, p.kind]));
   const people = peopleOf(c.participants, names.data);
   const days = groupMessages(timeline.items);
-  const observersText = c.kind === "group" ? observersLine(c.observers, c.participants.map((p) => named(p)), people) : null;
+  const observersText =
+    c.kind === "group"
+      ? observersLine(
+          c.observers,
+          c.participants.map((p) => named(p)),
+          people,
+        )
+      : null;
   // Issue 15: who may lift a round cap — the chat's managers (its creator, a project admin).
   const managers = c.kind === "group" ? nameOf(c.created_by, people) : "";
   return (
@@ -191,7 +239,12 @@ export function OpenChat(props: Props) {
         <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
           {c.participants.map((p) => (
             <li key={p.member_id} className="flex items-center gap-1.5 text-sm">
-              <Avatar name={nameOf(p.member_id, people)} kind={p.kind === "agent" ? "agent" : "human"} size="sm" decorative />
+              <Avatar
+                name={nameOf(p.member_id, people)}
+                kind={p.kind === "agent" ? "agent" : "human"}
+                size="sm"
+                decorative
+              />
               {nameOf(p.member_id, people)} <span className="text-muted">({p.kind})</span>
             </li>
           ))}
@@ -202,7 +255,9 @@ export function OpenChat(props: Props) {
             <span>{observersText}: the owner of an agent in a chat reads along, and does not write.</span>
           </p>
         ) : null}
-        {c.kind === "group" && !observer ? <ManageGroup {...props} view={c} closed={closed} archived={archived} /> : null}
+        {c.kind === "group" && !observer ? (
+          <ManageGroup {...props} view={c} closed={closed} archived={archived} />
+        ) : null}
       </header>
       <div
         ref={scroller}
@@ -226,7 +281,9 @@ export function OpenChat(props: Props) {
               Loading…
             </li>
           ) : null}
-          {timeline.state === "ready" && timeline.items.length === 0 ? <li className="text-sm text-muted">No messages yet.</li> : null}
+          {timeline.state === "ready" && timeline.items.length === 0 ? (
+            <li className="text-sm text-muted">No messages yet.</li>
+          ) : null}
           {days.map((day) => [
             <li key={`day-${day.day}`} className="my-2 flex items-center gap-3 text-xs text-muted">
               <span className="h-px flex-1 bg-border" aria-hidden />
@@ -254,7 +311,9 @@ export function OpenChat(props: Props) {
         </ol>
       </div>
       <p className="typing min-h-5 px-4 text-xs text-muted" aria-live="polite">
-        {typing.length ? `${typing.map((m) => nameOf(m, people)).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…` : ""}
+        {typing.length
+          ? `${typing.map((m) => nameOf(m, people)).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…`
+          : ""}
       </p>
       <Composer
         conversationRef={ref}
@@ -273,9 +332,20 @@ export function OpenChat(props: Props) {
   );
 }
 
-type Participant = { member_id: string; kind: "human" | "agent"; handle: string; name?: string | undefined; owner_id?: string | null };
+type Participant = {
+  member_id: string;
+  kind: "human" | "agent";
+  handle: string;
+  name?: string | undefined;
+  owner_id?: string | null;
+};
 /** A participant as domain's Named: a human's name is its handle when the view has no name (§9.2 shapes). */
-const named = (p: Participant): Named => ({ member_id: p.member_id, kind: p.kind, name: p.name ?? p.handle, owner_id: p.owner_id ?? null });
+const named = (p: Participant): Named => ({
+  member_id: p.member_id,
+  kind: p.kind,
+  name: p.name ?? p.handle,
+  owner_id: p.owner_id ?? null,
+});
 /** Everyone the chat names: the participants, then projects.names (former participants, observers). */
 function peopleOf(participants: Participant[], names: Named[] | undefined): Map<string, Named> {
   const people = new Map<string, Named>((names ?? []).map((n) => [n.member_id, n]));
@@ -288,7 +358,12 @@ function dayLabel(day: string): string {
   const today = new Date();
   if (date.toDateString() === today.toDateString()) return "Today";
   if (date.toDateString() === new Date(today.getTime() - 86_400_000).toDateString()) return "Yesterday";
-  return date.toLocaleDateString(undefined, { weekday: "long", day: "numeric", month: "long", year: date.getFullYear() === today.getFullYear() ? undefined : "numeric" });
+  return date.toLocaleDateString(undefined, {
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: date.getFullYear() === today.getFullYear() ? undefined : "numeric",
+  });
 }
 
 /** Issue 15: under a message, the agents the hub asked to answer and why; a held-back round says so. */
@@ -298,13 +373,18 @@ function RoutingLine(props: { agents: MessageRouting["agents"]; people: Map<stri
   return (
     <fieldset className="mt-1 flex flex-wrap items-center gap-1.5 border-0 p-0 text-xs" aria-label="Routing">
       {chips.asked.map((a) => (
-        <span key={a.agentId} className="inline-flex items-center gap-1 rounded-full border border-line bg-surface px-2 py-0.5" title={`Asked to answer: ${a.why}`}>
+        <span
+          key={a.agentId}
+          className="inline-flex items-center gap-1 rounded-full border border-line bg-surface px-2 py-0.5"
+          title={`Asked to answer: ${a.why}`}
+        >
           <span aria-hidden>→</span> {a.name} <span className="text-muted">({a.why})</span>
         </span>
       ))}
       {chips.heldByCap.length ? (
         <span className="text-muted" role="note">
-          Round cap reached: {chips.heldByCap.join(", ")} will not answer until a person writes; {props.managers} or a project admin can raise it in Manage.
+          Round cap reached: {chips.heldByCap.join(", ")} will not answer until a person writes; {props.managers} or a
+          project admin can raise it in Manage.
         </span>
       ) : null}
     </fieldset>
@@ -327,12 +407,15 @@ function MessageRow(props: {
   const trpc = useTRPC();
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState("");
-  const redact = useMutation(trpc.messages.redact.mutationOptions({ onSuccess: (r) => (setAsking(false), props.onRedacted(r)) }));
+  const redact = useMutation(
+    trpc.messages.redact.mutationOptions({ onSuccess: (r) => (setAsking(false), props.onRedacted(r)) }),
+  );
   if (m.redacted) {
     return (
       <li data-seq={m.seq} className="rounded-md border border-dashed border-line px-3 py-2 text-sm text-muted">
         <em>
-          Message removed by {m.redaction?.by ? nameOf(m.redaction.by, props.people) : "someone"} · {timeLabel(m.redaction?.at ?? null)}
+          Message removed by {m.redaction?.by ? nameOf(m.redaction.by, props.people) : "someone"} ·{" "}
+          {timeLabel(m.redaction?.at ?? null)}
           {m.redaction?.reason ? ` — ${m.redaction.reason}` : ""}
         </em>
       </li>
@@ -345,13 +428,21 @@ function MessageRow(props: {
   return (
     <li
       data-seq={m.seq}
-      className={cn("group flex gap-3 rounded-md px-2 hover:bg-surface-2", props.first ? "mt-1 py-1.5" : "py-0.5", mentionsMe && "border-l-4 border-danger bg-accent-soft/40")}
+      className={cn(
+        "group flex gap-3 rounded-md px-2 hover:bg-surface-2",
+        props.first ? "mt-1 py-1.5" : "py-0.5",
+        mentionsMe && "border-l-4 border-danger bg-accent-soft/40",
+      )}
     >
       {props.first ? (
         <Avatar name={author} kind={props.agent ? "agent" : "human"} decorative className="mt-0.5" />
       ) : (
         // A run's later messages: the time shows on hover, the full date in its title.
-        <time dateTime={m.sent_at} title={sent.toLocaleString()} className="w-9 shrink-0 pt-0.5 text-right text-[11px] text-muted opacity-0 group-hover:opacity-100">
+        <time
+          dateTime={m.sent_at}
+          title={sent.toLocaleString()}
+          className="w-9 shrink-0 pt-0.5 text-right text-[11px] text-muted opacity-0 group-hover:opacity-100"
+        >
           {clock}
         </time>
       )}
@@ -390,7 +481,15 @@ function MessageRow(props: {
               redact.mutate({ ...props.conversationRef, seq: m.seq, reason: reason.trim() || null });
             }}
           >
-            <Input label="Reason (optional)" hideLabel placeholder="Reason (optional)" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} className="min-w-48 flex-1" />
+            <Input
+              label="Reason (optional)"
+              hideLabel
+              placeholder="Reason (optional)"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              maxLength={500}
+              className="min-w-48 flex-1"
+            />
             <Button type="submit" variant="danger" size="sm" disabled={redact.isPending}>
               Remove for everyone
             </Button>
@@ -455,7 +554,8 @@ function Composer(props: {
   if (props.closed)
     return (
       <p className={note} role="status">
-        This chat is closed: its last human left. You can read it; former human participants can still remove messages. Start a new group chat to talk again.
+        This chat is closed: its last human left. You can read it; former human participants can still remove messages.
+        Start a new group chat to talk again.
       </p>
     );
   if (props.observer)
@@ -491,14 +591,21 @@ function Composer(props: {
               submit();
             }
           }}
-          error={error ? (error.details.fields?.body ? `Message: ${error.details.fields.body}` : error.message) : undefined}
+          error={
+            error ? (error.details.fields?.body ? `Message: ${error.details.fields.body}` : error.message) : undefined
+          }
         />
         <div className="flex flex-wrap items-center gap-2">
           <Button
             variant="ghost"
             size="sm"
             // Honest until attachments exist: it says so rather than opening a picker that leads nowhere.
-            onClick={() => toast.toast({ title: "Attachments are not available yet", description: "They come with a later version of the hub." })}
+            onClick={() =>
+              toast.toast({
+                title: "Attachments are not available yet",
+                description: "They come with a later version of the hub.",
+              })
+            }
           >
             <Paperclip aria-hidden />
             Attach
@@ -514,7 +621,13 @@ function Composer(props: {
               }}
             />
           ) : null}
-          <Button type="submit" variant="primary" size="sm" className="ml-auto" disabled={post.isPending || !body.trim()}>
+          <Button
+            type="submit"
+            variant="primary"
+            size="sm"
+            className="ml-auto"
+            disabled={post.isPending || !body.trim()}
+          >
             <SendHorizontal aria-hidden />
             Send
           </Button>
@@ -524,7 +637,18 @@ function Composer(props: {
   );
 }
 
-function ManageGroup(props: Props & { view: { id: string; title: string | null; created_by: string; participants: { member_id: string; handle: string; kind: string }[] }; closed: boolean; archived: boolean }) {
+function ManageGroup(
+  props: Props & {
+    view: {
+      id: string;
+      title: string | null;
+      created_by: string;
+      participants: { member_id: string; handle: string; kind: string }[];
+    };
+    closed: boolean;
+    archived: boolean;
+  },
+) {
   const { owner, slug, id, me, view } = props;
   const trpc = useTRPC();
   const router = useRouter();
@@ -555,11 +679,21 @@ function ManageGroup(props: Props & { view: { id: string; title: string | null; 
   const candidates = (members.data ?? []).filter((m) => !inChat.has(m.member_id));
   const errorOf = (e: unknown) => {
     const hub = hubErrorOf(e);
-    return hub ? (hub.details.fields ? Object.entries(hub.details.fields).map(([k, v]) => `${k}: ${v}`).join(", ") : hub.message) : null;
+    return hub
+      ? hub.details.fields
+        ? Object.entries(hub.details.fields)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(", ")
+        : hub.message
+      : null;
   };
   return (
     <details className="group rounded-md border border-line">
-      <summary className={cn("cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium text-muted hover:text-fg", focusRing)}>Manage this chat</summary>
+      <summary
+        className={cn("cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium text-muted hover:text-fg", focusRing)}
+      >
+        Manage this chat
+      </summary>
       <div className="flex flex-col gap-4 border-t border-line p-3">
         {manager && !props.closed ? (
           <>
@@ -571,7 +705,14 @@ function ManageGroup(props: Props & { view: { id: string; title: string | null; 
                 rename.mutate({ ...ref, title: title.trim() || null });
               }}
             >
-              <Input label="Title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} className="min-w-48 flex-1" error={rename.error ? errorOf(rename.error) : undefined} />
+              <Input
+                label="Title"
+                value={title}
+                onChange={(e) => setTitle(e.target.value)}
+                maxLength={200}
+                className="min-w-48 flex-1"
+                error={rename.error ? errorOf(rename.error) : undefined}
+              />
               <Button type="submit" size="md">
                 Rename
               </Button>
@@ -613,7 +754,12 @@ function ManageGroup(props: Props & { view: { id: string; title: string | null; 
                 .map((p) => (
                   <li key={p.member_id} className="flex items-center justify-between gap-2 text-sm">
                     {p.handle}
-                    <Button variant="ghost" size="sm" onClick={() => remove.mutate({ ...ref, member_id: p.member_id })} aria-label={`Remove ${p.handle}`}>
+                    <Button
+                      variant="ghost"
+                      size="sm"
+                      onClick={() => remove.mutate({ ...ref, member_id: p.member_id })}
+                      aria-label={`Remove ${p.handle}`}
+                    >
                       Remove
                     </Button>
                   </li>
@@ -626,7 +772,11 @@ function ManageGroup(props: Props & { view: { id: string; title: string | null; 
             ) : null}
           </>
         ) : (
-          <p className="text-sm text-muted">{props.closed ? "The chat is closed." : "Only the chat's creator and project admins rename it and change who is in it."}</p>
+          <p className="text-sm text-muted">
+            {props.closed
+              ? "The chat is closed."
+              : "Only the chat's creator and project admins rename it and change who is in it."}
+          </p>
         )}
         <div>
           <Button variant="danger" size="sm" onClick={() => leave.mutate({ ...ref, member_id: me.id })}>

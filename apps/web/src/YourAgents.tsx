@@ -17,7 +17,11 @@ export function YourAgents() {
   const me = useQuery(trpc.auth.me.queryOptions());
   const agents = useQuery({ ...trpc.agents.mine.queryOptions(), enabled: me.data?.kind === "human" });
   const [codes, setCodes] = useState<Record<string, { code: string; expires_at: string }>>({});
-  const mint = useMutation(trpc.agents.mintPairingCode.mutationOptions({ onSuccess: (out) => setCodes((c) => ({ ...c, [out.agent_id]: out })) }));
+  const mint = useMutation(
+    trpc.agents.mintPairingCode.mutationOptions({
+      onSuccess: (out) => setCodes((c) => ({ ...c, [out.agent_id]: out })),
+    }),
+  );
   const error = hubErrorOf(mint.error);
 
   if (me.isLoading || agents.isLoading)
@@ -41,7 +45,9 @@ export function YourAgents() {
     <div className="mx-auto flex w-full max-w-3xl flex-col gap-4 p-6">
       <div className="flex flex-col gap-1">
         <h1 className="text-xl font-semibold">Your agents</h1>
-        <p className="text-sm text-muted">Pair a client to let an agent act from another computer: the code works once, for a few minutes.</p>
+        <p className="text-sm text-muted">
+          Pair a client to let an agent act from another computer: the code works once, for a few minutes.
+        </p>
       </div>
       {agents.isError ? (
         <p role="alert" className="text-sm text-danger-text">
@@ -60,15 +66,19 @@ export function YourAgents() {
                   <strong className="truncate">{agent.name}</strong>
                   {agent.description ? <span className="text-sm text-muted">{agent.description}</span> : null}
                 </div>
-                <Button onClick={() => mint.mutate({ agent_id: agent.id })} disabled={mint.isPending} aria-label={`Pair a client for ${agent.name}`}>
+                <Button
+                  onClick={() => mint.mutate({ agent_id: agent.id })}
+                  disabled={mint.isPending}
+                  aria-label={`Pair a client for ${agent.name}`}
+                >
                   <KeyRound aria-hidden />
                   Pair a client
                 </Button>
               </div>
               {code ? (
                 <p role="status" className="rounded-md bg-surface-2 px-3 py-2 text-sm">
-                  Pairing code <code>{code.code}</code>, valid once until {timeLabel(code.expires_at)}: run <code>baychat pair {code.code}</code> where the agent runs.
-                  Pairing retires the agent's other tokens.
+                  Pairing code <code>{code.code}</code>, valid once until {timeLabel(code.expires_at)}: run{" "}
+                  <code>baychat pair {code.code}</code> where the agent runs. Pairing retires the agent's other tokens.
                 </p>
               ) : null}
             </li>

@@ -1,6 +1,10 @@
 // How the dashboard names and dates things (§9.3: an untitled group chat shows its participants'
 // handles, a direct one the agent's name).
-export function itemTitle(item: { kind: string; title: string | null; participants: { kind: string; handle: string; name?: string }[] }): string {
+export function itemTitle(item: {
+  kind: string;
+  title: string | null;
+  participants: { kind: string; handle: string; name?: string }[];
+}): string {
   if (item.kind === "direct") return item.participants.find((p) => p.kind === "agent")?.name ?? "Direct conversation";
   return item.title ?? item.participants.map((p) => p.handle).join(", ");
 }
@@ -13,7 +17,10 @@ export function timeLabel(iso: string | null): string {
 }
 
 /** Splits a body at its mentions (offsets in code points) for highlighting; bodies stay text. */
-export function withMentions(body: string, mentions: { offset: number; length: number; member_id: string }[]): { text: string; mention: string | null }[] {
+export function withMentions(
+  body: string,
+  mentions: { offset: number; length: number; member_id: string }[],
+): { text: string; mention: string | null }[] {
   const points = Array.from(body);
   const parts: { text: string; mention: string | null }[] = [];
   let at = 0;

@@ -22,16 +22,24 @@ function inputOf(key: QueryKey): { owner?: string; slug?: string } {
  * Applies `change` to the item of `place` in every cached list under `prefixes`; false when some
  * list does not hold it (the caller then reads that list again).
  */
-function updateLists(queryClient: QueryClient, prefixes: QueryKey[], place: Place, change: (item: Item) => Item): boolean {
+function updateLists(
+  queryClient: QueryClient,
+  prefixes: QueryKey[],
+  place: Place,
+  change: (item: Item) => Item,
+): boolean {
   let held = true;
   for (const prefix of prefixes) {
     for (const [key, data] of queryClient.getQueriesData<Infinite | Page>({ queryKey: prefix })) {
       if (!data) continue;
       const input = inputOf(key);
-      const projectOf = (item: Item) => (item.project ? `${item.project.owner}/${item.project.slug}` : `${input.owner}/${input.slug}`);
+      const projectOf = (item: Item) =>
+        item.project ? `${item.project.owner}/${item.project.slug}` : `${input.owner}/${input.slug}`;
       const pages = isInfinite(data) ? data.pages : [data];
       const flat = pages.flatMap((p) => p.items);
-      const index = flat.findIndex((item) => item.id === place.id && projectOf(item) === `${place.owner}/${place.slug}`);
+      const index = flat.findIndex(
+        (item) => item.id === place.id && projectOf(item) === `${place.owner}/${place.slug}`,
+      );
       if (index < 0) {
         // A per-project list of another project has nothing to hold; any other list is read again.
         if (!input.owner || (input.owner === place.owner && input.slug === place.slug)) held = false;
@@ -41,12 +49,17 @@ function updateLists(queryClient: QueryClient, prefixes: QueryKey[], place: Plac
       const after = change(before);
       flat[index] = after;
       const sorted = sortLiveItems(flat, projectOf);
-      const delta = { unread: (after.unread ?? 0) - (before.unread ?? 0), mentions: (after.mentions_unread ?? 0) - (before.mentions_unread ?? 0) };
+      const delta = {
+        unread: (after.unread ?? 0) - (before.unread ?? 0),
+        mentions: (after.mentions_unread ?? 0) - (before.mentions_unread ?? 0),
+      };
       let at = 0;
       const next = pages.map((p) => {
         const items = sorted.slice(at, at + p.items.length);
         at += p.items.length;
-        const totals = p.totals ? { unread: p.totals.unread + delta.unread, mentions_unread: p.totals.mentions_unread + delta.mentions } : undefined;
+        const totals = p.totals
+          ? { unread: p.totals.unread + delta.unread, mentions_unread: p.totals.mentions_unread + delta.mentions }
+          : undefined;
         return { ...p, items, ...(totals ? { totals } : {}) };
       });
       queryClient.setQueryData(key, isInfinite(data) ? { ...data, pages: next } : next[0]);
@@ -59,7 +72,13 @@ function updateLists(queryClient: QueryClient, prefixes: QueryKey[], place: Plac
  * Folds one live event into the cached lists. `open` is the chat on screen: its messages count as
  * read at once (the open chat marks them read on the hub). Answers false when a list must be read.
  */
-export function applyLiveEvent(queryClient: QueryClient, prefixes: QueryKey[], event: LiveEvent, readerId: string, open: Place | null): boolean {
+export function applyLiveEvent(
+  queryClient: QueryClient,
+  prefixes: QueryKey[],
+  event: LiveEvent,
+  readerId: string,
+  open: Place | null,
+): boolean {
   if (!event.project || !event.conversation_id) return false;
   const place = { owner: event.project.owner, slug: event.project.slug, id: event.conversation_id };
   const isOpen = open !== null && open.owner === place.owner && open.slug === place.slug && open.id === place.id;

@@ -9,11 +9,19 @@ import { type ReactNode, useState } from "react";
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry: false } } }));
+  const [queryClient] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry: false } } }),
+  );
   // Subscriptions over SSE (the live feed resumes with lastEventId); everything else batched.
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [splitLink({ condition: (op) => op.type === "subscription", true: httpSubscriptionLink({ url: "/api/trpc" }), false: httpBatchLink({ url: "/api/trpc" }) })],
+      links: [
+        splitLink({
+          condition: (op) => op.type === "subscription",
+          true: httpSubscriptionLink({ url: "/api/trpc" }),
+          false: httpBatchLink({ url: "/api/trpc" }),
+        }),
+      ],
     }),
   );
   return (
@@ -30,7 +38,9 @@ export function Providers({ children }: { children: ReactNode }) {
 }
 
 /** The hub's error message (DESIGN.md §4) from a tRPC error, for showing at the field. */
-export function hubErrorOf(error: unknown): { code: string; message: string; details: { fields?: Record<string, string>; reason?: string } } | null {
+export function hubErrorOf(
+  error: unknown,
+): { code: string; message: string; details: { fields?: Record<string, string>; reason?: string } } | null {
   const data = (error as { data?: { hubError?: unknown } } | null)?.data;
   return (data?.hubError as never) ?? null;
 }

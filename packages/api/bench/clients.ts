@@ -18,7 +18,11 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 /** Runs `fn` with at most `limit` calls in flight. */
-export async function inBatches<T>(items: T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function inBatches<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
@@ -30,7 +34,11 @@ export async function inBatches<T>(items: T[], limit: number, fn: (item: T, inde
 }
 
 /** A client socket that resolves `opened` on open and hands every text frame to `onFrame`. */
-export function socket(url: string, headers: Record<string, string>, onFrame: (data: string) => void): { ws: WebSocket; opened: Promise<void> } {
+export function socket(
+  url: string,
+  headers: Record<string, string>,
+  onFrame: (data: string) => void,
+): { ws: WebSocket; opened: Promise<void> } {
   const ws = new WebSocket(url, { headers, perMessageDeflate: false });
   ws.on("message", (data) => onFrame(String(data)));
   const opened = new Promise<void>((resolve, reject) => {
@@ -57,4 +65,3 @@ export async function closeAll(sockets: WebSocket[]): Promise<void> {
     ),
   );
 }
-

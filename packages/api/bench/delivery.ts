@@ -69,7 +69,9 @@ async function figure(listeners: number, path: string, one: (i: number) => Promi
   }
   rows.push(row);
   const delay = `event loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`;
-  log(`  ${path} with ${listeners}: p50 ${percentile(row.samples, 0.5).toFixed(1)} ms, p99 ${percentile(row.samples, 0.99).toFixed(1)} ms, ${row.samples.length} samples${row.lost ? `, ${row.lost} lost` : ""}; ${delay} (${since(t)})`);
+  log(
+    `  ${path} with ${listeners}: p50 ${percentile(row.samples, 0.5).toFixed(1)} ms, p99 ${percentile(row.samples, 0.99).toFixed(1)} ms, ${row.samples.length} samples${row.lost ? `, ${row.lost} lost` : ""}; ${delay} (${since(t)})`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,9 +125,13 @@ log(`bare ws echo server: ${LEVELS.join(", ")} connections`);
 // ---------------------------------------------------------------------------------------------
 // 2. The hub: one human writes in the direct conversation of its agent, which listens.
 // ---------------------------------------------------------------------------------------------
-const database = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { dataDir: "memory://" });
+const database = await openDatabase(
+  process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { dataDir: "memory://" },
+);
 const unlimited = 1_000_000_000;
-const hub = createHub(database, { limits: { agent: unlimited, updates: unlimited, ws: unlimited, preauth: unlimited } });
+const hub = createHub(database, {
+  limits: { agent: unlimited, updates: unlimited, ws: unlimited, preauth: unlimited },
+});
 await hub.start();
 const api = await startApiServer(hub);
 const wsUrl = `${api.url.replace("http", "ws")}/api/agent-api/ws`;
@@ -137,7 +143,11 @@ await hub.admin.createProject({ owner: "writer", slug: "bench", name: "Bench" })
 // The idle agents live in a project of their own, so the writer's direct conversation and its
 // audience are the same at every level: only the number of listeners changes.
 await hub.admin.createProject({ owner: "idler", slug: "idle", name: "Idle agents" });
-const measuredAgent = await hub.admin.createAgent({ owner: "writer", handle: "measured", description: "The agent whose delivery is timed." });
+const measuredAgent = await hub.admin.createAgent({
+  owner: "writer",
+  handle: "measured",
+  description: "The agent whose delivery is timed.",
+});
 await hub.admin.addMember({ owner: "writer", slug: "bench" }, { member_id: measuredAgent.id });
 const writerToken = (await hub.admin.mintToken({ member_id: "hum-writer" })).token;
 const agentToken = (await hub.admin.mintToken({ member_id: measuredAgent.id })).token;
@@ -155,8 +165,15 @@ async function post(content: string): Promise<number> {
   return performance.now();
 }
 type UpdatesBody = { cursor: string; events: { message: { content: string } }[] };
-async function updates(token: string, query: string, signal?: AbortSignal): Promise<{ status: number; body: UpdatesBody }> {
-  const res = await fetch(`${api.url}/api/agent-api/updates?${query}`, { headers: { authorization: `Bearer ${token}` }, ...(signal ? { signal } : {}) });
+async function updates(
+  token: string,
+  query: string,
+  signal?: AbortSignal,
+): Promise<{ status: number; body: UpdatesBody }> {
+  const res = await fetch(`${api.url}/api/agent-api/updates?${query}`, {
+    headers: { authorization: `Bearer ${token}` },
+    ...(signal ? { signal } : {}),
+  });
   const body = (await res.json()) as UpdatesBody;
   return { status: res.status, body };
 }
@@ -167,7 +184,9 @@ const idleInThread = process.env.BENCH_IDLE_IN_THREAD === "1";
 const idleOptions: IdleOptions = { apiUrl: api.url, wsUrl, idleWaitS: IDLE_WAIT_S, maxAgents: Math.max(...LEVELS) };
 const idle = idleInThread ? idleAgents(idleOptions) : idleWorker(idleOptions);
 function idleWorker(options: IdleOptions): ReturnType<typeof idleAgents> {
-  const worker = new Worker(new URL("./idle-agents.worker.mjs", import.meta.url), { workerData: { idleAgents: options } });
+  const worker = new Worker(new URL("./idle-agents.worker.mjs", import.meta.url), {
+    workerData: { idleAgents: options },
+  });
   type Reply = { opened?: { sockets: number; polls: number }; failed?: string; trouble?: IdleTrouble };
   const ask = (message: { add?: string[]; stop?: true }) =>
     new Promise<Reply>((resolve, reject) => {
@@ -284,7 +303,8 @@ async function measureSocket(level: number, writes: Row): Promise<void> {
       const t1 = await within(arrived, SAMPLE_TIMEOUT_MS, "post → /ws frame");
       const written = (await wrote) - t0;
       if (i >= WARMUP) writes.samples.push(written);
-      if (t1 - t0 > SLOW_MS) log(`  slow sample ${i}: frame at ${(t1 - t0).toFixed(0)} ms, POST answered 201 at ${written.toFixed(0)} ms`);
+      if (t1 - t0 > SLOW_MS)
+        log(`  slow sample ${i}: frame at ${(t1 - t0).toFixed(0)} ms, POST answered 201 at ${written.toFixed(0)} ms`);
       return t1 - t0;
     } catch (error) {
       const written = (await wrote.catch(() => Number.NaN)) - t0;
@@ -298,7 +318,9 @@ async function measureSocket(level: number, writes: Row): Promise<void> {
 }
 
 for (const level of LEVELS) {
-  log(`hub with ${level} listener${level === 1 ? "" : "s"} (${level - 1} idle agents, each with a socket and a held /updates)`);
+  log(
+    `hub with ${level} listener${level === 1 ? "" : "s"} (${level - 1} idle agents, each with a socket and a held /updates)`,
+  );
   let t = performance.now();
   const fresh: string[] = [];
   while (created < level - 1) {
@@ -312,7 +334,9 @@ for (const level of LEVELS) {
   if (fresh.length) opened = await idle.add(fresh);
   if (fresh.length) await settle(Math.max(50, level / 2));
   background.set(level, await statementRate(5000));
-  log(` ${opened.sockets} idle sockets open, ${opened.polls} idle polls running; idle load ${background.get(level)?.toFixed(0)} SQL statements/s (${since(t)})`);
+  log(
+    ` ${opened.sockets} idle sockets open, ${opened.polls} idle polls running; idle load ${background.get(level)?.toFixed(0)} SQL statements/s (${since(t)})`,
+  );
   const writes: Row = { listeners: level, path: "hub: post → 201 (writer)", samples: [], lost: 0 };
   await measureUpdates(level, writes);
   await measureSocket(level, writes);
@@ -326,19 +350,28 @@ await hub.close();
 // ---------------------------------------------------------------------------------------------
 const order = ["bare ws: send → echo", "hub: post → /ws frame", "hub: post → /updates", "hub: post → 201 (writer)"];
 rows.sort((a, b) => a.listeners - b.listeners || order.indexOf(a.path) - order.indexOf(b.path));
-console.log(`\nDelivery latency on ${database.engine}, one process on 127.0.0.1 (${SAMPLES} samples a figure unless the ${FIGURE_BUDGET_MS / 1000} s budget ran out)`);
+console.log(
+  `\nDelivery latency on ${database.engine}, one process on 127.0.0.1 (${SAMPLES} samples a figure unless the ${FIGURE_BUDGET_MS / 1000} s budget ran out)`,
+);
 console.log("listeners  path                       p50 ms   p99 ms   max ms  samples");
 for (const r of rows) {
   console.log(
     `${String(r.listeners).padStart(9)}  ${r.path.padEnd(25)} ${percentile(r.samples, 0.5).toFixed(1).padStart(7)}  ${percentile(r.samples, 0.99).toFixed(1).padStart(7)}  ${percentile(r.samples, 1).toFixed(1).padStart(7)}  ${String(r.samples.length).padStart(7)}${r.lost ? `  (${r.lost} lost)` : ""}`,
   );
 }
-const p50 = (listeners: number, path: string) => percentile(rows.find((r) => r.listeners === listeners && r.path === path)?.samples ?? [], 0.5);
+const p50 = (listeners: number, path: string) =>
+  percentile(rows.find((r) => r.listeners === listeners && r.path === path)?.samples ?? [], 0.5);
 for (const path of order.slice(1, 3)) {
-  console.log(`${path} p50 vs bare ws at the same level: ${LEVELS.map((l) => `${l}: ×${(p50(l, path) / p50(l, order[0] as string)).toFixed(1)}`).join(", ")}`);
-  console.log(`${path} p50 vs the writer's own POST at the same level: ${LEVELS.map((l) => `${l}: ×${(p50(l, path) / p50(l, order[3] as string)).toFixed(2)}`).join(", ")}`);
+  console.log(
+    `${path} p50 vs bare ws at the same level: ${LEVELS.map((l) => `${l}: ×${(p50(l, path) / p50(l, order[0] as string)).toFixed(1)}`).join(", ")}`,
+  );
+  console.log(
+    `${path} p50 vs the writer's own POST at the same level: ${LEVELS.map((l) => `${l}: ×${(p50(l, path) / p50(l, order[3] as string)).toFixed(2)}`).join(", ")}`,
+  );
 }
-console.log(`hub SQL statements a second from the idle agents alone: ${LEVELS.map((l) => `${l}: ${background.get(l)?.toFixed(0)}`).join(", ")}`);
+console.log(
+  `hub SQL statements a second from the idle agents alone: ${LEVELS.map((l) => `${l}: ${background.get(l)?.toFixed(0)}`).join(", ")}`,
+);
 const trouble = Object.entries(idleTrouble?.pollStatus ?? {}).map(([s, n]) => `${n}× ${s}`);
 if (idleTrouble && (idleTrouble.pollErrors || trouble.length || idleTrouble.socketsClosed))
   console.log(

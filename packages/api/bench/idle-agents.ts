@@ -14,7 +14,12 @@ export interface IdleOptions {
   idleWaitS: number;
   maxAgents: number;
 }
-export type IdleTrouble = { pollErrors: number; pollStatus: Record<number, number>; socketsClosed: number; messages: string[] };
+export type IdleTrouble = {
+  pollErrors: number;
+  pollStatus: Record<number, number>;
+  socketsClosed: number;
+  messages: string[];
+};
 
 /** Idle agents on the calling thread: `add` opens their sockets and starts their polls, `stop` ends all. */
 export function idleAgents({ apiUrl, wsUrl, idleWaitS, maxAgents }: IdleOptions) {
@@ -22,7 +27,12 @@ export function idleAgents({ apiUrl, wsUrl, idleWaitS, maxAgents }: IdleOptions)
   setMaxListeners(maxAgents, stopIdle.signal);
   const idleSockets: WebSocket[] = [];
   const idlePolls: Promise<void>[] = [];
-  const trouble = { pollErrors: 0, pollStatus: {} as Record<number, number>, socketsClosed: 0, messages: [] as string[] };
+  const trouble = {
+    pollErrors: 0,
+    pollStatus: {} as Record<number, number>,
+    socketsClosed: 0,
+    messages: [] as string[],
+  };
 
   async function idleSocket(token: string): Promise<void> {
     let first: () => void = () => {};
@@ -78,7 +88,8 @@ export function idleAgents({ apiUrl, wsUrl, idleWaitS, maxAgents }: IdleOptions)
   return {
     async add(tokens: string[]): Promise<{ sockets: number; polls: number }> {
       await inBatches(tokens, 50, (token) => idleSocket(token));
-      for (const [i, token] of tokens.entries()) idlePolls.push(idlePoll(token, 1 + ((idlePolls.length + i) % idleWaitS)));
+      for (const [i, token] of tokens.entries())
+        idlePolls.push(idlePoll(token, 1 + ((idlePolls.length + i) % idleWaitS)));
       return { sockets: idleSockets.length, polls: idlePolls.length };
     },
     async stop(): Promise<IdleTrouble> {

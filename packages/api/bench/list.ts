@@ -19,12 +19,18 @@ const LINES = [
 ];
 
 // The bench writer mentions agents often; the ping rate is not what is measured.
-const database = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { dataDir: "memory://" });
+const database = await openDatabase(
+  process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { dataDir: "memory://" },
+);
 const hub = createHub(database, { groupChatQuota: 1000, pingRate: { pings: 1_000_000, windowSeconds: 60 } });
 const call = async (method: string, path: string, token: string, body?: unknown) => {
   const res = await handleRest(
     hub,
-    new Request(`http://127.0.0.1${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://127.0.0.1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
     { adminToken: ADMIN },
   );
   const text = await res.text();
@@ -72,7 +78,9 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)] as number;
 };
 
-console.log(`GET /api/me/conversations?limit=50 on ${database.engine}, ${CHATS_PER_PROJECT} chats per project, median of ${RUNS} calls`);
+console.log(
+  `GET /api/me/conversations?limit=50 on ${database.engine}, ${CHATS_PER_PROJECT} chats per project, median of ${RUNS} calls`,
+);
 console.log("projects  items  median ms  SQL statements per call (list + auth)");
 const results: { projects: number; ms: number }[] = [];
 for (const level of LEVELS) {
@@ -101,8 +109,12 @@ for (const level of LEVELS) {
   listStatements = m;
   const ms = median(times);
   results.push({ projects: level, ms });
-  console.log(`${String(level).padStart(8)}  ${String(items).padStart(5)}  ${ms.toFixed(1).padStart(9)}  ${listStatements} + ${statements - listStatements} = ${statements}`);
+  console.log(
+    `${String(level).padStart(8)}  ${String(items).padStart(5)}  ${ms.toFixed(1).padStart(9)}  ${listStatements} + ${statements - listStatements} = ${statements}`,
+  );
 }
 const first = results[0] as { ms: number };
-console.log(`latency ratio vs 1 project: ${results.map((r) => `${r.projects}: ×${(r.ms / first.ms).toFixed(1)}`).join(", ")}`);
+console.log(
+  `latency ratio vs 1 project: ${results.map((r) => `${r.projects}: ×${(r.ms / first.ms).toFixed(1)}`).join(", ")}`,
+);
 await hub.close();

@@ -55,7 +55,9 @@ const cpuMs = (start: NodeJS.CpuUsage) => {
 };
 
 const watchdog = setTimeout(() => {
-  log(`bench:send: still running after ${RUN_BUDGET_MS / 60_000} min, stopping (a PostgreSQL throwaway database may be left behind)`);
+  log(
+    `bench:send: still running after ${RUN_BUDGET_MS / 60_000} min, stopping (a PostgreSQL throwaway database may be left behind)`,
+  );
   process.exit(2);
 }, RUN_BUDGET_MS);
 watchdog.unref();
@@ -82,10 +84,12 @@ const LOCK_SQL = "SELECT pg_advisory_xact_lock($1)";
 const EVENT_SQL = `INSERT INTO events (kind, type, project_id, conversation_id, from_id, to_id, body, mentions, sent_at)
  VALUES ('message', 'chat', $1, $2, $3, $4, $5, '[]', $6::timestamptz AT TIME ZONE 'UTC') RETURNING seq`;
 const AUDIENCE_SQL = "INSERT INTO event_audience (event_seq, member_id) SELECT $1, unnest($2::text[])";
-const VERDICTS_SQL = "INSERT INTO routing_verdicts (event_seq, agent_id, should_respond, reason) SELECT $1, unnest($2::text[]), false, 'not_addressed'";
+const VERDICTS_SQL =
+  "INSERT INTO routing_verdicts (event_seq, agent_id, should_respond, reason) SELECT $1, unnest($2::text[]), false, 'not_addressed'";
 const HEAD_SQL = `UPDATE conversations SET last_seq = $2, last_message_at = $3::timestamptz AT TIME ZONE 'UTC'
  WHERE id = $1 AND (last_seq IS NULL OR last_seq < $2)`;
-const MARKER_SQL = "UPDATE participations SET read_marker_seq = $3 WHERE conversation_id = $1 AND member_id = $2 AND left_at IS NULL";
+const MARKER_SQL =
+  "UPDATE participations SET read_marker_seq = $3 WHERE conversation_id = $1 AND member_id = $2 AND left_at IS NULL";
 
 const ROUTE = /^\/api\/projects\/([^/]+)\/([^/]+)\/conversations\/([^/]+)\/messages$/;
 
@@ -94,10 +98,14 @@ async function startLimitServer(sql: Sql): Promise<{ url: string; statements: ()
   let statements = 0;
   const answer = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+    res.writeHead(status, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(text),
+    });
     res.end(text);
   };
-  const fail = (res: ServerResponse, status: number, code: string) => answer(res, status, { error: { code, message: code, details: {} } });
+  const fail = (res: ServerResponse, status: number, code: string) =>
+    answer(res, status, { error: { code, message: code, details: {} } });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const route = req.method === "POST" ? ROUTE.exec(new URL(req.url ?? "/", "http://127.0.0.1").pathname) : null;
     if (!route) return fail(res, 404, "not_found");
@@ -118,7 +126,14 @@ async function startLimitServer(sql: Sql): Promise<{ url: string; statements: ()
     if (!writer) return fail(res, 401, "unauthenticated");
     const [owner, slug, publicId] = route.slice(1).map(decodeURIComponent) as [string, string, string];
     statements += 1;
-    const [room] = await sql.query<{ id: string; public_id: string; kind: string; project_id: string; closed: boolean; participants: Participant[] }>(ROOM_SQL, [owner, slug, publicId, writer.id]);
+    const [room] = await sql.query<{
+      id: string;
+      public_id: string;
+      kind: string;
+      project_id: string;
+      closed: boolean;
+      participants: Participant[];
+    }>(ROOM_SQL, [owner, slug, publicId, writer.id]);
     if (!room?.participants.some((p) => p.id === writer.id)) return fail(res, 404, "not_found");
     if (room.kind !== "group") return fail(res, 400, "invalid"); // the bench writes in a group chat only
     if (room.closed) return fail(res, 409, "conversation_closed");
@@ -127,7 +142,14 @@ async function startLimitServer(sql: Sql): Promise<{ url: string; statements: ()
     const seq = await sql.transaction(async (tx) => {
       statements += 8; // BEGIN, six statements, COMMIT
       await tx.query(LOCK_SQL, [APPEND_LOCK_KEY]);
-      const [event] = await tx.query<{ seq: number }>(EVENT_SQL, [room.project_id, room.id, writer.id, room.public_id, body, at]);
+      const [event] = await tx.query<{ seq: number }>(EVENT_SQL, [
+        room.project_id,
+        room.id,
+        writer.id,
+        room.public_id,
+        body,
+        at,
+      ]);
       const s = (event as { seq: number }).seq;
       await tx.query(AUDIENCE_SQL, [s, room.participants.map((p) => p.id)]);
       await tx.query(VERDICTS_SQL, [s, room.participants.filter((p) => p.kind === "agent").map((p) => p.id)]);
@@ -181,7 +203,9 @@ let posted = 0;
 /** One POST …/messages; its latency in ms (to the end of the 201's body). */
 function post(url: string, token: string): Promise<number> {
   posted += 1;
-  const body = JSON.stringify({ body: `Status update ${posted}: the nightly build finished and the numbers look fine.` });
+  const body = JSON.stringify({
+    body: `Status update ${posted}: the nightly build finished and the numbers look fine.`,
+  });
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(
@@ -189,7 +213,11 @@ function post(url: string, token: string): Promise<number> {
       {
         method: "POST",
         agent,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       },
       (res) => {
@@ -199,7 +227,12 @@ function post(url: string, token: string): Promise<number> {
         res.on("end", () => {
           const ms = performance.now() - t0;
           if (res.statusCode === 201) resolve(ms);
-          else reject(new Error(`POST ${url} answered ${res.statusCode}: ${Buffer.concat(chunks).toString("utf8").slice(0, 300)}`));
+          else
+            reject(
+              new Error(
+                `POST ${url} answered ${res.statusCode}: ${Buffer.concat(chunks).toString("utf8").slice(0, 300)}`,
+              ),
+            );
         });
       },
     );
@@ -209,7 +242,12 @@ function post(url: string, token: string): Promise<number> {
 }
 
 /** `count` posts by `clients` clients, each with one request in flight; the latencies and the wall time. */
-async function burst(url: string, tokens: string[], count: number, clients: number): Promise<{ latencies: number[]; ms: number }> {
+async function burst(
+  url: string,
+  tokens: string[],
+  count: number,
+  clients: number,
+): Promise<{ latencies: number[]; ms: number }> {
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -310,22 +348,38 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     };
     // Setup through the operator's routes (MAITY_ADMIN_TOKEN) and the writer's REST route.
     const [owner] = HUMANS as [string];
-    for (const handle of HUMANS) await call("POST", "/api/admin/humans", ADMIN_TOKEN, { handle, name: handle.toUpperCase(), password: "bench-password" });
+    for (const handle of HUMANS)
+      await call("POST", "/api/admin/humans", ADMIN_TOKEN, {
+        handle,
+        name: handle.toUpperCase(),
+        password: "bench-password",
+      });
     await call("POST", "/api/admin/projects", ADMIN_TOKEN, { owner, slug: "bench", name: "Bench" });
     const members: string[] = HUMANS.slice(1).map((h) => `hum-${h}`);
     for (const [i, handle] of AGENTS.entries()) {
-      const agent = await call("POST", "/api/admin/agents", ADMIN_TOKEN, { owner: HUMANS[i], handle, description: `The ${handle} of the bench.` });
+      const agent = await call("POST", "/api/admin/agents", ADMIN_TOKEN, {
+        owner: HUMANS[i],
+        handle,
+        description: `The ${handle} of the bench.`,
+      });
       members.push(agent.id);
     }
-    for (const id of members) await call("POST", `/api/admin/projects/${owner}/bench/members`, ADMIN_TOKEN, { member_id: id });
+    for (const id of members)
+      await call("POST", `/api/admin/projects/${owner}/bench/members`, ADMIN_TOKEN, { member_id: id });
     const tokens: string[] = [];
-    for (const handle of HUMANS) tokens.push((await call("POST", "/api/admin/tokens", ADMIN_TOKEN, { member_id: `hum-${handle}` })).token);
-    const chat = await call("POST", `/api/projects/${owner}/bench/conversations`, tokens[0] as string, { title: "Bench", participants: members });
+    for (const handle of HUMANS)
+      tokens.push((await call("POST", "/api/admin/tokens", ADMIN_TOKEN, { member_id: `hum-${handle}` })).token);
+    const chat = await call("POST", `/api/projects/${owner}/bench/conversations`, tokens[0] as string, {
+      title: "Bench",
+      participants: members,
+    });
     const participants = (chat.participants as unknown[]).length;
     if (participants !== 12) throw new Error(`the group chat has ${participants} participants, not 12`);
     const path = `/api/projects/${owner}/bench/conversations/${chat.id}/messages`;
     const urls = { hub: `${api.url}${path}`, limit: `${limit.url}${path}` };
-    log(`${engine}: group chat ${chat.id} with ${participants} participants (${HUMANS.length} humans, ${AGENTS.length} agents); ${tokens.length} writers`);
+    log(
+      `${engine}: group chat ${chat.id} with ${participants} participants (${HUMANS.length} humans, ${AGENTS.length} agents); ${tokens.length} writers`,
+    );
 
     // Warm up both sides (JIT, connections, Prisma's query plans), unrecorded.
     for (const side of ["hub", "limit"] as const) {
@@ -341,8 +395,28 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     const notifiesPerMessage = notifies - notifiesBefore;
 
     const sides: Record<"hub" | "limit", Side> = {
-      hub: { name: "hub", sequential: [], concurrent: [], rounds: [], roundP50: [], messages: 0, concurrentMs: 0, statements: 0, cpuMs: 0 },
-      limit: { name: "limit", sequential: [], concurrent: [], rounds: [], roundP50: [], messages: 0, concurrentMs: 0, statements: 0, cpuMs: 0 },
+      hub: {
+        name: "hub",
+        sequential: [],
+        concurrent: [],
+        rounds: [],
+        roundP50: [],
+        messages: 0,
+        concurrentMs: 0,
+        statements: 0,
+        cpuMs: 0,
+      },
+      limit: {
+        name: "limit",
+        sequential: [],
+        concurrent: [],
+        rounds: [],
+        roundP50: [],
+        messages: 0,
+        concurrentMs: 0,
+        statements: 0,
+        cpuMs: 0,
+      },
     };
     // Prisma logs a transaction's COMMIT ("-- Implicit "COMMIT" query…") but not always its BEGIN:
     // the hub's count adds the BEGIN it did not see, so both sides count the same round trips.
@@ -418,7 +492,10 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
 // ---------------------------------------------------------------------------------------------
 
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
-const pgUrl = process.env.DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL) ? process.env.DATABASE_URL : undefined;
+const pgUrl =
+  process.env.DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL)
+    ? process.env.DATABASE_URL
+    : undefined;
 const engines = (["pglite", "postgresql"] as const).filter((e) => (only ? e === only : e === "pglite" || pgUrl));
 if (engines.includes("postgresql") && !pgUrl) throw new Error("--only=postgresql needs DATABASE_URL=postgresql://…");
 const started = performance.now();
@@ -442,7 +519,9 @@ for (const r of results) {
   const perRound = r.hub.rounds.map((h, i) => h / (r.limit.rounds[i] as number));
   const pct = (x: number) => `${fmt(100 * x)} %`;
   const cpuPerMessage = (s: Side) => s.cpuMs / s.messages;
-  console.log(`hub/limit throughput at c${CONCURRENCY} (hub ÷ limit): ${pct(throughput(r.hub) / throughput(r.limit))} (rounds ${pct(Math.min(...perRound))}–${pct(Math.max(...perRound))})`);
+  console.log(
+    `hub/limit throughput at c${CONCURRENCY} (hub ÷ limit): ${pct(throughput(r.hub) / throughput(r.limit))} (rounds ${pct(Math.min(...perRound))}–${pct(Math.max(...perRound))})`,
+  );
   console.log(
     `hub/limit latency at c1 (limit ÷ hub): p50 ${pct(median(r.limit.sequential) / median(r.hub.sequential))}, p99 ${pct(percentile(r.limit.sequential, 0.99) / percentile(r.hub.sequential, 0.99))}`,
   );
@@ -453,9 +532,12 @@ for (const r of results) {
     `statements per message: hub ${r.hubStatements.length} observed${r.beginUnlogged ? " + its unlogged BEGIN" : ""}${r.notifies ? ` + ${r.notifies} pg_notify (the bus, outside Prisma)` : ""}; ` +
       "limit 2 before the transaction + BEGIN, 6, COMMIT",
   );
-  console.log(`${r.seconds.toFixed(0)} s; load average ${r.load.map((l) => l.toFixed(1)).join(" → ")} on ${cpus().length} cores`);
+  console.log(
+    `${r.seconds.toFixed(0)} s; load average ${r.load.map((l) => l.toFixed(1)).join(" → ")} on ${cpus().length} cores`,
+  );
   log(`${r.engine}: the hub's statements for one message, as Prisma logs them:`);
-  for (const [i, sql] of r.hubStatements.entries()) log(`  ${String(i + 1).padStart(2)}. ${sql.replace(/\s+/g, " ").slice(0, 160)}`);
+  for (const [i, sql] of r.hubStatements.entries())
+    log(`  ${String(i + 1).padStart(2)}. ${sql.replace(/\s+/g, " ").slice(0, 160)}`);
 }
 agent.destroy();
 log(`done in ${fmt((performance.now() - started) / 1000)} s`);

@@ -14,22 +14,46 @@ interface Setting<T> {
   meaning: string;
   schema: z.ZodType<T>;
 }
-const setting = <T>(name: string, shown: string, meaning: string, schema: z.ZodType<T>): Setting<T> => ({ name, shown, meaning, schema });
+const setting = <T>(name: string, shown: string, meaning: string, schema: z.ZodType<T>): Setting<T> => ({
+  name,
+  shown,
+  meaning,
+  schema,
+});
 
 const unset = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim());
 const optionalText = z.preprocess(unset, z.string().optional());
 const flag = (fallback: boolean) =>
-  z.preprocess(unset, z.enum(["0", "1", "true", "false"], { error: "0 or 1" }).optional()).transform((v) => (v === undefined ? fallback : v === "1" || v === "true"));
+  z
+    .preprocess(unset, z.enum(["0", "1", "true", "false"], { error: "0 or 1" }).optional())
+    .transform((v) => (v === undefined ? fallback : v === "1" || v === "true"));
 const count = (fallback: number, what: string) =>
-  z.preprocess(unset, z.coerce.number({ error: what }).int(what).positive(what).optional()).transform((v) => v ?? fallback);
+  z
+    .preprocess(unset, z.coerce.number({ error: what }).int(what).positive(what).optional())
+    .transform((v) => v ?? fallback);
 
 export const SETTINGS = {
-  host: setting("HOST", "`127.0.0.1`", "the address the server listens on", z.preprocess(unset, z.string().optional()).transform((v) => v ?? "127.0.0.1")),
+  host: setting(
+    "HOST",
+    "`127.0.0.1`",
+    "the address the server listens on",
+    z.preprocess(unset, z.string().optional()).transform((v) => v ?? "127.0.0.1"),
+  ),
   port: setting(
     "PORT",
     "`3000`",
     "the port the server listens on",
-    z.preprocess(unset, z.coerce.number({ error: "a port, 1–65535" }).int().min(1, "a port, 1–65535").max(65535, "a port, 1–65535").optional()).transform((v) => v ?? 3000),
+    z
+      .preprocess(
+        unset,
+        z.coerce
+          .number({ error: "a port, 1–65535" })
+          .int()
+          .min(1, "a port, 1–65535")
+          .max(65535, "a port, 1–65535")
+          .optional(),
+      )
+      .transform((v) => v ?? 3000),
   ),
   dataDir: setting(
     "MAITY_DATA_DIR",
@@ -41,7 +65,13 @@ export const SETTINGS = {
     "DATABASE_URL",
     "unset",
     "`postgresql://…` switches from PGlite to PostgreSQL",
-    z.preprocess(unset, z.string().regex(/^postgres(ql)?:\/\/./, "a postgresql:// URL").optional()),
+    z.preprocess(
+      unset,
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\/./, "a postgresql:// URL")
+        .optional(),
+    ),
   ),
   adminToken: setting(
     "MAITY_ADMIN_TOKEN",
@@ -60,27 +90,32 @@ export const SETTINGS = {
     "MAITY_PING_RATE",
     `\`${DEFAULT_PING_RATE.pings}/${DEFAULT_PING_RATE.windowSeconds}\``,
     "mentions a writer may ping per window, `<pings>/<seconds>` (§1.7); over it: `rate_limited`",
-    z
-      .preprocess(unset, z.string().optional())
-      .transform((v, ctx): PingRate => {
-        const rate = v === undefined ? { ...DEFAULT_PING_RATE } : parsePingRate(v);
-        if (rate) return rate;
-        ctx.addIssue({ code: "custom", message: "<pings>/<seconds>, both at least 1" });
-        return z.NEVER;
-      }),
+    z.preprocess(unset, z.string().optional()).transform((v, ctx): PingRate => {
+      const rate = v === undefined ? { ...DEFAULT_PING_RATE } : parsePingRate(v);
+      if (rate) return rate;
+      ctx.addIssue({ code: "custom", message: "<pings>/<seconds>, both at least 1" });
+      return z.NEVER;
+    }),
   ),
   publicUrl: setting(
     "MAITY_PUBLIC_URL",
     "the request's origin",
     "the base URL pairing and link answers give agents (`https://hub.example.org`)",
-    z.preprocess(unset, z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional()).transform((v) => v?.replace(/\/+$/, "")),
+    z
+      .preprocess(unset, z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional())
+      .transform((v) => v?.replace(/\/+$/, "")),
   ),
   webhookAllow: setting(
     "MAITY_WEBHOOK_ALLOW",
     "unset",
     "comma-separated host names, IP addresses and CIDR ranges webhooks may reach although not public (`127.0.0.1,localhost,10.0.0.0/8`, local development); a bad entry stops the start",
     optionalText.transform((v, ctx) => {
-      const entries = v ? v.split(",").map((e) => e.trim()).filter(Boolean) : [];
+      const entries = v
+        ? v
+            .split(",")
+            .map((e) => e.trim())
+            .filter(Boolean)
+        : [];
       const { invalid } = parseAllowList(entries);
       if (!invalid.length) return entries;
       ctx.addIssue({ code: "custom", message: `not a host name, IP address or CIDR range: ${invalid.join(", ")}` });
@@ -105,7 +140,11 @@ export function readSettings(env: Record<string, string | undefined> = process.e
   for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
     const parsed = s.schema.safeParse(env[s.name]);
     if (parsed.success) out[key] = parsed.data;
-    else problems.push({ variable: s.name, message: `${parsed.error.issues[0]?.message ?? "invalid"} (got ${JSON.stringify(env[s.name])})` });
+    else
+      problems.push({
+        variable: s.name,
+        message: `${parsed.error.issues[0]?.message ?? "invalid"} (got ${JSON.stringify(env[s.name])})`,
+      });
   }
   if (problems.length) throw new SettingsError(problems);
   return out as Settings;

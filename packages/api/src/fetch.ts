@@ -41,7 +41,18 @@ export function handleTrpc(hub: Hub, req: Request, options: ApiOptions = {}): Pr
       const admin = adminAccess(limited, options.adminToken);
       const address = clientAddress(limited);
       const baseUrl = baseUrlOf(limited, hub.publicUrl);
-      return { hub, caller, session, resHeaders, secure: isSecure(limited), admin, credential, address, signal: req.signal, baseUrl };
+      return {
+        hub,
+        caller,
+        session,
+        resHeaders,
+        secure: isSecure(limited),
+        admin,
+        credential,
+        address,
+        signal: req.signal,
+        baseUrl,
+      };
     },
     // Issue 13 #3: the caller reads "internal error" (trpc.ts); the detail is the server's to log.
     onError: ({ error, path }) => {

@@ -224,7 +224,8 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
         .then(() => {
           const request = toRequest(req, res);
           const path = new URL(request.url).pathname;
-          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> = path === MCP_PATH && mcp ? mcp : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
+          const handler: (hub: Hub, req: Request, options: ApiOptions) => Promise<Response> =
+            path === MCP_PATH && mcp ? mcp : path.startsWith("/api/trpc/") ? handleTrpc : handleRest;
           return handler(hub, request, edge);
         })
         .then((response) => {
@@ -268,10 +269,14 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   if (!socket.writable) return void socket.destroy();
   const large = error.code === "HPE_HEADER_OVERFLOW";
   const body = JSON.stringify(
-    large ? { error: "the request's head (URL and headers) is over 16 KiB", code: "HEADERS_TOO_LARGE" } : { error: "malformed HTTP request", code: "BAD_REQUEST" },
+    large
+      ? { error: "the request's head (URL and headers) is over 16 KiB", code: "HEADERS_TOO_LARGE" }
+      : { error: "malformed HTTP request", code: "BAD_REQUEST" },
   );
   const status = large ? "431 Request Header Fields Too Large" : "400 Bad Request";
-  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 export interface ApiServer {

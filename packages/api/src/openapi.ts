@@ -6,14 +6,20 @@ import { restRoutes } from "./rest/index.ts";
 // procedures' own zod schemas (one schema: validation, types and this document). Served at
 // GET /api/openapi.json.
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; [key: string]: unknown };
+type JsonSchema = {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  [key: string]: unknown;
+};
 type ProcedureDef = { _def: { inputs: z.ZodType[]; output?: z.ZodType } };
 
 const toJson = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
   return rest;
 };
-const unwrap = (schema: z.ZodType): z.ZodType => (schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema);
+const unwrap = (schema: z.ZodType): z.ZodType =>
+  schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
 
 const errorSchema: JsonSchema = {
   type: "object",
@@ -23,12 +29,30 @@ const errorSchema: JsonSchema = {
       type: "object",
       required: ["code", "message", "details"],
       properties: {
-        code: { type: "string", enum: ["invalid", "unauthenticated", "forbidden", "not_found", "conflict", "conversation_closed", "conversation_quota", "project_closed", "too_large", "unsupported_media_type", "rate_limited"] },
+        code: {
+          type: "string",
+          enum: [
+            "invalid",
+            "unauthenticated",
+            "forbidden",
+            "not_found",
+            "conflict",
+            "conversation_closed",
+            "conversation_quota",
+            "project_closed",
+            "too_large",
+            "unsupported_media_type",
+            "rate_limited",
+          ],
+        },
         message: { type: "string" },
         details: {
           type: "object",
           description: "invalid: fields.<name> names each refused field; forbidden: reason",
-          properties: { fields: { type: "object", additionalProperties: { type: "string" } }, reason: { type: "string" } },
+          properties: {
+            fields: { type: "object", additionalProperties: { type: "string" } },
+            reason: { type: "string" },
+          },
         },
       },
     },
@@ -38,12 +62,20 @@ const errorSchema: JsonSchema = {
 const agentErrorSchema: JsonSchema = {
   type: "object",
   required: ["error", "code"],
-  description: "The agent protocol's error: a message and a code (NOT_PARTICIPANT, CURSOR_EXPIRED, INVALID_REQUEST with fields, …)",
-  properties: { error: { type: "string" }, code: { type: "string" }, fields: { type: "object", additionalProperties: { type: "string" } } },
+  description:
+    "The agent protocol's error: a message and a code (NOT_PARTICIPANT, CURSOR_EXPIRED, INVALID_REQUEST with fields, …)",
+  properties: {
+    error: { type: "string" },
+    code: { type: "string" },
+    fields: { type: "object", additionalProperties: { type: "string" } },
+  },
 };
 
 const AGENT_ERRORS = [
-  ["400", "INVALID_REQUEST (fields named), INVALID_JSON, INVALID_REPLY_TARGET, RESERVED_MESSAGE_TYPE, INVALID_PAIRING_CODE"],
+  [
+    "400",
+    "INVALID_REQUEST (fields named), INVALID_JSON, INVALID_REPLY_TARGET, RESERVED_MESSAGE_TYPE, INVALID_PAIRING_CODE",
+  ],
   ["401", "UNAUTHORIZED: a missing, unknown or revoked agent token"],
   ["403", "NOT_PARTICIPANT (context and poll): never confirms the room exists"],
   ["404", "NOT_FOUND (send, typing, contact, link polls): never confirms the room exists"],
@@ -71,7 +103,11 @@ function socketPath(paths: Record<string, Record<string, unknown>>): void {
         "The /updates events over a WebSocket (§11): send {t: hello, resume, features} within 10 s; frames {t: event}, {t: cursor}, {t: reset}; close codes 4000 displaced, 4001 credential, 4002 framing, 4003 going away",
       tags: ["agent-api"],
       security: [{ agent: [] }],
-      responses: { "101": { description: "Switching protocols" }, "401": { description: "a wrong credential" }, "429": { description: "reconnecting too fast" } },
+      responses: {
+        "101": { description: "Switching protocols" },
+        "401": { description: "a wrong credential" },
+        "429": { description: "reconnecting too fast" },
+      },
     },
   };
 }
@@ -93,7 +129,8 @@ export function openApiDocument(): unknown {
     const inQuery = route.meta.method === "GET" || route.meta.method === "DELETE";
     for (const [name, schema] of Object.entries(properties)) {
       if (route.keys.includes(name)) parameters.push({ name, in: "path", required: true, schema });
-      else if (headerFields.has(name)) parameters.push({ name: headerFields.get(name), in: "header", required: false, schema });
+      else if (headerFields.has(name))
+        parameters.push({ name: headerFields.get(name), in: "header", required: false, schema });
       else if (inQuery) parameters.push({ name, in: "query", required: required.has(name), schema });
       else bodyProperties[name] = schema;
     }
@@ -103,14 +140,26 @@ export function openApiDocument(): unknown {
     const success =
       status === 204
         ? { description: "No content" }
-        : { description: "OK", content: { "application/json": { schema: outputSchema ? toJson(outputSchema, "output") : {} } } };
+        : {
+            description: "OK",
+            content: { "application/json": { schema: outputSchema ? toJson(outputSchema, "output") : {} } },
+          };
     const responses: Record<string, unknown> = { [String(status)]: success };
-    if (route.meta.respond && route.meta.responseSchema) responses["200"] = { description: "A replay of an earlier request", content: { "application/json": { schema: toJson(route.meta.responseSchema, "output") } } };
+    if (route.meta.respond && route.meta.responseSchema)
+      responses["200"] = {
+        description: "A replay of an earlier request",
+        content: { "application/json": { schema: toJson(route.meta.responseSchema, "output") } },
+      };
     const agent = route.style === "agent";
     const errorRef = { $ref: `#/components/schemas/${agent ? "AgentError" : "Error"}` };
     for (const [code, description] of agent ? AGENT_ERRORS : MAITY_ERRORS)
       responses[code] = { description, content: { "application/json": { schema: errorRef } } };
-    const security = { admin: [{ admin: [] }], public: [], agent: [{ agent: [] }], member: [{ bearer: [] }, { session: [] }] }[route.access];
+    const security = {
+      admin: [{ admin: [] }],
+      public: [],
+      agent: [{ agent: [] }],
+      member: [{ bearer: [] }, { session: [] }],
+    }[route.access];
     const operation: Record<string, unknown> = {
       operationId: route.name,
       summary: route.meta.summary,
@@ -123,7 +172,11 @@ export function openApiDocument(): unknown {
       operation.requestBody = {
         required: bodyRequired.length > 0,
         description: `JSON, at most ${route.bodyLimit} bytes; unknown fields are refused`,
-        content: { "application/json": { schema: { type: "object", additionalProperties: false, properties: bodyProperties, required: bodyRequired } } },
+        content: {
+          "application/json": {
+            schema: { type: "object", additionalProperties: false, properties: bodyProperties, required: bodyRequired },
+          },
+        },
       };
     }
     paths[route.meta.path] ??= {};
@@ -135,14 +188,19 @@ export function openApiDocument(): unknown {
     info: {
       title: "Maity hub",
       version: "0.4.0",
-      description: "The Maity routes of the hub (§9 Conversations), generated from the zod schemas of the tRPC procedures, and the agent API (/api/agent-api, protocol 1.23) from the same procedures' schemas.",
+      description:
+        "The Maity routes of the hub (§9 Conversations), generated from the zod schemas of the tRPC procedures, and the agent API (/api/agent-api, protocol 1.23) from the same procedures' schemas.",
     },
     servers: [{ url: "/" }],
     paths,
     components: {
       schemas: { Error: errorSchema, AgentError: agentErrorSchema },
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "a personal access token (mty_…) or an agent token (bay_…)" },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "a personal access token (mty_…) or an agent token (bay_…)",
+        },
         session: { type: "apiKey", in: "cookie", name: "maity_session" },
         admin: { type: "http", scheme: "bearer", description: "the operator's MAITY_ADMIN_TOKEN" },
         agent: { type: "http", scheme: "bearer", description: "an agent token (bay_…)" },

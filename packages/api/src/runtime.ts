@@ -7,7 +7,10 @@ import type { Settings } from "./config.ts";
 let slot: Promise<Hub> | undefined;
 
 /** What opening the hub takes from the settings (config.ts), read once by the app server. */
-export type HubSettings = Pick<Settings, "databaseUrl" | "dataDir" | "seed" | "groupChatQuota" | "pingRate" | "publicUrl" | "webhookAllow">;
+export type HubSettings = Pick<
+  Settings,
+  "databaseUrl" | "dataDir" | "seed" | "groupChatQuota" | "pingRate" | "publicUrl" | "webhookAllow"
+>;
 
 export function getHub(settings: HubSettings, log: (line: string) => void = (line) => console.log(line)): Promise<Hub> {
   slot ??= (async () => {

@@ -26,7 +26,13 @@ export function readCookie(header: string | null, name: string): string | null {
 
 /** httpOnly, SameSite=Lax, Secure over https. */
 export function sessionCookie(value: string, secure: boolean, maxAgeMs = SESSION_TTL_MS): string {
-  const parts = [`${SESSION_COOKIE}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${Math.floor(maxAgeMs / 1000)}`];
+  const parts = [
+    `${SESSION_COOKIE}=${encodeURIComponent(value)}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${Math.floor(maxAgeMs / 1000)}`,
+  ];
   if (secure) parts.push("Secure");
   return parts.join("; ");
 }
@@ -40,7 +46,11 @@ export function isSecure(req: Request): boolean {
 export async function callerFromRequest(hub: Hub, req: Request) {
   const bearer = parseBearer(req.headers.get("authorization"));
   if (req.headers.get("authorization")) {
-    return { caller: await hub.auth.fromToken(bearer, req.headers.get("x-agent-instance")), session: null, bearer: true };
+    return {
+      caller: await hub.auth.fromToken(bearer, req.headers.get("x-agent-instance")),
+      session: null,
+      bearer: true,
+    };
   }
   const session = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
   return { caller: await hub.auth.fromSession(session), session, bearer: false };

@@ -70,31 +70,35 @@ export function toTRPCError(error: HubError): TRPCError {
   return new TRPCError({ code: trpcCode(error.code), message: error.message, cause: error });
 }
 
-const t = initTRPC.meta<Meta>().context<Context>().create({
-  errorFormatter({ shape, error, input }) {
-    // Input refused by a procedure's zod schema renders as the hub's `invalid` with the fields named.
-    const hub =
-      isHubError(error.cause)
+const t = initTRPC
+  .meta<Meta>()
+  .context<Context>()
+  .create({
+    errorFormatter({ shape, error, input }) {
+      // Input refused by a procedure's zod schema renders as the hub's `invalid` with the fields named.
+      const hub = isHubError(error.cause)
         ? error.cause
         : error.cause instanceof ZodError
           ? HubError.invalid(fieldsOf(error.cause, input))
           : null;
-    // Issue 13 #3: an unexpected error (a database's, a bug's) answers the generic message and no
-    // stack; its detail goes to the server log only (fetch.ts onError).
-    if (!hub && isInternal(error)) {
-      const { stack: _stack, ...data } = shape.data;
-      return { ...shape, message: "internal error", data: { ...data, hubError: null } };
-    }
-    return {
-      ...shape,
-      data: {
-        ...shape.data,
-        // The hub's error, as the Maity REST routes render it (DESIGN.md §4).
-        hubError: hub ? { code: hub.code, message: hub.message, details: hub.details, status: hubErrorStatus[hub.code] } : null,
-      },
-    };
-  },
-});
+      // Issue 13 #3: an unexpected error (a database's, a bug's) answers the generic message and no
+      // stack; its detail goes to the server log only (fetch.ts onError).
+      if (!hub && isInternal(error)) {
+        const { stack: _stack, ...data } = shape.data;
+        return { ...shape, message: "internal error", data: { ...data, hubError: null } };
+      }
+      return {
+        ...shape,
+        data: {
+          ...shape.data,
+          // The hub's error, as the Maity REST routes render it (DESIGN.md §4).
+          hubError: hub
+            ? { code: hub.code, message: hub.message, details: hub.details, status: hubErrorStatus[hub.code] }
+            : null,
+        },
+      };
+    },
+  });
 
 /** An error the hub did not mean to answer: not a HubError, not refused input, tRPC's INTERNAL_SERVER_ERROR. */
 export function isInternal(error: TRPCError): boolean {

@@ -9,7 +9,10 @@ const admin = (method: string, path: string, body?: unknown) => rest(method, pat
 describe("operator routes: guard", () => {
   it("answer 404 when MAITY_ADMIN_TOKEN is unset", async () => {
     const hidden = restClient(hub, "");
-    const res = await hidden("POST", "/api/admin/humans", { body: { handle: "x", name: "X", password: "password1" }, token: "anything" });
+    const res = await hidden("POST", "/api/admin/humans", {
+      body: { handle: "x", name: "X", password: "password1" },
+      token: "anything",
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("not_found");
   });
@@ -21,7 +24,9 @@ describe("operator routes: guard", () => {
 
 describe("operator routes: the HTTP contract of issue 2", () => {
   beforeAll(async () => {
-    expect((await admin("POST", "/api/admin/humans", { handle: "alice", name: "Alice", password: "alice-password" })).status).toBe(201);
+    expect(
+      (await admin("POST", "/api/admin/humans", { handle: "alice", name: "Alice", password: "alice-password" })).status,
+    ).toBe(201);
   });
 
   it("POST /api/admin/humans → 201 {id: hum-<handle>, handle, name}; 409 when taken", async () => {
@@ -33,7 +38,11 @@ describe("operator routes: the HTTP contract of issue 2", () => {
   });
 
   it("POST /api/admin/agents → 201 {id: agt-…, handle, name: owner/handle, owner_id}", async () => {
-    const res = await admin("POST", "/api/admin/agents", { owner: "alice", handle: "agent-q", description: "Answers questions." });
+    const res = await admin("POST", "/api/admin/agents", {
+      owner: "alice",
+      handle: "agent-q",
+      description: "Answers questions.",
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ id: "agt-q", handle: "agent-q", name: "alice/agent-q", owner_id: "hum-alice" });
     expect((await admin("POST", "/api/admin/agents", { owner: "alice", handle: "agent-q" })).status).toBe(409);
@@ -46,28 +55,49 @@ describe("operator routes: the HTTP contract of issue 2", () => {
   it("POST /api/admin/projects → 201; the owner is an active member with members:admin", async () => {
     const res = await admin("POST", "/api/admin/projects", { owner: "alice", slug: "lab", name: "Lab" });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), owner: "alice", slug: "lab", full_name: "alice/lab", name: "Lab" });
-    const membership = await hub.db.membership.findFirstOrThrow({ where: { projectId: res.body.id, memberId: "hum-alice" }, select: { status: true, permissions: true } });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      owner: "alice",
+      slug: "lab",
+      full_name: "alice/lab",
+      name: "Lab",
+    });
+    const membership = await hub.db.membership.findFirstOrThrow({
+      where: { projectId: res.body.id, memberId: "hum-alice" },
+      select: { status: true, permissions: true },
+    });
     expect(membership).toEqual({ status: "active", permissions: ["members:admin"] });
     expect((await admin("POST", "/api/admin/projects", { owner: "alice", slug: "lab", name: "Lab" })).status).toBe(409);
   });
 
   it("members: add → 201 {member_id, permissions, status: active}; remove → 200", async () => {
-    const add = await admin("POST", "/api/admin/projects/alice/lab/members", { member_id: "hum-bob", permissions: ["members:admin"] });
-    expect(add).toEqual({ status: 201, body: { member_id: "hum-bob", permissions: ["members:admin"], status: "active" } });
+    const add = await admin("POST", "/api/admin/projects/alice/lab/members", {
+      member_id: "hum-bob",
+      permissions: ["members:admin"],
+    });
+    expect(add).toEqual({
+      status: 201,
+      body: { member_id: "hum-bob", permissions: ["members:admin"], status: "active" },
+    });
     const agent = await admin("POST", "/api/admin/projects/alice/lab/members", { member_id: "agt-q" });
     expect(agent.body).toEqual({ member_id: "agt-q", permissions: [], status: "active" });
     const removed = await admin("DELETE", "/api/admin/projects/alice/lab/members/hum-bob?reason=removed");
     expect(removed.status).toBe(200);
     const isolated = await admin("DELETE", "/api/admin/projects/alice/lab/members/agt-q?reason=isolated");
     expect(isolated.status).toBe(200);
-    const rows = await hub.db.membership.findMany({ where: { memberId: { in: ["hum-bob", "agt-q"] } }, select: { memberId: true, status: true }, orderBy: { memberId: "asc" } });
+    const rows = await hub.db.membership.findMany({
+      where: { memberId: { in: ["hum-bob", "agt-q"] } },
+      select: { memberId: true, status: true },
+      orderBy: { memberId: "asc" },
+    });
     expect(rows).toEqual([
       { memberId: "agt-q", status: "isolated" },
       { memberId: "hum-bob", status: "removed" },
     ]);
     expect((await admin("DELETE", "/api/admin/projects/alice/lab/members/hum-nobody")).status).toBe(404);
-    expect((await admin("DELETE", "/api/admin/projects/alice/lab/members/agt-q?reason=banned")).body.error.details.fields).toEqual({ reason: expect.any(String) });
+    expect(
+      (await admin("DELETE", "/api/admin/projects/alice/lab/members/agt-q?reason=banned")).body.error.details.fields,
+    ).toEqual({ reason: expect.any(String) });
   });
 
   it("archive → 200, and an archived project takes no new member (project_closed)", async () => {
@@ -87,20 +117,37 @@ describe("operator routes: the HTTP contract of issue 2", () => {
     expect(human.body.token).toMatch(/^mty_[A-Za-z0-9_-]{40,}$/);
     const agent = await admin("POST", "/api/admin/tokens", { member_id: "agt-q" });
     expect(agent.body.token).toMatch(/^bay_/);
-    expect((await admin("POST", "/api/admin/tokens", { member_id: "hum-ghost" })).body.error.details.fields).toEqual({ member_id: "not_found" });
+    expect((await admin("POST", "/api/admin/tokens", { member_id: "hum-ghost" })).body.error.details.fields).toEqual({
+      member_id: "not_found",
+    });
   });
 });
 
 describe("bad input: 400 invalid with details.fields, nothing written (DESIGN §4)", () => {
   const cases: [string, string, unknown, string[]][] = [
-    ["humans", "/api/admin/humans", { handle: "Not Valid", name: "", password: "short" }, ["handle", "name", "password"]],
+    [
+      "humans",
+      "/api/admin/humans",
+      { handle: "Not Valid", name: "", password: "short" },
+      ["handle", "name", "password"],
+    ],
     ["humans: missing body", "/api/admin/humans", {}, ["handle", "name", "password"]],
-    ["humans: wrong types", "/api/admin/humans", { handle: 7, name: ["x"], password: null }, ["handle", "name", "password"]],
+    [
+      "humans: wrong types",
+      "/api/admin/humans",
+      { handle: 7, name: ["x"], password: null },
+      ["handle", "name", "password"],
+    ],
     ["agents", "/api/admin/agents", { owner: "", handle: "UPPER" }, ["owner", "handle"]],
     ["agents: unknown owner", "/api/admin/agents", { owner: "nobody", handle: "agent-z" }, ["owner"]],
     ["projects", "/api/admin/projects", { owner: "alice", slug: "no spaces" }, ["slug", "name"]],
     ["projects: unknown owner", "/api/admin/projects", { owner: "nobody", slug: "p", name: "P" }, ["owner"]],
-    ["members", "/api/admin/projects/alice/lab/members", { member_id: "someone", permissions: ["root"] }, ["member_id", "permissions.0"]],
+    [
+      "members",
+      "/api/admin/projects/alice/lab/members",
+      { member_id: "someone", permissions: ["root"] },
+      ["member_id", "permissions.0"],
+    ],
     ["members: unknown member", "/api/admin/projects/alice/lab/members", { member_id: "hum-ghost" }, ["member_id"]],
     ["tokens", "/api/admin/tokens", { member_id: 12 }, ["member_id"]],
   ];
@@ -136,7 +183,17 @@ describe("GET /api/health (issue 2 §7)", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ok: true,
-      database: { engine: process.env.TEST_DATABASE_URL ? "postgresql" : "pglite", migrations: { applied: [expect.stringMatching(/_init$/), expect.stringMatching(/_pings$/), expect.stringMatching(/_agent_protocol$/)], pending: [] } },
+      database: {
+        engine: process.env.TEST_DATABASE_URL ? "postgresql" : "pglite",
+        migrations: {
+          applied: [
+            expect.stringMatching(/_init$/),
+            expect.stringMatching(/_pings$/),
+            expect.stringMatching(/_agent_protocol$/),
+          ],
+          pending: [],
+        },
+      },
     });
   });
   it("an unknown /api path is the error shape's not_found", async () => {

@@ -10,20 +10,32 @@ const rest = restClient(hub);
 afterAll(() => hub.close());
 const tokens: Record<string, string> = {};
 const call = async (path: string, token?: string, headers: Record<string, string> = {}) => {
-  const res = await handleRest(hub, new Request(`${BASE}/api/agent-api${path}`, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } }));
+  const res = await handleRest(
+    hub,
+    new Request(`${BASE}/api/agent-api${path}`, {
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    }),
+  );
   return { status: res.status, body: await res.json() };
 };
 
 beforeAll(async () => {
   await seedDemo(hub);
-  for (const id of ["agt-a", "hum-maintainer"]) tokens[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+  for (const id of ["agt-a", "hum-maintainer"])
+    tokens[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
 });
 
 describe("GET /api/agent-api/me", () => {
   it("B-012 B-029 B-031 names the agent and the protocol version", async () => {
     expect(await call("/me", tokens["agt-a"])).toEqual({
       status: 200,
-      body: { id: "agt-a", name: "maintainer/agent-a", description: "Builds and reviews the hub's API contract.", instanceId: "agt-a-default", protocolVersion: "1.23" },
+      body: {
+        id: "agt-a",
+        name: "maintainer/agent-a",
+        description: "Builds and reviews the hub's API contract.",
+        instanceId: "agt-a-default",
+        protocolVersion: "1.23",
+      },
     });
     expect(PROTOCOL_VERSION).toMatch(/^\d+\.\d+$/);
   });
@@ -39,7 +51,10 @@ describe("GET /api/agent-api/me", () => {
   });
 
   it("an unknown agent-api path answers the protocol's 404 shape", async () => {
-    expect(await call("/nothing", tokens["agt-a"])).toEqual({ status: 404, body: { error: "no such route", code: "NOT_FOUND" } });
+    expect(await call("/nothing", tokens["agt-a"])).toEqual({
+      status: 404,
+      body: { error: "no such route", code: "NOT_FOUND" },
+    });
   });
 });
 
@@ -47,7 +62,13 @@ describe("GET /api/agent-api/conversations", () => {
   it("lists the agent's DM and GROUP rooms with global ids and where they live in Maity", async () => {
     const res = await call("/conversations", tokens["agt-a"]);
     expect(res.status).toBe(200);
-    const rooms = res.body.conversations as { id: string; type: string; title: string | null; maity: { project: string; id: string }; project: { name: string } }[];
+    const rooms = res.body.conversations as {
+      id: string;
+      type: string;
+      title: string | null;
+      maity: { project: string; id: string };
+      project: { name: string };
+    }[];
     expect(rooms.map((r) => [r.type, r.title, r.maity])).toEqual([
       ["GROUP", "Release 0.2 go/no-go", { project: "maintainer/maity", id: expect.stringMatching(/^cnv-/) }],
       ["DM", null, { project: "maintainer/maity", id: "agt-a" }],
@@ -64,22 +85,50 @@ describe("GET /api/agent-api/conversations/:id/context (B-036 B-038 B-039 B-040 
     const res = await call(`/conversations/${group}/context`, tokens["agt-a"]);
     expect(res.status).toBe(200);
     expect(res.body.conversation).toEqual({ id: group, type: "GROUP", title: "Release 0.2 go/no-go" });
-    expect(res.body.policy).toEqual({ rule: "MENTIONS", effectiveRule: "MENTIONS", policyApplies: true, maxAgentRounds: 2 });
+    expect(res.body.policy).toEqual({
+      rule: "MENTIONS",
+      effectiveRule: "MENTIONS",
+      policyApplies: true,
+      maxAgentRounds: 2,
+    });
     expect(res.body.you).toEqual({ id: "agt-a", name: "maintainer/agent-a", isOrchestrator: false });
     expect(res.body.participants).toEqual([
       { id: "hum-maintainer", name: "Maintainer", kind: "user", role: "creator", visiting: null },
-      { id: "agt-a", name: "maintainer/agent-a", kind: "agent", role: "member", description: "Builds and reviews the hub's API contract.", visiting: null },
-      { id: "agt-x", name: "guest/agent-x", kind: "agent", role: "member", description: "Release checks and changelogs.", visiting: { homeBay: "guest", sponsor: { id: "hum-guest", name: "Guest" } } },
+      {
+        id: "agt-a",
+        name: "maintainer/agent-a",
+        kind: "agent",
+        role: "member",
+        description: "Builds and reviews the hub's API contract.",
+        visiting: null,
+      },
+      {
+        id: "agt-x",
+        name: "guest/agent-x",
+        kind: "agent",
+        role: "member",
+        description: "Release checks and changelogs.",
+        visiting: { homeBay: "guest", sponsor: { id: "hum-guest", name: "Guest" } },
+      },
     ]);
-    expect(res.body.instructions.split("\n")[0]).toBe('You are "maintainer/agent-a", an agent in the "Release 0.2 go/no-go" group chat.');
-    expect(res.body.instructions).toContain("- guest/agent-x (agent) — Release checks and changelogs. (visiting from another Bay: guest, brought by Guest)");
+    expect(res.body.instructions.split("\n")[0]).toBe(
+      'You are "maintainer/agent-a", an agent in the "Release 0.2 go/no-go" group chat.',
+    );
+    expect(res.body.instructions).toContain(
+      "- guest/agent-x (agent) — Release checks and changelogs. (visiting from another Bay: guest, brought by Guest)",
+    );
   });
 
   it("B-046 a direct conversation: no policy machinery", async () => {
     const rooms = (await call("/conversations", tokens["agt-a"])).body.conversations as { id: string; type: string }[];
     const dm = rooms.find((r) => r.type === "DM")?.id as string;
     const res = await call(`/conversations/${dm}/context`, tokens["agt-a"]);
-    expect(res.body.policy).toEqual({ rule: null, effectiveRule: "EVERY_USER_MESSAGE", policyApplies: false, maxAgentRounds: null });
+    expect(res.body.policy).toEqual({
+      rule: null,
+      effectiveRule: "EVERY_USER_MESSAGE",
+      policyApplies: false,
+      maxAgentRounds: null,
+    });
     expect(res.body.instructions).toContain("answer every human message");
   });
 
@@ -88,7 +137,10 @@ describe("GET /api/agent-api/conversations/:id/context (B-036 B-038 B-039 B-040 
     const rooms = (await call("/conversations", tokens["agt-a"])).body.conversations as { id: string; type: string }[];
     const dmOfA = rooms.find((r) => r.type === "DM")?.id as string;
     const hidden = await call(`/conversations/${dmOfA}/context`, token);
-    expect(hidden).toEqual({ status: 403, body: { error: "you are not a participant of this conversation", code: "NOT_PARTICIPANT" } });
+    expect(hidden).toEqual({
+      status: 403,
+      body: { error: "you are not a participant of this conversation", code: "NOT_PARTICIPANT" },
+    });
     expect(await call("/conversations/nope/context", token)).toEqual(hidden);
   });
 });

@@ -27,7 +27,8 @@ describe.skipIf(!onPostgres)("two app instances on one PostgreSQL (issue 5 live 
     await b.start();
     await seedDemo(a);
     const rest = restClient(a);
-    for (const id of ["agt-a", "hum-maintainer"]) T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+    for (const id of ["agt-a", "hum-maintainer"])
+      T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
     apiA = await startApiServer(a);
     apiB = await startApiServer(b);
   });
@@ -47,9 +48,9 @@ describe.skipIf(!onPostgres)("two app instances on one PostgreSQL (issue 5 live 
 
   it("a /updates call held on instance B returns a message posted through instance A", async () => {
     const updates = (cursor?: string, wait = 0) =>
-      fetch(`${apiB.url}/api/agent-api/updates?wait=${wait}${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${T["agt-a"]}` } }).then(
-        (r) => r.json() as Promise<{ cursor: string; events: { message: { id: string } }[] }>,
-      );
+      fetch(`${apiB.url}/api/agent-api/updates?wait=${wait}${cursor ? `&cursor=${cursor}` : ""}`, {
+        headers: { authorization: `Bearer ${T["agt-a"]}` },
+      }).then((r) => r.json() as Promise<{ cursor: string; events: { message: { id: string } }[] }>);
     const { cursor } = await updates();
     const held = updates(cursor, 15);
     await new Promise((r) => setTimeout(r, 300));
@@ -62,7 +63,9 @@ describe.skipIf(!onPostgres)("two app instances on one PostgreSQL (issue 5 live 
   });
 
   it("a socket on instance B receives a message posted through instance A", async () => {
-    const ws = new WebSocket(`${apiB.url.replace("http", "ws")}/api/agent-api/ws`, { headers: { authorization: `Bearer ${T["agt-a"]}` } });
+    const ws = new WebSocket(`${apiB.url.replace("http", "ws")}/api/agent-api/ws`, {
+      headers: { authorization: `Bearer ${T["agt-a"]}` },
+    });
     const frames: { t: string; message?: { id: string } }[] = [];
     const got = new Promise<void>((resolve) =>
       ws.on("message", (data) => {

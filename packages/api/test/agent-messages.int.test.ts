@@ -37,10 +37,20 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     tokens[id] = res.body.token;
   }
-  const made = await rest("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "maintainer", handle: "agent-b", description: "Joins late." } });
+  const made = await rest("POST", "/api/admin/agents", {
+    token: ADMIN,
+    body: { owner: "maintainer", handle: "agent-b", description: "Joins late." },
+  });
   expect(made.status).toBe(201);
   agentB = made.body.id;
-  expect((await rest("POST", `${P.replace("/api/projects", "/api/admin/projects")}/members`, { token: ADMIN, body: { member_id: agentB } })).status).toBe(201);
+  expect(
+    (
+      await rest("POST", `${P.replace("/api/projects", "/api/admin/projects")}/members`, {
+        token: ADMIN,
+        body: { member_id: agentB },
+      })
+    ).status,
+  ).toBe(201);
   tokens[agentB] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: agentB } })).body.token;
 });
 
@@ -52,7 +62,10 @@ async function callRaw(token: string | null, method: string, path: string, optio
   if (token) headers.authorization = `Bearer ${token}`;
   const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (payload !== undefined) headers["content-type"] = "application/json";
-  const res = await handleRest(options.target ?? hub, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: payload }));
+  const res = await handleRest(
+    options.target ?? hub,
+    new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: payload }),
+  );
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
@@ -63,7 +76,8 @@ async function call(token: string | null, method: string, path: string, options:
 const poll = (who: string, key: string, query = "") => call(tok(who), "GET", `/conversations/${key}/messages${query}`);
 const since = (iso: string, extra = "") => `?since=${encodeURIComponent(iso)}${extra}`;
 const contextOf = (who: string, key: string) => call(tok(who), "GET", `/conversations/${key}/context`);
-const send = (who: string, key: string, body: unknown) => call(tok(who), "POST", `/conversations/${key}/messages`, { body });
+const send = (who: string, key: string, body: unknown) =>
+  call(tok(who), "POST", `/conversations/${key}/messages`, { body });
 const typing = (who: string, key: string) => call(tok(who), "POST", `/conversations/${key}/typing`);
 
 /** A small gap between writes, so each message has its own millisecond and `since` is unambiguous. */
@@ -92,12 +106,19 @@ async function createChat(creator: string, title: string, participants: string[]
   return { cnv, key: row.id };
 }
 const addTo = async (who: string, cnv: string, memberId: string) =>
-  expect((await rest("POST", `${P}/conversations/${cnv}/participants`, { token: tok(who), body: { member_id: memberId } })).status).toBe(200);
+  expect(
+    (await rest("POST", `${P}/conversations/${cnv}/participants`, { token: tok(who), body: { member_id: memberId } }))
+      .status,
+  ).toBe(200);
 const removeFrom = async (who: string, cnv: string, memberId: string) =>
-  expect((await rest("DELETE", `${P}/conversations/${cnv}/participants/${memberId}`, { token: tok(who) })).status).toBe(200);
+  expect((await rest("DELETE", `${P}/conversations/${cnv}/participants/${memberId}`, { token: tok(who) })).status).toBe(
+    200,
+  );
 /** The direct conversation of an agent in maintainer/maity, by its global id. */
 async function dmKey(agentId: string): Promise<string> {
-  return (await hub.db.conversation.findFirstOrThrow({ where: { publicId: agentId, kind: "direct" }, select: { id: true } })).id;
+  return (
+    await hub.db.conversation.findFirstOrThrow({ where: { publicId: agentId, kind: "direct" }, select: { id: true } })
+  ).id;
 }
 /** Everything the log holds for a conversation (messages and conversation events). */
 const logSize = (key: string) => hub.db.event.count({ where: { conversationId: key } });
@@ -105,10 +126,28 @@ const seqOf = (id: string) => Number(id.slice("evt-".length));
 
 // ---- the expected shapes -----------------------------------------------------------------------
 
-type Sender = { id: string; name: string; kind: "user" | "agent"; role: string | null; visiting: { homeBay: string; sponsor: { id: string; name: string } } | null };
-const MAINTAINER = (role: string | null): Sender => ({ id: "hum-maintainer", name: "Maintainer", kind: "user", role, visiting: null });
+type Sender = {
+  id: string;
+  name: string;
+  kind: "user" | "agent";
+  role: string | null;
+  visiting: { homeBay: string; sponsor: { id: string; name: string } } | null;
+};
+const MAINTAINER = (role: string | null): Sender => ({
+  id: "hum-maintainer",
+  name: "Maintainer",
+  kind: "user",
+  role,
+  visiting: null,
+});
 const GUEST = (role: string | null): Sender => ({ id: "hum-guest", name: "Guest", kind: "user", role, visiting: null });
-const AGENT_A = (role: string | null): Sender => ({ id: "agt-a", name: "maintainer/agent-a", kind: "agent", role, visiting: null });
+const AGENT_A = (role: string | null): Sender => ({
+  id: "agt-a",
+  name: "maintainer/agent-a",
+  kind: "agent",
+  role,
+  visiting: null,
+});
 // v1.14: agent-x belongs to the guest's Bay, so in maintainer's project it is a visitor.
 const AGENT_X = (role: string | null): Sender => ({
   id: "agt-x",
@@ -150,10 +189,16 @@ function message(p: {
   };
 }
 
-const NOT_PARTICIPANT = { status: 403, body: { error: "you are not a participant of this conversation", code: "NOT_PARTICIPANT" } };
+const NOT_PARTICIPANT = {
+  status: 403,
+  body: { error: "you are not a participant of this conversation", code: "NOT_PARTICIPANT" },
+};
 const NOT_FOUND = { status: 404, body: { error: "conversation not found", code: "NOT_FOUND" } };
 const UNAUTHORIZED = { status: 401, body: { error: "missing or invalid agent token", code: "UNAUTHORIZED" } };
-const INVALID_REPLY_TARGET = { status: 400, body: { error: "replyToMessageId names no message of this conversation", code: "INVALID_REPLY_TARGET" } };
+const INVALID_REPLY_TARGET = {
+  status: 400,
+  body: { error: "replyToMessageId names no message of this conversation", code: "INVALID_REPLY_TARGET" },
+};
 const invalid = (fields: Record<string, string>, error = `invalid input: ${Object.keys(fields).join(", ")}`) => ({
   status: 400,
   body: { error, code: "INVALID_REQUEST", fields },
@@ -169,15 +214,34 @@ describe("GET /api/agent-api/conversations/:id/messages?since= — the forward p
     const m1 = await say("hum-maintainer", cnv, "@agent-a list the blockers, please");
     // @Maintainer is a person: Maity resolves it, the agent-facing mentions hold agents only (B-086).
     const m2 = await say("hum-guest", cnv, "@Maintainer please ask @agent-x for the changelog");
-    const m3 = await speak("agt-a", key, { content: "No blockers. @agent-x over to you", metadata: { source: "ci", checks: 3 }, replyToMessageId: m1.id });
+    const m3 = await speak("agt-a", key, {
+      content: "No blockers. @agent-x over to you",
+      metadata: { source: "ci", checks: 3 },
+      replyToMessageId: m1.id,
+    });
     const m4 = await speak("agt-x", key, { content: "Changelog drafted." });
     // A human naming an agent without @ addresses it: metadata.addressedAgents (B-061, B-063).
     const m5 = await say("hum-maintainer", cnv, "agent-x, thanks. Ship it");
 
     const replyToM1: ReplyTo = { id: m1.id, senderId: "hum-maintainer", senderType: "USER", preview: m1.body };
     const forA = [
-      message({ id: m1.id, createdAt: m1.sent_at, sender: MAINTAINER("creator"), key, content: m1.body, mentions: ["agt-a"], shouldRespond: true }),
-      message({ id: m2.id, createdAt: m2.sent_at, sender: GUEST("member"), key, content: m2.body, mentions: ["agt-x"] }),
+      message({
+        id: m1.id,
+        createdAt: m1.sent_at,
+        sender: MAINTAINER("creator"),
+        key,
+        content: m1.body,
+        mentions: ["agt-a"],
+        shouldRespond: true,
+      }),
+      message({
+        id: m2.id,
+        createdAt: m2.sent_at,
+        sender: GUEST("member"),
+        key,
+        content: m2.body,
+        mentions: ["agt-x"],
+      }),
       message({
         id: m3.id,
         createdAt: m3.createdAt,
@@ -189,14 +253,30 @@ describe("GET /api/agent-api/conversations/:id/messages?since= — the forward p
         replyTo: replyToM1,
       }),
       message({ id: m4.id, createdAt: m4.createdAt, sender: AGENT_X("member"), key, content: "Changelog drafted." }),
-      message({ id: m5.id, createdAt: m5.sent_at, sender: MAINTAINER("creator"), key, content: m5.body, metadata: { addressedAgents: ["agt-x"] } }),
+      message({
+        id: m5.id,
+        createdAt: m5.sent_at,
+        sender: MAINTAINER("creator"),
+        key,
+        content: m5.body,
+        metadata: { addressedAgents: ["agt-x"] },
+      }),
     ];
     const contextA = await contextOf("agt-a", key);
     expect(contextA.status).toBe(200);
-    expect(await poll("agt-a", key, since(EPOCH))).toEqual({ status: 200, body: { messages: forA, nextCursor: null, context: contextA.body } });
+    expect(await poll("agt-a", key, since(EPOCH))).toEqual({
+      status: 200,
+      body: { messages: forA, nextCursor: null, context: contextA.body },
+    });
     // Only newer than since: the message at since itself is not repeated.
-    expect(await poll("agt-a", key, since(m2.sent_at))).toEqual({ status: 200, body: { messages: forA.slice(2), nextCursor: null, context: contextA.body } });
-    expect(await poll("agt-a", key, since(m5.sent_at))).toEqual({ status: 200, body: { messages: [], nextCursor: null, context: contextA.body } });
+    expect(await poll("agt-a", key, since(m2.sent_at))).toEqual({
+      status: 200,
+      body: { messages: forA.slice(2), nextCursor: null, context: contextA.body },
+    });
+    expect(await poll("agt-a", key, since(m5.sent_at))).toEqual({
+      status: 200,
+      body: { messages: [], nextCursor: null, context: contextA.body },
+    });
     // A client pages forward by limit, taking the last createdAt as its next since.
     expect((await poll("agt-a", key, since(EPOCH, "&limit=2"))).body.messages).toEqual(forA.slice(0, 2));
     expect((await poll("agt-a", key, since(m2.sent_at, "&limit=2"))).body.messages).toEqual(forA.slice(2, 4));
@@ -229,7 +309,8 @@ describe("GET /api/agent-api/conversations/:id/messages?since= — the forward p
     await addTo("hum-maintainer", cnv, agentB);
     await gap();
     const w3 = await say("hum-maintainer", cnv, "after the newcomer came");
-    const as = (m: typeof w1) => message({ id: m.id, createdAt: m.sent_at, sender: MAINTAINER("creator"), key, content: m.body });
+    const as = (m: typeof w1) =>
+      message({ id: m.id, createdAt: m.sent_at, sender: MAINTAINER("creator"), key, content: m.body });
     // B-041: the envelope is built fresh — the newcomer is on the roster now.
     const context = await contextOf(agentB, key);
     expect(context.body.participants.map((p: { id: string; visiting: unknown }) => [p.id, p.visiting])).toEqual([
@@ -238,10 +319,20 @@ describe("GET /api/agent-api/conversations/:id/messages?since= — the forward p
       ["agt-a", null],
       [agentB, null],
     ]);
-    expect(await poll(agentB, key, since(EPOCH))).toEqual({ status: 200, body: { messages: [as(w3)], nextCursor: null, context: context.body } });
-    expect(await poll(agentB, key)).toEqual({ status: 200, body: { messages: [as(w3), as(w2), as(w1)], nextCursor: null, context: context.body } });
+    expect(await poll(agentB, key, since(EPOCH))).toEqual({
+      status: 200,
+      body: { messages: [as(w3)], nextCursor: null, context: context.body },
+    });
+    expect(await poll(agentB, key)).toEqual({
+      status: 200,
+      body: { messages: [as(w3), as(w2), as(w1)], nextCursor: null, context: context.body },
+    });
     // The agent that was there from the start reads all three with since.
-    expect((await poll("agt-a", key, since(EPOCH))).body.messages.map((m: { id: string }) => m.id)).toEqual([w1.id, w2.id, w3.id]);
+    expect((await poll("agt-a", key, since(EPOCH))).body.messages.map((m: { id: string }) => m.id)).toEqual([
+      w1.id,
+      w2.id,
+      w3.id,
+    ]);
   });
 
   it("v1.14 B-301 a visitor placed later sees the room from its placement only — with since and in history mode (no history was shared)", async () => {
@@ -254,21 +345,36 @@ describe("GET /api/agent-api/conversations/:id/messages?since= — the forward p
     await gap();
     const v3 = await say("hum-guest", cnv, "after the visitor came");
     const context = await contextOf("agt-x", key);
-    expect(context.body.participants.find((p: { id: string }) => p.id === "agt-x")?.visiting).toEqual({ homeBay: "guest", sponsor: { id: "hum-guest", name: "Guest" } });
+    expect(context.body.participants.find((p: { id: string }) => p.id === "agt-x")?.visiting).toEqual({
+      homeBay: "guest",
+      sponsor: { id: "hum-guest", name: "Guest" },
+    });
     const expected = [message({ id: v3.id, createdAt: v3.sent_at, sender: GUEST("creator"), key, content: v3.body })];
-    expect(await poll("agt-x", key, since(EPOCH))).toEqual({ status: 200, body: { messages: expected, nextCursor: null, context: context.body } });
-    expect(await poll("agt-x", key)).toEqual({ status: 200, body: { messages: expected, nextCursor: null, context: context.body } });
+    expect(await poll("agt-x", key, since(EPOCH))).toEqual({
+      status: 200,
+      body: { messages: expected, nextCursor: null, context: context.body },
+    });
+    expect(await poll("agt-x", key)).toEqual({
+      status: 200,
+      body: { messages: expected, nextCursor: null, context: context.body },
+    });
   });
 
   it("§9.2 Read and unread: the forward poll moves the agent's read marker; history reads mark nothing", async () => {
     const { cnv, key } = await createChat("hum-maintainer", "Marker", ["hum-guest", "agt-a"]);
     const first = await say("hum-maintainer", cnv, "first for the marker");
     const second = await say("hum-maintainer", cnv, "second for the marker");
-    const unread = async () => (await rest("GET", `${P}/conversations?limit=200`, { token: tok("agt-a") })).body.items.find((i: { id: string }) => i.id === cnv)?.unread;
+    const unread = async () =>
+      (await rest("GET", `${P}/conversations?limit=200`, { token: tok("agt-a") })).body.items.find(
+        (i: { id: string }) => i.id === cnv,
+      )?.unread;
     expect(await unread()).toBe(2);
     expect((await poll("agt-a", key)).body.messages.length).toBe(2);
     expect(await unread()).toBe(2);
-    expect((await poll("agt-a", key, since(EPOCH))).body.messages.map((m: { id: string }) => m.id)).toEqual([first.id, second.id]);
+    expect((await poll("agt-a", key, since(EPOCH))).body.messages.map((m: { id: string }) => m.id)).toEqual([
+      first.id,
+      second.id,
+    ]);
     expect(await unread()).toBe(0);
   });
 
@@ -289,18 +395,35 @@ describe("GET /api/agent-api/conversations/:id/messages without since — older 
     const h3 = await speak("agt-a", key, { content: "h3 from the agent" });
     const h4 = await say("hum-maintainer", cnv, "h4");
     const h5 = await say("hum-maintainer", cnv, "h5");
-    const human = (m: typeof h1) => message({ id: m.id, createdAt: m.sent_at, sender: MAINTAINER("creator"), key, content: m.body });
-    const agent = message({ id: h3.id, createdAt: h3.createdAt, sender: AGENT_A("member"), key, content: "h3 from the agent" });
+    const human = (m: typeof h1) =>
+      message({ id: m.id, createdAt: m.sent_at, sender: MAINTAINER("creator"), key, content: m.body });
+    const agent = message({
+      id: h3.id,
+      createdAt: h3.createdAt,
+      sender: AGENT_A("member"),
+      key,
+      content: "h3 from the agent",
+    });
     const context = (await contextOf("agt-a", key)).body;
 
     const page1 = await poll("agt-a", key, "?limit=2");
-    expect(page1).toEqual({ status: 200, body: { messages: [human(h5), human(h4)], nextCursor: encodeHistoryCursor(seqOf(h4.id)), context } });
+    expect(page1).toEqual({
+      status: 200,
+      body: { messages: [human(h5), human(h4)], nextCursor: encodeHistoryCursor(seqOf(h4.id)), context },
+    });
     const page2 = await poll("agt-a", key, `?limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2).toEqual({ status: 200, body: { messages: [agent, human(h2)], nextCursor: encodeHistoryCursor(seqOf(h2.id)), context } });
+    expect(page2).toEqual({
+      status: 200,
+      body: { messages: [agent, human(h2)], nextCursor: encodeHistoryCursor(seqOf(h2.id)), context },
+    });
     const page3 = await poll("agt-a", key, `?limit=2&cursor=${page2.body.nextCursor}`);
     expect(page3).toEqual({ status: 200, body: { messages: [human(h1)], nextCursor: null, context } });
     // A page that ends exactly at the first message says so too.
-    expect((await poll("agt-a", key, "?limit=5")).body).toEqual({ messages: [human(h5), human(h4), agent, human(h2), human(h1)], nextCursor: null, context });
+    expect((await poll("agt-a", key, "?limit=5")).body).toEqual({
+      messages: [human(h5), human(h4), agent, human(h2), human(h1)],
+      nextCursor: null,
+      context,
+    });
   });
 
   it("B-096 a cursor it never gave out, and since with cursor together, are refused with the field named", async () => {
@@ -311,8 +434,12 @@ describe("GET /api/agent-api/conversations/:id/messages without since — older 
     expect(cursor).toEqual(expect.any(String));
     const bad = invalid({ cursor: "bad_cursor" }, "the cursor is not one this route gave out");
     for (const c of ["zzz", "m0", "u1f", "m", "M1"]) expect(await poll("agt-a", key, `?cursor=${c}`)).toEqual(bad);
-    expect(await poll("agt-a", key, `?cursor=${"m".repeat(41)}`)).toEqual(invalid({ cursor: "a cursor this route gave out" }));
-    expect(await poll("agt-a", key, since(EPOCH, `&cursor=${cursor}`))).toEqual(invalid({ cursor: "not_with_since" }, "since and cursor together are invalid"));
+    expect(await poll("agt-a", key, `?cursor=${"m".repeat(41)}`)).toEqual(
+      invalid({ cursor: "a cursor this route gave out" }),
+    );
+    expect(await poll("agt-a", key, since(EPOCH, `&cursor=${cursor}`))).toEqual(
+      invalid({ cursor: "not_with_since" }, "since and cursor together are invalid"),
+    );
   });
 });
 
@@ -333,14 +460,29 @@ describe("the message an agent reads (§5 enrichment, §11 replyTo)", () => {
     expect((await poll("agt-a", key, since(EPOCH))).body.messages).toEqual([...expected].reverse());
   });
 
-  it("B-124 a redacted message reads content \"\" with deletedAt; a reply to it keeps id and sender with preview \"\"", async () => {
+  it('B-124 a redacted message reads content "" with deletedAt; a reply to it keeps id and sender with preview ""', async () => {
     const { cnv, key } = await createChat("hum-maintainer", "Redaction", ["agt-a", "agt-x"]);
     const secret = await say("hum-maintainer", cnv, "@agent-x the staging password is hunter2");
     const reply = await speak("agt-a", key, { content: "Please redact that.", replyToMessageId: secret.id });
-    expect((reply as unknown as { replyTo: ReplyTo }).replyTo).toEqual({ id: secret.id, senderId: "hum-maintainer", senderType: "USER", preview: secret.body });
-    const original = message({ id: secret.id, createdAt: secret.sent_at, sender: MAINTAINER("creator"), key, content: secret.body, mentions: ["agt-x"] });
+    expect((reply as unknown as { replyTo: ReplyTo }).replyTo).toEqual({
+      id: secret.id,
+      senderId: "hum-maintainer",
+      senderType: "USER",
+      preview: secret.body,
+    });
+    const original = message({
+      id: secret.id,
+      createdAt: secret.sent_at,
+      sender: MAINTAINER("creator"),
+      key,
+      content: secret.body,
+      mentions: ["agt-x"],
+    });
     expect((await poll("agt-a", key)).body.messages[1]).toEqual(original);
-    const redacted = await rest("POST", `${P}/conversations/${cnv}/messages/${secret.seq}/redact`, { token: tok("hum-maintainer"), body: { reason: "a secret" } });
+    const redacted = await rest("POST", `${P}/conversations/${cnv}/messages/${secret.seq}/redact`, {
+      token: tok("hum-maintainer"),
+      body: { reason: "a secret" },
+    });
     expect(redacted.status).toBe(200);
     const deletedAt = redacted.body.redaction.at as string;
     const expected = [
@@ -352,7 +494,15 @@ describe("the message an agent reads (§5 enrichment, §11 replyTo)", () => {
         content: "Please redact that.",
         replyTo: { id: secret.id, senderId: "hum-maintainer", senderType: "USER", preview: "" },
       }),
-      message({ id: secret.id, createdAt: secret.sent_at, sender: MAINTAINER("creator"), key, content: "", mentions: [], deletedAt }),
+      message({
+        id: secret.id,
+        createdAt: secret.sent_at,
+        sender: MAINTAINER("creator"),
+        key,
+        content: "",
+        mentions: [],
+        deletedAt,
+      }),
     ];
     expect((await poll("agt-a", key)).body.messages).toEqual(expected);
     expect((await poll("agt-a", key, since(EPOCH))).body.messages).toEqual([...expected].reverse());
@@ -369,7 +519,16 @@ describe("the message an agent reads (§5 enrichment, §11 replyTo)", () => {
     const r1 = await send("agt-a", key, { content: "Answering the long one", replyToMessageId: quoted.id });
     expect(r1.status).toBe(201);
     const toLong: ReplyTo = { id: quoted.id, senderId: "hum-maintainer", senderType: "USER", preview: first80 };
-    expect(r1.body).toEqual(message({ id: r1.body.id, createdAt: r1.body.createdAt, sender: AGENT_A("member"), key, content: "Answering the long one", replyTo: toLong }));
+    expect(r1.body).toEqual(
+      message({
+        id: r1.body.id,
+        createdAt: r1.body.createdAt,
+        sender: AGENT_A("member"),
+        key,
+        content: "Answering the long one",
+        replyTo: toLong,
+      }),
+    );
     await gap();
     const r2 = await speak("agt-x", key, { content: "Yes, it is.", replyToMessageId: short.id });
     // An agent quoting an agent (B-073: conversation, not delegation) — senderType AGENT.
@@ -379,8 +538,21 @@ describe("the message an agent reads (§5 enrichment, §11 replyTo)", () => {
 
     const expected = [
       message({ id: quoted.id, createdAt: quoted.sent_at, sender: MAINTAINER("creator"), key, content: long }),
-      message({ id: short.id, createdAt: short.sent_at, sender: MAINTAINER("creator"), key, content: "Is the tag signed?" }),
-      message({ id: r1.body.id, createdAt: r1.body.createdAt, sender: AGENT_A("member"), key, content: "Answering the long one", replyTo: toLong }),
+      message({
+        id: short.id,
+        createdAt: short.sent_at,
+        sender: MAINTAINER("creator"),
+        key,
+        content: "Is the tag signed?",
+      }),
+      message({
+        id: r1.body.id,
+        createdAt: r1.body.createdAt,
+        sender: AGENT_A("member"),
+        key,
+        content: "Answering the long one",
+        replyTo: toLong,
+      }),
       message({
         id: r2.id,
         createdAt: r2.createdAt,
@@ -389,7 +561,14 @@ describe("the message an agent reads (§5 enrichment, §11 replyTo)", () => {
         content: "Yes, it is.",
         replyTo: { id: short.id, senderId: "hum-maintainer", senderType: "USER", preview: "Is the tag signed?" },
       }),
-      message({ id: r3.id, createdAt: r3.createdAt, sender: AGENT_A("member"), key, content: "Thanks", replyTo: { id: r2.id, senderId: "agt-x", senderType: "AGENT", preview: "Yes, it is." } }),
+      message({
+        id: r3.id,
+        createdAt: r3.createdAt,
+        sender: AGENT_A("member"),
+        key,
+        content: "Thanks",
+        replyTo: { id: r2.id, senderId: "agt-x", senderType: "AGENT", preview: "Yes, it is." },
+      }),
       message({
         id: r4.id,
         createdAt: r4.sent_at,
@@ -402,28 +581,57 @@ describe("the message an agent reads (§5 enrichment, §11 replyTo)", () => {
     ];
     expect((await poll("agt-a", key, since(EPOCH))).body.messages).toEqual(expected);
     // agent-x reads the same replyTo; it is not addressed by a human replying to agent-a, nor by agent-a quoting it (B-073).
-    expect((await poll("agt-x", key, since(EPOCH))).body.messages).toEqual(expected.map((m) => ({ ...m, shouldRespond: false })));
+    expect((await poll("agt-x", key, since(EPOCH))).body.messages).toEqual(
+      expected.map((m) => ({ ...m, shouldRespond: false })),
+    );
   });
 
   it("B-080 B-081 B-082 B-085 B-086 B-087 B-088 B-089 an agent's message is parsed like a human's: agents only, case-insensitive, word-boundary-safe", async () => {
     const { key } = await createChat("hum-maintainer", "Mentions", ["agt-a", "agt-x"]);
-    const handOver = await speak("agt-a", key, { content: "@GUEST/AGENT-X please check; cc @Maintainer; not adam@agent-a" });
+    const handOver = await speak("agt-a", key, {
+      content: "@GUEST/AGENT-X please check; cc @Maintainer; not adam@agent-a",
+    });
     const plain = await speak("agt-a", key, { content: "agent-x, no mention here" });
     const toHuman = await speak("agt-a", key, { content: "@Maintainer done" });
     const expected = [
-      message({ id: handOver.id, createdAt: handOver.createdAt, sender: AGENT_A("member"), key, content: handOver.content, mentions: ["agt-x"] }),
+      message({
+        id: handOver.id,
+        createdAt: handOver.createdAt,
+        sender: AGENT_A("member"),
+        key,
+        content: handOver.content,
+        mentions: ["agt-x"],
+      }),
       message({ id: plain.id, createdAt: plain.createdAt, sender: AGENT_A("member"), key, content: plain.content }),
-      message({ id: toHuman.id, createdAt: toHuman.createdAt, sender: AGENT_A("member"), key, content: toHuman.content }),
+      message({
+        id: toHuman.id,
+        createdAt: toHuman.createdAt,
+        sender: AGENT_A("member"),
+        key,
+        content: toHuman.content,
+      }),
     ];
     expect((await poll("agt-a", key, since(EPOCH))).body.messages).toEqual(expected);
-    expect((await poll("agt-x", key, since(EPOCH))).body.messages).toEqual([{ ...expected[0], shouldRespond: true }, expected[1], expected[2]]);
+    expect((await poll("agt-x", key, since(EPOCH))).body.messages).toEqual([
+      { ...expected[0], shouldRespond: true },
+      expected[1],
+      expected[2],
+    ]);
   });
 
   it("B-063 B-085 a human's @mention by the exact roster name is a mention, not a name: no metadata.addressedAgents", async () => {
     const { cnv, key } = await createChat("hum-maintainer", "Roster names", ["agt-a", "agt-x"]);
     const m = await say("hum-maintainer", cnv, "@guest/agent-x can you check the changelog?");
     expect((await poll("agt-x", key, since(EPOCH))).body.messages).toEqual([
-      message({ id: m.id, createdAt: m.sent_at, sender: MAINTAINER("creator"), key, content: m.body, mentions: ["agt-x"], shouldRespond: true }),
+      message({
+        id: m.id,
+        createdAt: m.sent_at,
+        sender: MAINTAINER("creator"),
+        key,
+        content: m.body,
+        mentions: ["agt-x"],
+        shouldRespond: true,
+      }),
     ]);
   });
 });
@@ -473,7 +681,9 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
     expect(Date.parse(res.body.createdAt)).toBeGreaterThanOrEqual(Date.parse(ask.sent_at));
     const seq = seqOf(id);
     // The human reads it over Maity REST: a group message (no delivered_at), agent-x resolved in mentions.
-    const maity = await rest("GET", `${P}/conversations/${cnv}/messages?before=${seq + 1}&limit=1`, { token: tok("hum-maintainer") });
+    const maity = await rest("GET", `${P}/conversations/${cnv}/messages?before=${seq + 1}&limit=1`, {
+      token: tok("hum-maintainer"),
+    });
     expect(maity).toEqual({
       status: 200,
       body: {
@@ -498,7 +708,9 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
       },
     });
     // agent-x, mentioned by an agent, should respond (B-088); the reply is in its poll as sent.
-    expect((await poll("agt-x", key, since(ask.sent_at))).body.messages).toEqual([{ ...res.body, shouldRespond: true }]);
+    expect((await poll("agt-x", key, since(ask.sent_at))).body.messages).toEqual([
+      { ...res.body, shouldRespond: true },
+    ]);
   });
 
   it("B-114 a direct conversation: the agent speaks to its human", async () => {
@@ -506,10 +718,18 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
     const res = await send("agt-a", key, { content: "The API contract is done." });
     expect(res).toEqual({
       status: 201,
-      body: message({ id: res.body.id, createdAt: res.body.createdAt, sender: AGENT_A("member"), key, content: "The API contract is done." }),
+      body: message({
+        id: res.body.id,
+        createdAt: res.body.createdAt,
+        sender: AGENT_A("member"),
+        key,
+        content: "The API contract is done.",
+      }),
     });
     const seq = seqOf(res.body.id);
-    const maity = await rest("GET", `${P}/conversations/agt-a/messages?before=${seq + 1}&limit=1`, { token: tok("hum-maintainer") });
+    const maity = await rest("GET", `${P}/conversations/agt-a/messages?before=${seq + 1}&limit=1`, {
+      token: tok("hum-maintainer"),
+    });
     expect(maity.status).toBe(200);
     expect(maity.body.items[0]).toEqual({
       id: res.body.id,
@@ -546,7 +766,10 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
     const { key } = await createChat("hum-maintainer", "Reply targets", ["hum-guest", "agt-a"]);
     const other = await createChat("hum-maintainer", "Elsewhere", ["hum-guest", "agt-a"]);
     const elsewhere = await say("hum-maintainer", other.cnv, "a message of another chat");
-    const created = await hub.db.event.findFirstOrThrow({ where: { conversationId: key, kind: "conversation_created" }, select: { seq: true } });
+    const created = await hub.db.event.findFirstOrThrow({
+      where: { conversationId: key, kind: "conversation_created" },
+      select: { seq: true },
+    });
     const before = await logSize(key);
     for (const target of [elsewhere.id, "evt-99999999", "evt-0", "hello", `evt-${created.seq}`, ""]) {
       expect(await send("agt-a", key, { content: "replying", replyToMessageId: target })).toEqual(INVALID_REPLY_TARGET);
@@ -559,11 +782,22 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
   it("B-118 OQ-B-13 OQ-B-14 a BayChat-own metadata.type → 400 RESERVED_MESSAGE_TYPE; a type of one's own is fine", async () => {
     const { key } = await createChat("hum-maintainer", "Reserved", ["hum-guest", "agt-a"]);
     const before = await logSize(key);
-    expect(RESERVED_MESSAGE_TYPES).toEqual(["session.command", "note.edited", "note.read", "context.handoff", "context.compacted", "card.continuation"]);
+    expect(RESERVED_MESSAGE_TYPES).toEqual([
+      "session.command",
+      "note.edited",
+      "note.read",
+      "context.handoff",
+      "context.compacted",
+      "card.continuation",
+    ]);
     for (const type of RESERVED_MESSAGE_TYPES)
       expect(await send("agt-a", key, { content: "/clear", metadata: { type } })).toEqual({
         status: 400,
-        body: { error: `metadata.type ${type} is written by the hub only`, code: "RESERVED_MESSAGE_TYPE", fields: { "metadata.type": "reserved" } },
+        body: {
+          error: `metadata.type ${type} is written by the hub only`,
+          code: "RESERVED_MESSAGE_TYPE",
+          fields: { "metadata.type": "reserved" },
+        },
       });
     expect(await logSize(key)).toBe(before);
     const own = await send("agt-a", key, { content: "a status line", metadata: { type: "status.report" } });
@@ -591,17 +825,27 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
     expect(await send("agt-a", key, {})).toEqual(invalid({ content: "required" }));
     expect(await send("agt-a", key, { content: 42 })).toEqual(invalid({ content: "a string" }));
     // 20,001 code points (40,002 UTF-16 code units).
-    expect(await send("agt-a", key, { content: "😀".repeat(20_001) })).toEqual(invalid({ content: "at most 20000 characters" }));
-    expect(await send("agt-a", key, { content: "hi", attachmentIds: ["x"], priority: 1 })).toEqual(invalid({ attachmentIds: "unknown_field", priority: "unknown_field" }));
+    expect(await send("agt-a", key, { content: "😀".repeat(20_001) })).toEqual(
+      invalid({ content: "at most 20000 characters" }),
+    );
+    expect(await send("agt-a", key, { content: "hi", attachmentIds: ["x"], priority: 1 })).toEqual(
+      invalid({ attachmentIds: "unknown_field", priority: "unknown_field" }),
+    );
     expect(await call(tok("agt-a"), "POST", `/conversations/${key}/messages`, { raw: '{"content": "hi"' })).toEqual({
       status: 400,
       body: { error: "the body is not valid JSON", code: "INVALID_JSON", fields: { body: "invalid_json" } },
     });
     for (const metadata of ["a string", 7, true, ["a", "list"]])
       expect(await send("agt-a", key, { content: "hi", metadata })).toEqual(invalid({ metadata: "an object or null" }));
-    expect(await send("agt-a", key, { content: "hi", replyToMessageId: 5 })).toEqual(invalid({ replyToMessageId: "a message id" }));
-    expect(await send("agt-a", key, { content: "hi", usage: { inputTokens: -1 } })).toEqual(invalid({ "usage.inputTokens": "inputTokens: at least 0" }));
-    expect(await send("agt-a", key, { content: "hi", usage: { inputTokens: 1, costUsd: 2 } })).toEqual(invalid({ "usage.costUsd": "unknown_field" }));
+    expect(await send("agt-a", key, { content: "hi", replyToMessageId: 5 })).toEqual(
+      invalid({ replyToMessageId: "a message id" }),
+    );
+    expect(await send("agt-a", key, { content: "hi", usage: { inputTokens: -1 } })).toEqual(
+      invalid({ "usage.inputTokens": "inputTokens: at least 0" }),
+    );
+    expect(await send("agt-a", key, { content: "hi", usage: { inputTokens: 1, costUsd: 2 } })).toEqual(
+      invalid({ "usage.costUsd": "unknown_field" }),
+    );
     expect(await send("agt-a", key, { content: "hi", usage: "lots" })).toEqual(invalid({ usage: "an object" }));
     expect(await logSize(key)).toBe(before);
     // The limit counts code points: exactly 20,000 astral characters are taken whole; null metadata is none.
@@ -621,7 +865,9 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
     expect(await logSize(key)).toBe(before);
     const read = await poll("agt-a", key, since(EPOCH));
     expect(read.status).toBe(200);
-    expect(read.body.messages).toEqual([message({ id: last.id, createdAt: last.sent_at, sender: GUEST(null), key, content: last.body })]);
+    expect(read.body.messages).toEqual([
+      message({ id: last.id, createdAt: last.sent_at, sender: GUEST(null), key, content: last.body }),
+    ]);
   });
 });
 
@@ -632,11 +878,18 @@ describe("POST /api/agent-api/conversations/:id/typing (§7)", () => {
     expect(await typing("agt-a", key)).toEqual({ status: 200, body: { ok: true } });
     const typed = published.filter((m) => m.type === "typing");
     expect(typed.map((m) => (m.type === "typing" ? { ...m, audience: [...m.audience].sort() } : m))).toEqual([
-      { type: "typing", conversationId: cnv, project: { owner: "maintainer", slug: "maity" }, memberId: "agt-a", audience: ["agt-x", "hum-guest", "hum-maintainer"] },
+      {
+        type: "typing",
+        conversationId: cnv,
+        project: { owner: "maintainer", slug: "maity" },
+        memberId: "agt-a",
+        audience: ["agt-x", "hum-guest", "hum-maintainer"],
+      },
     ]);
     await removeFrom("hum-maintainer", cnv, "agt-x");
     published.length = 0;
-    for (const room of [key, await dmKey("agt-a"), "nope", UNKNOWN_KEY, cnv]) expect(await typing("agt-x", room)).toEqual(NOT_FOUND);
+    for (const room of [key, await dmKey("agt-a"), "nope", UNKNOWN_KEY, cnv])
+      expect(await typing("agt-x", room)).toEqual(NOT_FOUND);
     expect(published.filter((m) => m.type === "typing")).toEqual([]);
   });
 });
@@ -645,7 +898,9 @@ describe("POST /api/agent-api/conversations/:id/typing (§7)", () => {
 
 describe("delivered_at of a direct message (§9.1 M-055 M-056; v1.23 B-102)", () => {
   const maityRead = async (seq: number) => {
-    const res = await rest("GET", `${P}/conversations/agt-a/messages?before=${seq + 1}&limit=1`, { token: tok("hum-maintainer") });
+    const res = await rest("GET", `${P}/conversations/agt-a/messages?before=${seq + 1}&limit=1`, {
+      token: tok("hum-maintainer"),
+    });
     expect(res.status).toBe(200);
     expect(res.body.items[0].seq).toBe(seq);
     return res.body.items[0].delivered_at as string | null;
@@ -660,20 +915,36 @@ describe("delivered_at of a direct message (§9.1 M-055 M-056; v1.23 B-102)", ()
     const first = await poll("agt-a", key, since(justBefore));
     const t1 = Date.now();
     // B-046 B-047: in a direct conversation every human message is the agent's to answer.
-    expect(first.body.messages).toEqual([message({ id: d.id, createdAt: d.sent_at, sender: MAINTAINER("member"), key, content: d.body, shouldRespond: true })]);
+    expect(first.body.messages).toEqual([
+      message({
+        id: d.id,
+        createdAt: d.sent_at,
+        sender: MAINTAINER("member"),
+        key,
+        content: d.body,
+        shouldRespond: true,
+      }),
+    ]);
     const delivered = await maityRead(d.seq);
     expect(delivered).toEqual(expect.any(String));
     expect(Date.parse(delivered as string)).toBeGreaterThanOrEqual(t0);
     expect(Date.parse(delivered as string)).toBeLessThanOrEqual(t1);
     await gap();
     // Read again (forward and history): unchanged.
-    expect((await poll("agt-a", key, since(justBefore))).body.messages.map((m: { id: string }) => m.id)).toEqual([d.id]);
+    expect((await poll("agt-a", key, since(justBefore))).body.messages.map((m: { id: string }) => m.id)).toEqual([
+      d.id,
+    ]);
     expect((await poll("agt-a", key, "?limit=1")).body.messages.map((m: { id: string }) => m.id)).toEqual([d.id]);
     expect(await maityRead(d.seq)).toBe(delivered);
 
     const own = await speak("agt-a", key, { content: "Got it." });
-    expect((await poll("agt-a", key, since(d.sent_at))).body.messages.map((m: { id: string }) => m.id)).toEqual([own.id]);
-    expect((await hub.db.event.findUniqueOrThrow({ where: { seq: seqOf(own.id) }, select: { deliveredAt: true } })).deliveredAt).toBeNull();
+    expect((await poll("agt-a", key, since(d.sent_at))).body.messages.map((m: { id: string }) => m.id)).toEqual([
+      own.id,
+    ]);
+    expect(
+      (await hub.db.event.findUniqueOrThrow({ where: { seq: seqOf(own.id) }, select: { deliveredAt: true } }))
+        .deliveredAt,
+    ).toBeNull();
   });
 
   it("is set when a history read first returns the message to the agent (M-055: independent of the cursor)", async () => {
@@ -697,7 +968,9 @@ describe("authentication and methods on the message routes", () => {
     for (const token of [tok("hum-maintainer"), null, "bay_unknown"]) {
       expect(await call(token, "GET", `/conversations/${key}/messages`)).toEqual(UNAUTHORIZED);
       expect(await call(token, "GET", `/conversations/${key}/messages${since(EPOCH)}`)).toEqual(UNAUTHORIZED);
-      expect(await call(token, "POST", `/conversations/${key}/messages`, { body: { content: "as a human" } })).toEqual(UNAUTHORIZED);
+      expect(await call(token, "POST", `/conversations/${key}/messages`, { body: { content: "as a human" } })).toEqual(
+        UNAUTHORIZED,
+      );
       expect(await call(token, "POST", `/conversations/${key}/messages`, { raw: "{not json" })).toEqual(UNAUTHORIZED);
       expect(await call(token, "POST", `/conversations/${key}/typing`)).toEqual(UNAUTHORIZED);
     }
@@ -707,9 +980,17 @@ describe("authentication and methods on the message routes", () => {
   it("405 with Allow for a method a route does not take", async () => {
     const key = await dmKey("agt-a");
     const messages = await callRaw(tok("agt-a"), "PUT", `/conversations/${key}/messages`, { body: { content: "x" } });
-    expect([messages.status, messages.body, messages.headers.get("allow")]).toEqual([405, { error: "PUT is not allowed here", code: "METHOD_NOT_ALLOWED" }, "GET, POST"]);
+    expect([messages.status, messages.body, messages.headers.get("allow")]).toEqual([
+      405,
+      { error: "PUT is not allowed here", code: "METHOD_NOT_ALLOWED" },
+      "GET, POST",
+    ]);
     const typed = await callRaw(tok("agt-a"), "GET", `/conversations/${key}/typing`);
-    expect([typed.status, typed.body, typed.headers.get("allow")]).toEqual([405, { error: "GET is not allowed here", code: "METHOD_NOT_ALLOWED" }, "POST"]);
+    expect([typed.status, typed.body, typed.headers.get("allow")]).toEqual([
+      405,
+      { error: "GET is not allowed here", code: "METHOD_NOT_ALLOWED" },
+      "POST",
+    ]);
   });
 });
 
@@ -725,7 +1006,10 @@ describe("the agent budget with the default limits (B-360, B-141, B-361)", () =>
     limited = await testHub();
     await seedDemo(limited);
     const admin = restClient(limited);
-    for (const id of ["agt-a", "agt-x"]) budgetTokens[id] = (await admin("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+    for (const id of ["agt-a", "agt-x"])
+      budgetTokens[id] = (
+        await admin("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })
+      ).body.token;
   });
   afterAll(async () => {
     vi.restoreAllMocks();
@@ -734,13 +1018,22 @@ describe("the agent budget with the default limits (B-360, B-141, B-361)", () =>
 
   it("B-360 B-382 the 61st request within a minute → 429 RATE_LIMITED with retry-after, sends included; /updates keeps its own bucket (B-141); other agents are untouched", async () => {
     expect(limited.limits.settings).toEqual({ agent: 60, updates: 20, ws: 20, preauth: 10 });
-    const rooms = (await callRaw(as("agt-a"), "GET", "/conversations", { target: limited })).body.conversations as { id: string; type: string }[];
+    const rooms = (await callRaw(as("agt-a"), "GET", "/conversations", { target: limited })).body.conversations as {
+      id: string;
+      type: string;
+    }[];
     const dm = rooms.find((r) => r.type === "DM")?.id as string;
     // One spent above; 59 more polls are allowed.
-    for (let i = 0; i < 59; i++) expect((await callRaw(as("agt-a"), "GET", `/conversations/${dm}/messages?limit=1`, { target: limited })).status).toBe(200);
+    for (let i = 0; i < 59; i++)
+      expect(
+        (await callRaw(as("agt-a"), "GET", `/conversations/${dm}/messages?limit=1`, { target: limited })).status,
+      ).toBe(200);
     const over = { status: 429, body: { error: "over 60 requests a minute", code: "RATE_LIMITED" }, retryAfter: "1" };
     const refused = async (method: string, path: string, body?: unknown) => {
-      const res = await callRaw(as("agt-a"), method, path, { target: limited, ...(body === undefined ? {} : { body }) });
+      const res = await callRaw(as("agt-a"), method, path, {
+        target: limited,
+        ...(body === undefined ? {} : { body }),
+      });
       return { status: res.status, body: res.body, retryAfter: res.headers.get("retry-after") };
     };
     expect(await refused("GET", `/conversations/${dm}/messages?limit=1`)).toEqual(over);
@@ -760,12 +1053,16 @@ describe("the agent budget with the default limits (B-360, B-141, B-361)", () =>
     expect((await callRaw(as("agt-a"), "GET", "/me", { target: limited })).status).toBe(200);
     expect(await refused("GET", "/me")).toEqual(over);
     clock.now += 60_000;
-    const sent = await callRaw(as("agt-a"), "POST", `/conversations/${dm}/messages`, { body: { content: "back in budget" }, target: limited });
+    const sent = await callRaw(as("agt-a"), "POST", `/conversations/${dm}/messages`, {
+      body: { content: "back in budget" },
+      target: limited,
+    });
     expect([sent.status, sent.body.content]).toEqual([201, "back in budget"]);
   });
 
   it("B-141 B-361 /updates: 20 a minute, then 429 UPDATES_RATE_LIMITED, while the agent budget stays open", async () => {
-    for (let i = 0; i < 20; i++) expect((await callRaw(as("agt-x"), "GET", "/updates?wait=0", { target: limited })).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await callRaw(as("agt-x"), "GET", "/updates?wait=0", { target: limited })).status).toBe(200);
     const res = await callRaw(as("agt-x"), "GET", "/updates?wait=0", { target: limited });
     expect([res.status, res.body, res.headers.get("retry-after")]).toEqual([
       429,

@@ -11,7 +11,10 @@ import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 // B-052…B-089 with the open questions the hub adopts (OQ-B-08 OQ-B-09 OQ-B-10 OQ-B-11).
 
 // Every writer here mentions a lot in a few seconds: the ping rate (§1.7) is not what is tested.
-const hub = await testHub({ limits: { agent: 100_000, updates: 100_000 }, pingRate: { pings: 100_000, windowSeconds: 600 } });
+const hub = await testHub({
+  limits: { agent: 100_000, updates: 100_000 },
+  pingRate: { pings: 100_000, windowSeconds: 600 },
+});
 const rest = restClient(hub);
 afterAll(() => hub.close());
 
@@ -26,8 +29,20 @@ const W = "agt-docs-writer";
 const R = "agt-pr-reviewer";
 const B = "agt-build-runner";
 const T = "agt-test-runner";
-const NAME: Record<string, string> = { [D]: "maintainer/deploy-runner", [W]: "guest/docs-writer", [R]: "carol/pr-reviewer" };
-const ALIAS: Record<string, string> = { [D]: "D", [W]: "W", [R]: "R", [B]: "B", [T]: "T", [MAINTAINER]: "maintainer", [GUEST]: "guest" };
+const NAME: Record<string, string> = {
+  [D]: "maintainer/deploy-runner",
+  [W]: "guest/docs-writer",
+  [R]: "carol/pr-reviewer",
+};
+const ALIAS: Record<string, string> = {
+  [D]: "D",
+  [W]: "W",
+  [R]: "R",
+  [B]: "B",
+  [T]: "T",
+  [MAINTAINER]: "maintainer",
+  [GUEST]: "guest",
+};
 type Alias = "D" | "W" | "R" | "B" | "T";
 
 const tokens: Record<string, string> = {};
@@ -38,7 +53,8 @@ function tok(id: string): string {
 }
 const admin = (method: string, path: string, body?: unknown) => rest(method, path, { token: ADMIN, body });
 const chatPath = (chat: string) => `${L}/conversations/${chat}`;
-const patch = (who: string, chat: string, body: Record<string, unknown>) => rest("PATCH", chatPath(chat), { token: tok(who), body });
+const patch = (who: string, chat: string, body: Record<string, unknown>) =>
+  rest("PATCH", chatPath(chat), { token: tok(who), body });
 
 type AgentMsg = {
   id: string;
@@ -60,7 +76,14 @@ type Envelope = {
 async function agentApi(method: string, path: string, token: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await handleRest(hub, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const res = await handleRest(
+    hub,
+    new Request(`${BASE}/api/agent-api${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -70,7 +93,11 @@ type TrpcBody = { result?: { data: unknown }; error?: { data: { hubError: unknow
 async function trpcWithToken(token: string, name: string, input: unknown) {
   const res = await handleTrpc(
     hub,
-    new Request(`${BASE}/api/trpc/${name}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(input) }),
+    new Request(`${BASE}/api/trpc/${name}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(input),
+    }),
   );
   return { status: res.status, body: (await res.json()) as TrpcBody };
 }
@@ -79,7 +106,10 @@ async function trpcWithToken(token: string, name: string, input: unknown) {
 type Chat = { id: string; key: string; since: string; agents: string[]; cursors: Record<string, string> };
 
 async function openChat(title: string, policy?: Record<string, unknown>, agents: string[] = [D, W, R]): Promise<Chat> {
-  const created = await rest("POST", `${L}/conversations`, { token: tok(MAINTAINER), body: { title, participants: [GUEST, ...agents] } });
+  const created = await rest("POST", `${L}/conversations`, {
+    token: tok(MAINTAINER),
+    body: { title, participants: [GUEST, ...agents] },
+  });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
   if (policy) expect((await patch(MAINTAINER, id, policy)).status).toBe(200);
@@ -99,14 +129,22 @@ async function openChat(title: string, policy?: Record<string, unknown>, agents:
 
 /** A human writes over Maity REST (optionally replying to the message of that seq). */
 async function say(who: string, chat: Chat, body: string, replyTo?: number): Promise<{ seq: number; id: string }> {
-  const res = await rest("POST", `${chatPath(chat.id)}/messages`, { token: tok(who), body: replyTo === undefined ? { body } : { body, reply_to: replyTo } });
+  const res = await rest("POST", `${chatPath(chat.id)}/messages`, {
+    token: tok(who),
+    body: replyTo === undefined ? { body } : { body, reply_to: replyTo },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
 
 /** An agent writes over the agent API (optionally replying to a message id). */
 async function agentSays(agent: string, chat: Chat, content: string, replyToMessageId?: string): Promise<AgentMsg> {
-  const res = await agentApi("POST", `/conversations/${chat.key}/messages`, tok(agent), replyToMessageId === undefined ? { content } : { content, replyToMessageId });
+  const res = await agentApi(
+    "POST",
+    `/conversations/${chat.key}/messages`,
+    tok(agent),
+    replyToMessageId === undefined ? { content } : { content, replyToMessageId },
+  );
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -114,7 +152,11 @@ const seqOf = (messageId: string): number => Number(messageId.replace(/^evt-/, "
 
 /** The agent's forward poll of the chat since it opened: every message, ascending, with its context. */
 async function poll(agent: string, chat: Chat): Promise<{ messages: AgentMsg[]; context: Envelope }> {
-  const res = await agentApi("GET", `/conversations/${chat.key}/messages?since=${encodeURIComponent(chat.since)}&limit=200`, tok(agent));
+  const res = await agentApi(
+    "GET",
+    `/conversations/${chat.key}/messages?since=${encodeURIComponent(chat.since)}&limit=200`,
+    tok(agent),
+  );
   expect(res.status).toBe(200);
   return res.body;
 }
@@ -127,7 +169,11 @@ async function seen(chat: Chat): Promise<[string, string, Partial<Record<Alias, 
   const byAgent = new Map<string, AgentMsg[]>();
   for (const agent of chat.agents) {
     const { messages } = await poll(agent, chat);
-    const updates = await agentApi("GET", `/updates?wait=0&cursor=${encodeURIComponent(chat.cursors[agent] ?? "")}`, tok(agent));
+    const updates = await agentApi(
+      "GET",
+      `/updates?wait=0&cursor=${encodeURIComponent(chat.cursors[agent] ?? "")}`,
+      tok(agent),
+    );
     expect(updates.status).toBe(200);
     const events = updates.body.events as { conversationId: string; message: AgentMsg }[];
     expect(events.map((e) => e.conversationId)).toEqual(events.map(() => chat.key));
@@ -140,7 +186,9 @@ async function seen(chat: Chat): Promise<[string, string, Partial<Record<Alias, 
   return first.map((m, i) => [
     ALIAS[m.senderId] ?? m.senderId,
     m.content,
-    Object.fromEntries(chat.agents.map((a) => [ALIAS[a] as Alias, byAgent.get(a)?.[i]?.shouldRespond])) as Partial<Record<Alias, boolean>>,
+    Object.fromEntries(chat.agents.map((a) => [ALIAS[a] as Alias, byAgent.get(a)?.[i]?.shouldRespond])) as Partial<
+      Record<Alias, boolean>
+    >,
   ]);
 }
 /** The expected verdicts: the agents named respond, the others do not. */
@@ -159,11 +207,20 @@ const context = async (agent: string, chat: Chat): Promise<Envelope> => {
   expect(res.status).toBe(200);
   return res.body;
 };
-const lineOf = (instructions: string, prefix: string): string | undefined => instructions.split("\n").find((l) => l.startsWith(prefix));
+const lineOf = (instructions: string, prefix: string): string | undefined =>
+  instructions.split("\n").find((l) => l.startsWith(prefix));
 
 beforeAll(async () => {
   for (const handle of ["maintainer", "guest", "carol"])
-    expect((await admin("POST", "/api/admin/humans", { handle, name: handle[0]?.toUpperCase() + handle.slice(1), password: PASSWORD })).status).toBe(201);
+    expect(
+      (
+        await admin("POST", "/api/admin/humans", {
+          handle,
+          name: handle[0]?.toUpperCase() + handle.slice(1),
+          password: PASSWORD,
+        })
+      ).status,
+    ).toBe(201);
   for (const [owner, handle, description] of [
     ["maintainer", "deploy-runner", "Deploys, CI pipelines and release checks."],
     ["guest", "docs-writer", "Writes changelogs and documentation."],
@@ -175,8 +232,11 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     expect(res.body.id).toBe(`agt-${handle}`);
   }
-  expect((await admin("POST", "/api/admin/projects", { owner: "maintainer", slug: "lab", name: "Lab" })).status).toBe(201);
-  for (const id of [GUEST, "hum-carol", D, W, R, B, T]) expect((await admin("POST", "/api/admin/projects/maintainer/lab/members", { member_id: id })).status).toBe(201);
+  expect((await admin("POST", "/api/admin/projects", { owner: "maintainer", slug: "lab", name: "Lab" })).status).toBe(
+    201,
+  );
+  for (const id of [GUEST, "hum-carol", D, W, R, B, T])
+    expect((await admin("POST", "/api/admin/projects/maintainer/lab/members", { member_id: id })).status).toBe(201);
   for (const id of [MAINTAINER, GUEST, "hum-carol", D, W, R, B, T]) {
     const res = await admin("POST", "/api/admin/tokens", { member_id: id });
     expect(res.status).toBe(201);
@@ -193,7 +253,11 @@ describe("setting the reply policy (B-052 B-066 B-067)", () => {
   });
   const lastChange = async (chat: string) =>
     (
-      (await hub.db.event.findFirstOrThrow({ where: { conversation: { publicId: chat }, kind: "conversation_updated" }, orderBy: { seq: "desc" }, select: { fromId: true, payload: true } })) as {
+      (await hub.db.event.findFirstOrThrow({
+        where: { conversation: { publicId: chat }, kind: "conversation_updated" },
+        orderBy: { seq: "desc" },
+        select: { fromId: true, payload: true },
+      })) as {
         fromId: string;
         payload: { changed: Record<string, unknown> };
       }
@@ -201,31 +265,88 @@ describe("setting the reply policy (B-052 B-066 B-067)", () => {
 
   it("B-052 B-055 B-056 B-058 B-059 B-066 B-067 a manager sets each policy over Maity REST PATCH; the view, the conversation_updated event and the agents' envelope follow", async () => {
     const chat = await openChat("Policy over REST", undefined, [D, W]);
-    expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body)).toEqual({ reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 2, custom_rules: null });
+    expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body)).toEqual({
+      reply_policy: "MENTIONS",
+      designated_agent_id: null,
+      max_agent_rounds: 2,
+      custom_rules: null,
+    });
     const steps: [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
-      [{ reply_policy: "DEDICATED", designated_agent_id: D }, { reply_policy: "DEDICATED", designated_agent_id: D, max_agent_rounds: 2 }, { reply_policy: "DEDICATED", designated_agent_id: D }],
-      [{ reply_policy: "ORCHESTRATOR", designated_agent_id: W }, { reply_policy: "ORCHESTRATOR", designated_agent_id: W, max_agent_rounds: 2 }, { reply_policy: "ORCHESTRATOR", designated_agent_id: W }],
+      [
+        { reply_policy: "DEDICATED", designated_agent_id: D },
+        { reply_policy: "DEDICATED", designated_agent_id: D, max_agent_rounds: 2 },
+        { reply_policy: "DEDICATED", designated_agent_id: D },
+      ],
+      [
+        { reply_policy: "ORCHESTRATOR", designated_agent_id: W },
+        { reply_policy: "ORCHESTRATOR", designated_agent_id: W, max_agent_rounds: 2 },
+        { reply_policy: "ORCHESTRATOR", designated_agent_id: W },
+      ],
       // ROUTER keeps the named agent as its fallback; it may also have none.
-      [{ reply_policy: "ROUTER" }, { reply_policy: "ROUTER", designated_agent_id: W, max_agent_rounds: 2 }, { reply_policy: "ROUTER" }],
-      [{ designated_agent_id: null }, { reply_policy: "ROUTER", designated_agent_id: null, max_agent_rounds: 2 }, { designated_agent_id: null }],
-      [{ reply_policy: "OPEN" }, { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 2 }, { reply_policy: "OPEN" }],
-      [{ reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 0 }, { reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 0 }, { reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 0 }],
+      [
+        { reply_policy: "ROUTER" },
+        { reply_policy: "ROUTER", designated_agent_id: W, max_agent_rounds: 2 },
+        { reply_policy: "ROUTER" },
+      ],
+      [
+        { designated_agent_id: null },
+        { reply_policy: "ROUTER", designated_agent_id: null, max_agent_rounds: 2 },
+        { designated_agent_id: null },
+      ],
+      [
+        { reply_policy: "OPEN" },
+        { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 2 },
+        { reply_policy: "OPEN" },
+      ],
+      [
+        { reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 0 },
+        { reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 0 },
+        { reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 0 },
+      ],
       // Switching to a policy that names no agent drops the designated one.
-      [{ reply_policy: "MENTIONS", max_agent_rounds: 5 }, { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 5 }, { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 5 }],
-      [{ max_agent_rounds: 6, accept_token_cost: true }, { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 6 }, { max_agent_rounds: 6 }],
+      [
+        { reply_policy: "MENTIONS", max_agent_rounds: 5 },
+        { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 5 },
+        { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 5 },
+      ],
+      [
+        { max_agent_rounds: 6, accept_token_cost: true },
+        { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 6 },
+        { max_agent_rounds: 6 },
+      ],
       // An accepted value is kept through another change without a second acceptance.
-      [{ reply_policy: "OPEN" }, { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 6 }, { reply_policy: "OPEN" }],
-      [{ max_agent_rounds: 20, accept_token_cost: true }, { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 20 }, { max_agent_rounds: 20 }],
-      [{ reply_policy: "MENTIONS", max_agent_rounds: 2 }, { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 2 }, { reply_policy: "MENTIONS", max_agent_rounds: 2 }],
+      [
+        { reply_policy: "OPEN" },
+        { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 6 },
+        { reply_policy: "OPEN" },
+      ],
+      [
+        { max_agent_rounds: 20, accept_token_cost: true },
+        { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 20 },
+        { max_agent_rounds: 20 },
+      ],
+      [
+        { reply_policy: "MENTIONS", max_agent_rounds: 2 },
+        { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 2 },
+        { reply_policy: "MENTIONS", max_agent_rounds: 2 },
+      ],
     ];
     for (const [body, view, changed] of steps) {
       const res = await patch(MAINTAINER, chat.id, body);
       expect(res.status).toBe(200);
       expect(policyOf(res.body)).toEqual({ ...view, custom_rules: null });
       expect(await lastChange(chat.id)).toEqual(changed);
-      expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(GUEST) })).body)).toEqual({ ...view, custom_rules: null });
+      expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(GUEST) })).body)).toEqual({
+        ...view,
+        custom_rules: null,
+      });
       const envelope = await context(W, chat);
-      expect(envelope.policy).toEqual({ rule: view.reply_policy, effectiveRule: view.reply_policy, policyApplies: true, maxAgentRounds: view.max_agent_rounds });
+      expect(envelope.policy).toEqual({
+        rule: view.reply_policy,
+        effectiveRule: view.reply_policy,
+        policyApplies: true,
+        maxAgentRounds: view.max_agent_rounds,
+      });
       expect(envelope.you.isOrchestrator).toBe(view.reply_policy === "ORCHESTRATOR" && view.designated_agent_id === W);
     }
   });
@@ -236,8 +357,16 @@ describe("setting the reply policy (B-052 B-066 B-067)", () => {
     expect((await browser.mutation("auth.login", { handle: "maintainer", password: PASSWORD })).status).toBe(200);
     const ref = { owner: "maintainer", slug: "lab", conversation_id: chat.id };
     for (const [body, view, changed] of [
-      [{ reply_policy: "DEDICATED", designated_agent_id: W }, { reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 2 }, { reply_policy: "DEDICATED", designated_agent_id: W }],
-      [{ reply_policy: "ORCHESTRATOR", designated_agent_id: D }, { reply_policy: "ORCHESTRATOR", designated_agent_id: D, max_agent_rounds: 2 }, { reply_policy: "ORCHESTRATOR", designated_agent_id: D }],
+      [
+        { reply_policy: "DEDICATED", designated_agent_id: W },
+        { reply_policy: "DEDICATED", designated_agent_id: W, max_agent_rounds: 2 },
+        { reply_policy: "DEDICATED", designated_agent_id: W },
+      ],
+      [
+        { reply_policy: "ORCHESTRATOR", designated_agent_id: D },
+        { reply_policy: "ORCHESTRATOR", designated_agent_id: D, max_agent_rounds: 2 },
+        { reply_policy: "ORCHESTRATOR", designated_agent_id: D },
+      ],
       [
         { reply_policy: "ROUTER", designated_agent_id: W, max_agent_rounds: 4 },
         { reply_policy: "ROUTER", designated_agent_id: W, max_agent_rounds: 4 },
@@ -248,7 +377,11 @@ describe("setting the reply policy (B-052 B-066 B-067)", () => {
         { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 7 },
         { reply_policy: "OPEN", designated_agent_id: null, max_agent_rounds: 7 },
       ],
-      [{ reply_policy: "MENTIONS", max_agent_rounds: 2 }, { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 2 }, { reply_policy: "MENTIONS", max_agent_rounds: 2 }],
+      [
+        { reply_policy: "MENTIONS", max_agent_rounds: 2 },
+        { reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 2 },
+        { reply_policy: "MENTIONS", max_agent_rounds: 2 },
+      ],
     ] as const) {
       const res = await browser.mutation("conversations.update", { ...ref, ...body });
       expect(res.status).toBe(200);
@@ -259,40 +392,114 @@ describe("setting the reply policy (B-052 B-066 B-067)", () => {
     const events = await hub.db.event.count();
     const refused = await browser.mutation("conversations.update", { ...ref, reply_policy: "ORCHESTRATOR" });
     expect(refused.status).toBe(400);
-    expect(refused.body.error?.data.hubError).toEqual({ code: "invalid", message: "the reply policy is not valid for this chat", details: { fields: { designated_agent_id: "required" } }, status: 400 });
+    expect(refused.body.error?.data.hubError).toEqual({
+      code: "invalid",
+      message: "the reply policy is not valid for this chat",
+      details: { fields: { designated_agent_id: "required" } },
+      status: 400,
+    });
     const above = await browser.mutation("conversations.update", { ...ref, max_agent_rounds: 9 });
-    expect(above.body.error?.data.hubError).toEqual({ code: "invalid", message: "the reply policy is not valid for this chat", details: { fields: { max_agent_rounds: "needs_accept_token_cost" } }, status: 400 });
-    const outOfRange = await browser.mutation("conversations.update", { ...ref, max_agent_rounds: 21, accept_token_cost: true });
-    expect(outOfRange.body.error?.data.hubError).toEqual({ code: "invalid", message: "invalid input: max_agent_rounds", details: { fields: { max_agent_rounds: "an integer 0–20" } }, status: 400 });
-    const forbidden = { code: "forbidden", message: "only the chat's creator and participants holding members:admin manage it", details: { reason: "not_a_manager" }, status: 403 };
+    expect(above.body.error?.data.hubError).toEqual({
+      code: "invalid",
+      message: "the reply policy is not valid for this chat",
+      details: { fields: { max_agent_rounds: "needs_accept_token_cost" } },
+      status: 400,
+    });
+    const outOfRange = await browser.mutation("conversations.update", {
+      ...ref,
+      max_agent_rounds: 21,
+      accept_token_cost: true,
+    });
+    expect(outOfRange.body.error?.data.hubError).toEqual({
+      code: "invalid",
+      message: "invalid input: max_agent_rounds",
+      details: { fields: { max_agent_rounds: "an integer 0–20" } },
+      status: 400,
+    });
+    const forbidden = {
+      code: "forbidden",
+      message: "only the chat's creator and participants holding members:admin manage it",
+      details: { reason: "not_a_manager" },
+      status: 403,
+    };
     const guest = trpcBrowser(hub);
     expect((await guest.mutation("auth.login", { handle: "guest", password: PASSWORD })).status).toBe(200);
     const byGuest = await guest.mutation("conversations.update", { ...ref, reply_policy: "OPEN" });
     expect([byGuest.status, byGuest.body.error?.data.hubError]).toEqual([403, forbidden]);
-    const byAgent = await trpcWithToken(tok(D), "conversations.update", { ...ref, reply_policy: "DEDICATED", designated_agent_id: D });
+    const byAgent = await trpcWithToken(tok(D), "conversations.update", {
+      ...ref,
+      reply_policy: "DEDICATED",
+      designated_agent_id: D,
+    });
     expect([byAgent.status, byAgent.body.error?.data.hubError]).toEqual([403, forbidden]);
     expect(await hub.db.event.count()).toBe(events);
-    expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body)).toEqual({ reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 2, custom_rules: null });
+    expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body)).toEqual({
+      reply_policy: "MENTIONS",
+      designated_agent_id: null,
+      max_agent_rounds: 2,
+      custom_rules: null,
+    });
   });
 
   it("B-055 B-056 B-066 B-067 refusals name the field — designated agent required, not an agent participant, rounds 0–20, above 5 only with accept_token_cost — a non-manager and an agent are forbidden; nothing is written", async () => {
     // R is a member of the project but not of this chat.
     const chat = await openChat("Policy refusals", undefined, [D, W]);
-    const invalid = (fields: Record<string, string>, message = "the reply policy is not valid for this chat") => ({ status: 400, body: { error: { code: "invalid", message, details: { fields } } } });
-    const rounds = (reason: string) => invalid({ max_agent_rounds: reason }, reason === "an integer 0–20" ? "invalid input: max_agent_rounds" : undefined);
-    const forbidden = { status: 403, body: { error: { code: "forbidden", message: "only the chat's creator and participants holding members:admin manage it", details: { reason: "not_a_manager" } } } };
+    const invalid = (fields: Record<string, string>, message = "the reply policy is not valid for this chat") => ({
+      status: 400,
+      body: { error: { code: "invalid", message, details: { fields } } },
+    });
+    const rounds = (reason: string) =>
+      invalid(
+        { max_agent_rounds: reason },
+        reason === "an integer 0–20" ? "invalid input: max_agent_rounds" : undefined,
+      );
+    const forbidden = {
+      status: 403,
+      body: {
+        error: {
+          code: "forbidden",
+          message: "only the chat's creator and participants holding members:admin manage it",
+          details: { reason: "not_a_manager" },
+        },
+      },
+    };
     const before = {
       view: policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body),
       events: await hub.db.event.count(),
-      row: await hub.db.conversation.findFirstOrThrow({ where: { publicId: chat.id }, select: { replyPolicy: true, designatedAgentId: true, maxAgentRounds: true, maxAgentRoundsAcceptedAt: true, maxAgentRoundsAcceptedById: true } }),
+      row: await hub.db.conversation.findFirstOrThrow({
+        where: { publicId: chat.id },
+        select: {
+          replyPolicy: true,
+          designatedAgentId: true,
+          maxAgentRounds: true,
+          maxAgentRoundsAcceptedAt: true,
+          maxAgentRoundsAcceptedById: true,
+        },
+      }),
     };
     const cases: [string, Record<string, unknown>, unknown][] = [
       [MAINTAINER, { reply_policy: "DEDICATED" }, invalid({ designated_agent_id: "required" })],
       [MAINTAINER, { reply_policy: "ORCHESTRATOR" }, invalid({ designated_agent_id: "required" })],
-      [MAINTAINER, { reply_policy: "DEDICATED", designated_agent_id: null }, invalid({ designated_agent_id: "required" })],
-      [MAINTAINER, { reply_policy: "DEDICATED", designated_agent_id: GUEST }, invalid({ designated_agent_id: "not_an_agent_participant" })],
-      [MAINTAINER, { reply_policy: "ORCHESTRATOR", designated_agent_id: R }, invalid({ designated_agent_id: "not_an_agent_participant" })],
-      [MAINTAINER, { reply_policy: "ROUTER", designated_agent_id: "agt-nobody" }, invalid({ designated_agent_id: "not_an_agent_participant" })],
+      [
+        MAINTAINER,
+        { reply_policy: "DEDICATED", designated_agent_id: null },
+        invalid({ designated_agent_id: "required" }),
+      ],
+      [
+        MAINTAINER,
+        { reply_policy: "DEDICATED", designated_agent_id: GUEST },
+        invalid({ designated_agent_id: "not_an_agent_participant" }),
+      ],
+      [
+        MAINTAINER,
+        { reply_policy: "ORCHESTRATOR", designated_agent_id: R },
+        invalid({ designated_agent_id: "not_an_agent_participant" }),
+      ],
+      [
+        MAINTAINER,
+        { reply_policy: "ROUTER", designated_agent_id: "agt-nobody" },
+        invalid({ designated_agent_id: "not_an_agent_participant" }),
+      ],
       [MAINTAINER, { max_agent_rounds: 21 }, rounds("an integer 0–20")],
       [MAINTAINER, { max_agent_rounds: 21, accept_token_cost: true }, rounds("an integer 0–20")],
       [MAINTAINER, { max_agent_rounds: -1 }, rounds("an integer 0–20")],
@@ -300,7 +507,11 @@ describe("setting the reply policy (B-052 B-066 B-067)", () => {
       [MAINTAINER, { max_agent_rounds: 6 }, rounds("needs_accept_token_cost")],
       [MAINTAINER, { max_agent_rounds: 6, accept_token_cost: false }, rounds("needs_accept_token_cost")],
       [MAINTAINER, { max_agent_rounds: 20 }, rounds("needs_accept_token_cost")],
-      [MAINTAINER, { reply_policy: "ORCHESTRATOR", max_agent_rounds: 9 }, invalid({ designated_agent_id: "required", max_agent_rounds: "needs_accept_token_cost" })],
+      [
+        MAINTAINER,
+        { reply_policy: "ORCHESTRATOR", max_agent_rounds: 9 },
+        invalid({ designated_agent_id: "required", max_agent_rounds: "needs_accept_token_cost" }),
+      ],
       // Managers only: a participant who neither created the chat nor holds members:admin, and an agent.
       [GUEST, { reply_policy: "OPEN" }, forbidden],
       [GUEST, { reply_policy: "DEDICATED", designated_agent_id: W }, forbidden],
@@ -311,14 +522,28 @@ describe("setting the reply policy (B-052 B-066 B-067)", () => {
     expect({
       view: policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body),
       events: await hub.db.event.count(),
-      row: await hub.db.conversation.findFirstOrThrow({ where: { publicId: chat.id }, select: { replyPolicy: true, designatedAgentId: true, maxAgentRounds: true, maxAgentRoundsAcceptedAt: true, maxAgentRoundsAcceptedById: true } }),
+      row: await hub.db.conversation.findFirstOrThrow({
+        where: { publicId: chat.id },
+        select: {
+          replyPolicy: true,
+          designatedAgentId: true,
+          maxAgentRounds: true,
+          maxAgentRoundsAcceptedAt: true,
+          maxAgentRoundsAcceptedById: true,
+        },
+      }),
     }).toEqual(before);
     // An acceptance is for the value accepted: lowered and raised again, or raised further, it is asked again.
     expect((await patch(MAINTAINER, chat.id, { max_agent_rounds: 6, accept_token_cost: true })).status).toBe(200);
     expect(await patch(MAINTAINER, chat.id, { max_agent_rounds: 7 })).toEqual(rounds("needs_accept_token_cost"));
     expect((await patch(MAINTAINER, chat.id, { max_agent_rounds: 4 })).status).toBe(200);
     expect(await patch(MAINTAINER, chat.id, { max_agent_rounds: 6 })).toEqual(rounds("needs_accept_token_cost"));
-    expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body)).toEqual({ reply_policy: "MENTIONS", designated_agent_id: null, max_agent_rounds: 4, custom_rules: null });
+    expect(policyOf((await rest("GET", chatPath(chat.id), { token: tok(MAINTAINER) })).body)).toEqual({
+      reply_policy: "MENTIONS",
+      designated_agent_id: null,
+      max_agent_rounds: 4,
+      custom_rules: null,
+    });
   });
 });
 
@@ -349,12 +574,27 @@ describe("who should respond, per policy (B-052…B-089)", () => {
     ]);
     // B-063: addressedAgents is the names, mentions the literal @-record (agent ids only, B-086 B-087).
     expect((await messageAs(W, chat, "@deploy-runner is CI green?")).mentions).toEqual([D]);
-    expect(addressing(await messageAs(W, chat, "green. docs-writer should know"))).toEqual({ mentions: [], metadata: null });
+    expect(addressing(await messageAs(W, chat, "green. docs-writer should know"))).toEqual({
+      mentions: [],
+      metadata: null,
+    });
     expect(addressing(await messageAs(W, chat, "@maintainer please look"))).toEqual({ mentions: [], metadata: null });
-    expect(addressing(await messageAs(D, chat, "docs-writer, can you update the changelog?"))).toEqual({ mentions: [], metadata: { addressedAgents: [W] } });
-    expect(addressing(await messageAs(D, chat, "Docs-Writer, status?"))).toEqual({ mentions: [], metadata: { addressedAgents: [W] } });
-    expect(addressing(await messageAs(W, chat, "the dockerfile runners are slow"))).toEqual({ mentions: [], metadata: null });
-    expect(addressing(await messageAs(W, chat, "@deploy-runner note to self"))).toEqual({ mentions: [D], metadata: null });
+    expect(addressing(await messageAs(D, chat, "docs-writer, can you update the changelog?"))).toEqual({
+      mentions: [],
+      metadata: { addressedAgents: [W] },
+    });
+    expect(addressing(await messageAs(D, chat, "Docs-Writer, status?"))).toEqual({
+      mentions: [],
+      metadata: { addressedAgents: [W] },
+    });
+    expect(addressing(await messageAs(W, chat, "the dockerfile runners are slow"))).toEqual({
+      mentions: [],
+      metadata: null,
+    });
+    expect(addressing(await messageAs(W, chat, "@deploy-runner note to self"))).toEqual({
+      mentions: [D],
+      metadata: null,
+    });
   });
 
   it("B-055 B-060 B-061 B-072 OQ-B-09 DEDICATED: the designated agent answers unaddressed human messages only; a mention, a name or a reply addresses another agent and the designated one stays silent", async () => {
@@ -403,10 +643,19 @@ describe("who should respond, per policy (B-052…B-089)", () => {
       ["maintainer", "docs-writer and pr-reviewer, sync up", to("D")],
       ["maintainer", "deploy-runner, anything else?", to("D")],
     ]);
-    expect(addressing(await messageAs(D, chat, "docs-writer, can you update the changelog?"))).toEqual({ mentions: [], metadata: { addressedAgents: [W] } });
+    expect(addressing(await messageAs(D, chat, "docs-writer, can you update the changelog?"))).toEqual({
+      mentions: [],
+      metadata: { addressedAgents: [W] },
+    });
     const two = await messageAs(D, chat, "docs-writer and pr-reviewer, sync up");
-    expect({ mentions: two.mentions, addressed: [...((two.metadata?.addressedAgents as string[]) ?? [])].sort() }).toEqual({ mentions: [], addressed: [W, R] });
-    expect(addressing(await messageAs(D, chat, "can someone fix the build?"))).toEqual({ mentions: [], metadata: null });
+    expect({
+      mentions: two.mentions,
+      addressed: [...((two.metadata?.addressedAgents as string[]) ?? [])].sort(),
+    }).toEqual({ mentions: [], addressed: [W, R] });
+    expect(addressing(await messageAs(D, chat, "can someone fix the build?"))).toEqual({
+      mentions: [],
+      metadata: null,
+    });
   });
 
   it("B-058 B-060 B-061 ROUTER: the keyword router picks by what each agent is for, the fallback answers when it picks no one (none without a fallback); a mention or a name skips the router; agent messages are never routed", async () => {
@@ -489,11 +738,16 @@ describe("who should respond, per policy (B-052…B-089)", () => {
       [3, false],
       [6, true],
     ] as const) {
-      const chat = await openChat(`Cap ${cap}`, cap === 2 ? undefined : { max_agent_rounds: cap, ...(accept ? { accept_token_cost: true } : {}) }, [D, W]);
+      const chat = await openChat(
+        `Cap ${cap}`,
+        cap === 2 ? undefined : { max_agent_rounds: cap, ...(accept ? { accept_token_cost: true } : {}) },
+        [D, W],
+      );
       await say(GUEST, chat, "@deploy-runner start");
       // D and W hand the turn back and forth, each hop an @mention; hop i is the i-th agent message in a row.
       const hops = Math.max(cap + 1, 2);
-      for (let i = 1; i <= hops; i++) await agentSays(i % 2 === 1 ? D : W, chat, `${i % 2 === 1 ? "@docs-writer" : "@deploy-runner"} hop ${i}`);
+      for (let i = 1; i <= hops; i++)
+        await agentSays(i % 2 === 1 ? D : W, chat, `${i % 2 === 1 ? "@docs-writer" : "@deploy-runner"} hop ${i}`);
       await say(GUEST, chat, "@docs-writer over to you");
       await agentSays(W, chat, "@deploy-runner after the human");
       const hop = (i: number): [string, string, Partial<Record<Alias, boolean>>] => [
@@ -544,9 +798,18 @@ describe("who should respond, per policy (B-052…B-089)", () => {
   it("B-063 an agent cannot write metadata.addressedAgents itself; nothing is written", async () => {
     const chat = await openChat("Forged addressing", undefined, [D, W]);
     const events = await hub.db.event.count();
-    expect(await agentApi("POST", `/conversations/${chat.key}/messages`, tok(D), { content: "wake up", metadata: { addressedAgents: [W] } })).toEqual({
+    expect(
+      await agentApi("POST", `/conversations/${chat.key}/messages`, tok(D), {
+        content: "wake up",
+        metadata: { addressedAgents: [W] },
+      }),
+    ).toEqual({
       status: 400,
-      body: { error: "metadata.addressedAgents is set by the hub", code: "INVALID_REQUEST", fields: { "metadata.addressedAgents": "server_set" } },
+      body: {
+        error: "metadata.addressedAgents is set by the hub",
+        code: "INVALID_REQUEST",
+        fields: { "metadata.addressedAgents": "server_set" },
+      },
     });
     expect(await hub.db.event.count()).toBe(events);
   });
@@ -564,9 +827,18 @@ describe("who should respond, per policy (B-052…B-089)", () => {
       ["guest", "test-runner and docs-writer, sync up", { B: false, T: true, W: true }],
     ]);
     const shared = await messageAs(W, chat, "Runner, status?");
-    expect({ mentions: shared.mentions, addressed: [...((shared.metadata?.addressedAgents as string[]) ?? [])].sort() }).toEqual({ mentions: [], addressed: [B, T] });
-    expect(addressing(await messageAs(W, chat, "build-runner, status?"))).toEqual({ mentions: [], metadata: { addressedAgents: [B] } });
-    expect(addressing(await messageAs(W, chat, "@build-runner is the artifact ready?"))).toEqual({ mentions: [B], metadata: null });
+    expect({
+      mentions: shared.mentions,
+      addressed: [...((shared.metadata?.addressedAgents as string[]) ?? [])].sort(),
+    }).toEqual({ mentions: [], addressed: [B, T] });
+    expect(addressing(await messageAs(W, chat, "build-runner, status?"))).toEqual({
+      mentions: [],
+      metadata: { addressedAgents: [B] },
+    });
+    expect(addressing(await messageAs(W, chat, "@build-runner is the artifact ready?"))).toEqual({
+      mentions: [B],
+      metadata: null,
+    });
   });
 
   it("B-063 B-085 an @mention, by handle or by the exact roster name, is a mention and not a name: addressedAgents stays unset", async () => {
@@ -578,19 +850,31 @@ describe("who should respond, per policy (B-052…B-089)", () => {
       ["guest", "@docs-writer and the other typo", to("W")],
     ]);
     // §4: addressedAgents holds the agents a human wrote "with no @"; mentions is the @-record.
-    expect(addressing(await messageAs(D, chat, "@guest/docs-writer please fix the typo"))).toEqual({ mentions: [W], metadata: null });
-    expect(addressing(await messageAs(D, chat, "@docs-writer and the other typo"))).toEqual({ mentions: [W], metadata: null });
+    expect(addressing(await messageAs(D, chat, "@guest/docs-writer please fix the typo"))).toEqual({
+      mentions: [W],
+      metadata: null,
+    });
+    expect(addressing(await messageAs(D, chat, "@docs-writer and the other typo"))).toEqual({
+      mentions: [W],
+      metadata: null,
+    });
   });
 });
 
 describe("direct conversations (B-046 B-047)", () => {
   it("B-046 B-047 B-071 every human message wakes the agent — no policy, no mention gating, no round cap; its own messages never; effectiveRule EVERY_USER_MESSAGE", async () => {
     const rooms = await agentApi("GET", "/conversations", tok(D));
-    const key = (rooms.body.conversations as { id: string; type: string; maity: { project: string; id: string } }[]).find(
-      (r) => r.type === "DM" && r.maity.project === "maintainer/lab" && r.maity.id === D,
-    )?.id;
+    const key = (
+      rooms.body.conversations as { id: string; type: string; maity: { project: string; id: string } }[]
+    ).find((r) => r.type === "DM" && r.maity.project === "maintainer/lab" && r.maity.id === D)?.id;
     if (!key) throw new Error("no direct conversation");
-    const chat: Chat = { id: D, key, since: new Date(Date.now() - 1000).toISOString(), agents: [D], cursors: { [D]: (await agentApi("GET", "/updates?wait=0", tok(D))).body.cursor } };
+    const chat: Chat = {
+      id: D,
+      key,
+      since: new Date(Date.now() - 1000).toISOString(),
+      agents: [D],
+      cursors: { [D]: (await agentApi("GET", "/updates?wait=0", tok(D))).body.cursor },
+    };
     await say(MAINTAINER, chat, "hello there");
     await agentSays(D, chat, "hi");
     await agentSays(D, chat, "anything else?");
@@ -606,7 +890,12 @@ describe("direct conversations (B-046 B-047)", () => {
       ["maintainer", "deploy please", { D: true }],
     ]);
     const envelope = await context(D, chat);
-    expect({ conversation: envelope.conversation, policy: envelope.policy, you: envelope.you, instructions: envelope.instructions }).toEqual({
+    expect({
+      conversation: envelope.conversation,
+      policy: envelope.policy,
+      you: envelope.you,
+      instructions: envelope.instructions,
+    }).toEqual({
       conversation: { id: key, type: "DM", title: null },
       policy: { rule: null, effectiveRule: "EVERY_USER_MESSAGE", policyApplies: false, maxAgentRounds: null },
       you: { id: D, name: NAME[D], isOrchestrator: false },
@@ -637,7 +926,13 @@ describe("the context envelope agrees with the verdicts (B-044 B-057)", () => {
 
   it("B-044 B-057 B-037 per policy: rule, effectiveRule, you.isOrchestrator, roles and the policy, orchestrator, delegation and round-cap lines match who an unaddressed human message routes to", async () => {
     const chat = await openChat("Envelope per policy");
-    const expectedRouting: Record<string, Alias[]> = { MENTIONS: [], DEDICATED: ["W"], ORCHESTRATOR: ["W"], ROUTER: ["W"], OPEN: ["D", "W", "R"] };
+    const expectedRouting: Record<string, Alias[]> = {
+      MENTIONS: [],
+      DEDICATED: ["W"],
+      ORCHESTRATOR: ["W"],
+      ROUTER: ["W"],
+      OPEN: ["D", "W", "R"],
+    };
     for (const [policy, designated] of [
       ["MENTIONS", null],
       ["DEDICATED", W],
@@ -645,7 +940,14 @@ describe("the context envelope agrees with the verdicts (B-044 B-057)", () => {
       ["ROUTER", W],
       ["OPEN", null],
     ] as const) {
-      expect((await patch(MAINTAINER, chat.id, { reply_policy: policy, ...(designated ? { designated_agent_id: designated } : {}) })).status).toBe(200);
+      expect(
+        (
+          await patch(MAINTAINER, chat.id, {
+            reply_policy: policy,
+            ...(designated ? { designated_agent_id: designated } : {}),
+          })
+        ).status,
+      ).toBe(200);
       const content = `unaddressed question under ${policy.toLowerCase()}`;
       await say(GUEST, chat, content);
       const routed: Alias[] = [];
@@ -678,7 +980,9 @@ describe("the context envelope agrees with the verdicts (B-044 B-057)", () => {
         ]).toEqual([
           policy === "ORCHESTRATOR" ? `The orchestrator is ${NAME[W]}.` : "There is no orchestrator in this chat.",
           POLICY_LINE[policy]?.(agent, designated),
-          delegates ? `You can call: @${NAME[D]}, @${NAME[R]}. Write the @mention with the exact name; the mentioned agent is woken and answers.` : undefined,
+          delegates
+            ? `You can call: @${NAME[D]}, @${NAME[R]}. Write the @mention with the exact name; the mentioned agent is woken and answers.`
+            : undefined,
           "Round cap: after 2 agent messages in a row without a human, no agent answers until a human writes again — mentions included.",
         ]);
         expect(text.includes(`- ${NAME[W]} (agent, orchestrator`)).toBe(policy === "ORCHESTRATOR");
@@ -689,18 +993,54 @@ describe("the context envelope agrees with the verdicts (B-044 B-057)", () => {
   });
 
   it.each([
-    { policy: "MENTIONS", designated: null, body: "docs-writer, is the changelog done?", agent: W, silencing: "Reply only when a message @mentions you." },
-    { policy: "MENTIONS", designated: null, body: "thanks for the changelog", agent: W, silencing: "Reply only when a message @mentions you." },
-    { policy: "DEDICATED", designated: D, body: "pr-reviewer, thoughts on the PR?", agent: R, silencing: "Reply only when a message @mentions you." },
-    { policy: "ORCHESTRATOR", designated: D, body: "@pr-reviewer please review the PR", agent: R, silencing: `stay silent unless ${NAME[D]} @mentions you` },
-    { policy: "ORCHESTRATOR", designated: D, body: "thanks for the review", agent: R, silencing: `stay silent unless ${NAME[D]} @mentions you` },
-  ] as const)("B-044 B-054 B-072 OQ-B-09 OQ-B-11 $policy: an agent the hub routes $body to is not told by its instructions to stay silent", async ({ policy, designated, body, agent, silencing }) => {
-    const chat = await openChat(`Contradiction ${policy} ${body}`, { reply_policy: policy, ...(designated ? { designated_agent_id: designated } : {}) });
-    // "thanks for …" is a human's reply to that agent's earlier message (B-072).
-    const earlier = body.startsWith("thanks") ? await agentSays(agent, chat, "here is my part") : null;
-    await say(GUEST, chat, body, earlier ? seqOf(earlier.id) : undefined);
-    expect((await messageAs(agent, chat, body)).shouldRespond).toBe(true);
-    const policyLine = lineOf((await context(agent, chat)).instructions, "Reply policy ") ?? "";
-    expect(policyLine).not.toContain(silencing);
-  });
+    {
+      policy: "MENTIONS",
+      designated: null,
+      body: "docs-writer, is the changelog done?",
+      agent: W,
+      silencing: "Reply only when a message @mentions you.",
+    },
+    {
+      policy: "MENTIONS",
+      designated: null,
+      body: "thanks for the changelog",
+      agent: W,
+      silencing: "Reply only when a message @mentions you.",
+    },
+    {
+      policy: "DEDICATED",
+      designated: D,
+      body: "pr-reviewer, thoughts on the PR?",
+      agent: R,
+      silencing: "Reply only when a message @mentions you.",
+    },
+    {
+      policy: "ORCHESTRATOR",
+      designated: D,
+      body: "@pr-reviewer please review the PR",
+      agent: R,
+      silencing: `stay silent unless ${NAME[D]} @mentions you`,
+    },
+    {
+      policy: "ORCHESTRATOR",
+      designated: D,
+      body: "thanks for the review",
+      agent: R,
+      silencing: `stay silent unless ${NAME[D]} @mentions you`,
+    },
+  ] as const)(
+    "B-044 B-054 B-072 OQ-B-09 OQ-B-11 $policy: an agent the hub routes $body to is not told by its instructions to stay silent",
+    async ({ policy, designated, body, agent, silencing }) => {
+      const chat = await openChat(`Contradiction ${policy} ${body}`, {
+        reply_policy: policy,
+        ...(designated ? { designated_agent_id: designated } : {}),
+      });
+      // "thanks for …" is a human's reply to that agent's earlier message (B-072).
+      const earlier = body.startsWith("thanks") ? await agentSays(agent, chat, "here is my part") : null;
+      await say(GUEST, chat, body, earlier ? seqOf(earlier.id) : undefined);
+      expect((await messageAs(agent, chat, body)).shouldRespond).toBe(true);
+      const policyLine = lineOf((await context(agent, chat)).instructions, "Reply policy ") ?? "";
+      expect(policyLine).not.toContain(silencing);
+    },
+  );
 });

@@ -15,12 +15,20 @@ afterAll(() => hub.close());
 const T: Record<string, string> = {};
 const M = "/api/projects/maintainer/maity";
 
-const call = async (h: Hub, path: string, token: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}) => {
+const call = async (
+  h: Hub,
+  path: string,
+  token: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+) => {
   const res = await handleRest(
     h,
     new Request(`${BASE}/api/agent-api${path}`, {
       method: init.method ?? "GET",
-      headers: { authorization: `Bearer ${token}`, ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+      },
       ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
       ...(init.signal ? { signal: init.signal } : {}),
     }),
@@ -41,8 +49,13 @@ let dmKey: string; // agt-a's DM, by its agent-API id
 
 beforeAll(async () => {
   await seedDemo(hub);
-  for (const id of ["agt-a", "agt-x", "hum-maintainer", "hum-guest"]) T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
-  const rooms = (await call(hub, "/conversations", T["agt-a"] as string)).body.conversations as { id: string; type: string; maity: { id: string } }[];
+  for (const id of ["agt-a", "agt-x", "hum-maintainer", "hum-guest"])
+    T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+  const rooms = (await call(hub, "/conversations", T["agt-a"] as string)).body.conversations as {
+    id: string;
+    type: string;
+    maity: { id: string };
+  }[];
   group = rooms.find((r) => r.type === "GROUP")?.maity.id as string;
   dmKey = rooms.find((r) => r.type === "DM")?.id as string;
 });
@@ -68,7 +81,18 @@ describe("GET /updates: shape and position", () => {
     expect(body.events).toHaveLength(1);
     const event = body.events[0] as UpdatesAnswer["events"][number];
     expect(Object.keys(event).sort()).toEqual(["conversation", "conversationId", "message", "project", "type"]);
-    expect(Object.keys(event.message).sort()).toEqual(["content", "createdAt", "id", "mentions", "metadata", "replyTo", "sender", "senderId", "senderType", "shouldRespond"]);
+    expect(Object.keys(event.message).sort()).toEqual([
+      "content",
+      "createdAt",
+      "id",
+      "mentions",
+      "metadata",
+      "replyTo",
+      "sender",
+      "senderId",
+      "senderType",
+      "shouldRespond",
+    ]);
     expect(event).toEqual({
       type: "message",
       conversationId: dmKey,
@@ -91,11 +115,20 @@ describe("GET /updates: shape and position", () => {
 
   it("OQ-B-36 the agent's own messages come back too, with shouldRespond false; group messages not for it carry false", async () => {
     const cursor = await now();
-    const own = await call(hub, `/conversations/${dmKey}/messages`, T["agt-a"] as string, { method: "POST", body: { content: "Green." } });
+    const own = await call(hub, `/conversations/${dmKey}/messages`, T["agt-a"] as string, {
+      method: "POST",
+      body: { content: "Green." },
+    });
     expect(own.status).toBe(201);
     await say("hum-maintainer", group, "a note for the humans");
     const res = await updates(`wait=0&cursor=${cursor}`);
-    expect(res.body.events.map((e: UpdatesAnswer["events"][number]) => [e.message.senderId, e.conversation.type, e.message.shouldRespond])).toEqual([
+    expect(
+      res.body.events.map((e: UpdatesAnswer["events"][number]) => [
+        e.message.senderId,
+        e.conversation.type,
+        e.message.shouldRespond,
+      ]),
+    ).toEqual([
       ["agt-a", "DM", false],
       ["hum-maintainer", "GROUP", false],
     ]);
@@ -104,9 +137,30 @@ describe("GET /updates: shape and position", () => {
   it("B-136 only new messages are events: a redaction, a rename and a new chat add none", async () => {
     const before = await say("hum-maintainer", group, "to be removed");
     const cursor = await now();
-    expect((await rest("POST", `${M}/conversations/${group}/messages/${before.seq}/redact`, { token: T["hum-maintainer"], body: {} })).status).toBe(200);
-    expect((await rest("PATCH", `${M}/conversations/${group}`, { token: T["hum-maintainer"], body: { title: "Release 0.2 go/no-go!" } })).status).toBe(200);
-    expect((await rest("POST", `${M}/conversations`, { token: T["hum-maintainer"], body: { participants: ["hum-guest", "agt-a"] } })).status).toBe(201);
+    expect(
+      (
+        await rest("POST", `${M}/conversations/${group}/messages/${before.seq}/redact`, {
+          token: T["hum-maintainer"],
+          body: {},
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await rest("PATCH", `${M}/conversations/${group}`, {
+          token: T["hum-maintainer"],
+          body: { title: "Release 0.2 go/no-go!" },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await rest("POST", `${M}/conversations`, {
+          token: T["hum-maintainer"],
+          body: { participants: ["hum-guest", "agt-a"] },
+        })
+      ).status,
+    ).toBe(201);
     expect(await updates(`wait=0&cursor=${cursor}`)).toMatchObject({ status: 200, body: { cursor, events: [] } });
   });
 
@@ -117,7 +171,9 @@ describe("GET /updates: shape and position", () => {
     const first = await updates(`wait=0&cursor=${cursor}`);
     expect(first.body.events).toHaveLength(100);
     const second = await updates(`wait=0&cursor=${first.body.cursor}`);
-    const got = [...first.body.events, ...second.body.events].map((e: UpdatesAnswer["events"][number]) => Number(e.message.id.slice(4)));
+    const got = [...first.body.events, ...second.body.events].map((e: UpdatesAnswer["events"][number]) =>
+      Number(e.message.id.slice(4)),
+    );
     expect(got).toEqual(seqs);
     expect(second.body.cursor).toBe(encodeUpdatesCursor(seqs.at(-1) as number));
   });
@@ -128,7 +184,13 @@ describe("GET /updates: delivery (§9.1 delivered_at, v1.23)", () => {
     const cursor = await now();
     const posted = await say("hum-maintainer", "agt-a", "ping");
     const read = async () =>
-      ((await rest("GET", `${M}/conversations/agt-a/messages?before=${posted.seq + 1}&limit=1`, { token: T["hum-maintainer"] })).body.items[0] as { delivered_at: string | null }).delivered_at;
+      (
+        (
+          await rest("GET", `${M}/conversations/agt-a/messages?before=${posted.seq + 1}&limit=1`, {
+            token: T["hum-maintainer"],
+          })
+        ).body.items[0] as { delivered_at: string | null }
+      ).delivered_at;
     expect(await read()).toBeNull();
     expect((await updates(`wait=0&cursor=${cursor}`)).body.events).toHaveLength(1);
     const first = await read();
@@ -147,7 +209,9 @@ describe("GET /updates: displacement and recovery", () => {
     const second = updates(`wait=20&cursor=${cursor}`);
     expect(await first).toMatchObject({ status: 200, body: { cursor, events: [] } });
     const posted = await say("hum-maintainer", "agt-a", "for the second");
-    expect((await second).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([`evt-${posted.seq}`]);
+    expect((await second).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([
+      `evt-${posted.seq}`,
+    ]);
   });
 
   it("B-140 another agent's call displaces nothing", async () => {
@@ -157,15 +221,32 @@ describe("GET /updates: displacement and recovery", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(await updates(`wait=0&cursor=${x}`, T["agt-x"])).toMatchObject({ status: 200, body: { events: [] } });
     const posted = await say("hum-maintainer", "agt-a", "still held");
-    expect((await heldA).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([`evt-${posted.seq}`]);
+    expect((await heldA).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([
+      `evt-${posted.seq}`,
+    ]);
   });
 
   it("B-138 B-381 a cursor ahead of this hub's log, and a malformed one, are refused: 409 CURSOR_EXPIRED exactly as the spec writes it, 400 with the field", async () => {
-    expect(await updates(`wait=0&cursor=${encodeUpdatesCursor(10_000_000)}`)).toMatchObject({ status: 409, body: { error: "cursor_expired", code: "CURSOR_EXPIRED" } });
-    expect((await updates(`wait=0&cursor=${encodeUpdatesCursor(10_000_000)}`)).body).toEqual({ error: "cursor_expired", code: "CURSOR_EXPIRED" });
-    expect(await updates("wait=0&cursor=not-a-cursor")).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST", fields: { cursor: "bad_cursor" } } });
-    expect(await updates("wait=soon")).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST", fields: { wait: "seconds, 0–25" } } });
-    expect(await updates("wait=0&since=yesterday")).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST", fields: { since: "unknown_field" } } });
+    expect(await updates(`wait=0&cursor=${encodeUpdatesCursor(10_000_000)}`)).toMatchObject({
+      status: 409,
+      body: { error: "cursor_expired", code: "CURSOR_EXPIRED" },
+    });
+    expect((await updates(`wait=0&cursor=${encodeUpdatesCursor(10_000_000)}`)).body).toEqual({
+      error: "cursor_expired",
+      code: "CURSOR_EXPIRED",
+    });
+    expect(await updates("wait=0&cursor=not-a-cursor")).toMatchObject({
+      status: 400,
+      body: { code: "INVALID_REQUEST", fields: { cursor: "bad_cursor" } },
+    });
+    expect(await updates("wait=soon")).toMatchObject({
+      status: 400,
+      body: { code: "INVALID_REQUEST", fields: { wait: "seconds, 0–25" } },
+    });
+    expect(await updates("wait=0&since=yesterday")).toMatchObject({
+      status: 400,
+      body: { code: "INVALID_REQUEST", fields: { since: "unknown_field" } },
+    });
   });
 
   it("B-138 B-145 a cursor whose first missed event is older than the replay window expires; no cursor starts again; cursors survive a restart", async () => {
@@ -174,17 +255,31 @@ describe("GET /updates: displacement and recovery", () => {
     const before = new Date(Date.now() - 1);
     const posted = await say("hum-maintainer", "agt-a", "while you were away");
     // Within the window: served.
-    expect((await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).body.events.map((e: UpdatesAnswer["events"][number]) => e.message.id)).toEqual([`evt-${posted.seq}`]);
+    expect(
+      (await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).body.events.map(
+        (e: UpdatesAnswer["events"][number]) => e.message.id,
+      ),
+    ).toEqual([`evt-${posted.seq}`]);
     await new Promise((r) => setTimeout(r, 2200));
-    expect(await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).toMatchObject({ status: 409, body: { error: "cursor_expired", code: "CURSOR_EXPIRED" } });
+    expect(await updates(`wait=0&cursor=${cursor}`, T["agt-a"], short)).toMatchObject({
+      status: 409,
+      body: { error: "cursor_expired", code: "CURSOR_EXPIRED" },
+    });
     // Catch up over REST from the per-conversation watermark, then /updates without a cursor.
-    const caughtUp = await call(short, `/conversations/${dmKey}/messages?since=${before.toISOString()}`, T["agt-a"] as string);
+    const caughtUp = await call(
+      short,
+      `/conversations/${dmKey}/messages?since=${before.toISOString()}`,
+      T["agt-a"] as string,
+    );
     expect(caughtUp.body.messages.map((m: { id: string }) => m.id)).toContain(`evt-${posted.seq}`);
     const fresh = await updates("wait=0", T["agt-a"], short);
     expect(fresh).toMatchObject({ status: 200, body: { events: [] } });
     // A cursor that missed nothing stays good however old it is, and a new process (no memory) takes it.
     const later = createHub(hub.database);
-    expect(await updates(`wait=0&cursor=${fresh.body.cursor}`, T["agt-a"], later)).toMatchObject({ status: 200, body: { cursor: fresh.body.cursor, events: [] } });
+    expect(await updates(`wait=0&cursor=${fresh.body.cursor}`, T["agt-a"], later)).toMatchObject({
+      status: 200,
+      body: { cursor: fresh.body.cursor, events: [] },
+    });
   });
 });
 
@@ -192,17 +287,24 @@ describe("GET /updates: limits", () => {
   it("B-141 B-361 B-382 its own bucket of 20 a minute: the 21st answers 429 UPDATES_RATE_LIMITED with retry-after, and the agent's 60/min budget is untouched", async () => {
     const limited = createHub(hub.database);
     const cursor = await now();
-    for (let i = 0; i < 20; i++) expect((await updates(`wait=0&cursor=${cursor}`, T["agt-x"], limited)).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await updates(`wait=0&cursor=${cursor}`, T["agt-x"], limited)).status).toBe(200);
     const refused = await updates(`wait=0&cursor=${cursor}`, T["agt-x"], limited);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: "over 20 /updates calls a minute; back off the poll loop", code: "UPDATES_RATE_LIMITED" });
+    expect(refused.body).toEqual({
+      error: "over 20 /updates calls a minute; back off the poll loop",
+      code: "UPDATES_RATE_LIMITED",
+    });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect((await call(limited, "/me", T["agt-x"] as string)).status).toBe(200);
   });
 
   it("B-010 B-011 a human's token, a missing and a made-up token answer 401", async () => {
     for (const token of [T["hum-maintainer"], "bay_made-up", ""])
-      expect(await updates("wait=0", token)).toMatchObject({ status: 401, body: { error: "missing or invalid agent token", code: "UNAUTHORIZED" } });
+      expect(await updates("wait=0", token)).toMatchObject({
+        status: 401,
+        body: { error: "missing or invalid agent token", code: "UNAUTHORIZED" },
+      });
   });
 });
 
@@ -213,13 +315,27 @@ describe("a real client: curl drives a long-poll round", () => {
       const cursor = await now();
       const run = promisify(execFile);
       const curl = (c: string) =>
-        run("curl", ["-sS", "--max-time", "20", "-H", `Authorization: Bearer ${T["agt-a"]}`, `${api.url}/api/agent-api/updates?wait=10&cursor=${c}`]);
+        run("curl", [
+          "-sS",
+          "--max-time",
+          "20",
+          "-H",
+          `Authorization: Bearer ${T["agt-a"]}`,
+          `${api.url}/api/agent-api/updates?wait=10&cursor=${c}`,
+        ]);
       const held = curl(cursor);
       await new Promise((r) => setTimeout(r, 300));
       const posted = await say("hum-maintainer", "agt-a", "hello from REST");
       const answer = JSON.parse((await held).stdout) as UpdatesAnswer;
-      expect(answer.events.map((e) => [e.message.id, e.message.content, e.message.shouldRespond])).toEqual([[`evt-${posted.seq}`, "hello from REST", true]]);
-      const quiet = await run("curl", ["-sS", "-H", `Authorization: Bearer ${T["agt-a"]}`, `${api.url}/api/agent-api/updates?wait=0&cursor=${answer.cursor}`]);
+      expect(answer.events.map((e) => [e.message.id, e.message.content, e.message.shouldRespond])).toEqual([
+        [`evt-${posted.seq}`, "hello from REST", true],
+      ]);
+      const quiet = await run("curl", [
+        "-sS",
+        "-H",
+        `Authorization: Bearer ${T["agt-a"]}`,
+        `${api.url}/api/agent-api/updates?wait=0&cursor=${answer.cursor}`,
+      ]);
       expect(JSON.parse(quiet.stdout)).toEqual({ cursor: answer.cursor, events: [] });
     } finally {
       await api.close();

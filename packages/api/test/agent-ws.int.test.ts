@@ -20,7 +20,8 @@ let wsUrl: string;
 
 beforeAll(async () => {
   await seedDemo(hub);
-  for (const id of ["agt-a", "agt-x", "hum-maintainer"]) T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+  for (const id of ["agt-a", "agt-x", "hum-maintainer"])
+    T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
   api = await startApiServer(hub, { sockets: { helloTimeoutMs: 400, pingIntervalMs: 150, idleCursorMs: 300 } });
   wsUrl = `${api.url.replace("http", "ws")}/api/agent-api/ws`;
 });
@@ -40,20 +41,32 @@ interface Client {
 }
 
 function connect(token: string | null, options: { query?: string; autoPong?: boolean; hello?: unknown } = {}): Client {
-  const ws = new WebSocket(`${wsUrl}${options.query ?? ""}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, autoPong: options.autoPong ?? true });
+  const ws = new WebSocket(`${wsUrl}${options.query ?? ""}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    autoPong: options.autoPong ?? true,
+  });
   const frames: Frame[] = [];
   const waiters = new Set<() => void>();
   ws.on("message", (data) => {
     frames.push(JSON.parse(String(data)));
     for (const w of waiters) w();
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on("close", (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   const opened = new Promise<void>((resolve, reject) => {
     ws.on("open", () => {
       if (options.hello !== undefined) ws.send(JSON.stringify(options.hello));
       resolve();
     });
-    ws.on("unexpected-response", (_req, res) => reject(Object.assign(new Error(`upgrade answered ${res.statusCode}`), { status: res.statusCode, headers: res.headers })));
+    ws.on("unexpected-response", (_req, res) =>
+      reject(
+        Object.assign(new Error(`upgrade answered ${res.statusCode}`), {
+          status: res.statusCode,
+          headers: res.headers,
+        }),
+      ),
+    );
     ws.on("error", () => {});
   });
   opened.catch(() => {});
@@ -81,7 +94,9 @@ const say = async (who: string, conversation: string, body: string) => {
   return res.body as { seq: number };
 };
 const poll = async (query: string, token = T["agt-a"] as string) => {
-  const res = await fetch(`${api.url}/api/agent-api/updates?${query}`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${api.url}/api/agent-api/updates?${query}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   return { status: res.status, body: (await res.json()) as { cursor: string; events: UpdatesEvent[] } };
 };
 const isCursor = (f: Frame) => f.t === "cursor";
@@ -140,7 +155,11 @@ describe("frames (B-148 B-151 B-152 B-153 B-159)", () => {
     const posted = await say("hum-maintainer", "agt-a", "over the socket");
     const event = await c.frame(isEvent);
     expect(Object.keys(event).sort()).toEqual(["conversation", "conversationId", "message", "project", "t", "type"]);
-    expect(event).toMatchObject({ t: "event", type: "message", message: { id: `evt-${posted.seq}`, content: "over the socket", shouldRespond: true } });
+    expect(event).toMatchObject({
+      t: "event",
+      type: "message",
+      message: { id: `evt-${posted.seq}`, content: "over the socket", shouldRespond: true },
+    });
     const after = c.frames.indexOf(event);
     expect(await c.frame(isCursor, 2000, after)).toEqual({ t: "cursor", cursor: encodeUpdatesCursor(posted.seq) });
     expect(start.cursor).not.toBe(encodeUpdatesCursor(posted.seq));
@@ -173,7 +192,11 @@ describe("frames (B-148 B-151 B-152 B-153 B-159)", () => {
     await c.frame((f) => isCursor(f) && f.cursor === encodeUpdatesCursor(posted.seq));
     let delivered: string | null = null;
     for (let i = 0; i < 50 && !delivered; i++) {
-      const items = (await rest("GET", `${M}/conversations/agt-a/messages?before=${posted.seq + 1}&limit=1`, { token: T["hum-maintainer"] })).body.items as { delivered_at: string | null }[];
+      const items = (
+        await rest("GET", `${M}/conversations/agt-a/messages?before=${posted.seq + 1}&limit=1`, {
+          token: T["hum-maintainer"],
+        })
+      ).body.items as { delivered_at: string | null }[];
       delivered = items[0]?.delivered_at ?? null;
       if (!delivered) await new Promise((r) => setTimeout(r, 20));
     }
@@ -196,7 +219,11 @@ describe("resume and handoff (B-144 B-154)", () => {
     const socket = connect(T["agt-a"] as string, { hello: { t: "hello", resume: cursor } });
     const batchEnd = await socket.frame((f) => isCursor(f) && f.cursor === encodeUpdatesCursor(c2.seq));
     const d = await say("hum-maintainer", "agt-a", "four (socket)");
-    const last = await socket.frame((f) => isCursor(f) && f.cursor === encodeUpdatesCursor(d.seq), 5000, socket.frames.indexOf(batchEnd) + 1);
+    const last = await socket.frame(
+      (f) => isCursor(f) && f.cursor === encodeUpdatesCursor(d.seq),
+      5000,
+      socket.frames.indexOf(batchEnd) + 1,
+    );
     seen.push(...socket.frames.filter(isEvent).map((f) => f.message?.id as string));
     socket.ws.close();
     await socket.closed;
@@ -214,7 +241,9 @@ describe("resume and handoff (B-144 B-154)", () => {
       const cursor = (await poll("wait=0", T["agt-x"])).body.cursor;
       await say("hum-maintainer", "cnv-0003", "@guest/agent-x missed while away");
       await new Promise((r) => setTimeout(r, 200));
-      const ws = new WebSocket(`${server.url.replace("http", "ws")}/api/agent-api/ws`, { headers: { authorization: `Bearer ${T["agt-x"]}` } });
+      const ws = new WebSocket(`${server.url.replace("http", "ws")}/api/agent-api/ws`, {
+        headers: { authorization: `Bearer ${T["agt-x"]}` },
+      });
       const frames: Frame[] = [];
       ws.on("message", (data) => frames.push(JSON.parse(String(data))));
       await new Promise((r) => ws.on("open", r));
@@ -222,8 +251,14 @@ describe("resume and handoff (B-144 B-154)", () => {
       for (let i = 0; i < 100 && frames.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
       expect(frames.slice(0, 2)).toEqual([{ t: "reset" }, { t: "cursor", cursor: expect.stringMatching(/^u/) }]);
       // Through the hub that serves the socket: its bus wakes the socket (another hub object has its own bus).
-      const posted = (await restClient(short)("POST", `${M}/conversations/cnv-0003/messages`, { token: T["hum-maintainer"], body: { body: "after the reset" } })).body as { seq: number };
-      for (let i = 0; i < 100 && !frames.some((f) => f.message?.id === `evt-${posted.seq}`); i++) await new Promise((r) => setTimeout(r, 20));
+      const posted = (
+        await restClient(short)("POST", `${M}/conversations/cnv-0003/messages`, {
+          token: T["hum-maintainer"],
+          body: { body: "after the reset" },
+        })
+      ).body as { seq: number };
+      for (let i = 0; i < 100 && !frames.some((f) => f.message?.id === `evt-${posted.seq}`); i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(frames.filter(isEvent).map((f) => f.message?.id)).toEqual([`evt-${posted.seq}`]);
       ws.close();
     } finally {
@@ -274,7 +309,9 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
     const { token } = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "agt-x" } })).body;
     const c = connect(token, { hello: { t: "hello", resume: null } });
     await c.frame(isCursor);
-    expect((await rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } })).body).toEqual({ revoked: true });
+    expect((await rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } })).body).toEqual({
+      revoked: true,
+    });
     expect(await c.closed).toEqual({ code: 4001, reason: "credential revoked" });
   });
 
@@ -289,7 +326,9 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
       return fromToken(given, instance);
     };
     try {
-      expect((await rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } })).body).toEqual({ revoked: true });
+      expect((await rest("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } })).body).toEqual({
+        revoked: true,
+      });
       const posted = await say("hum-maintainer", "agt-a", "after the revocation");
       expect(await c.closed).toEqual({ code: 4001, reason: "credential revoked" });
       expect(c.frames.filter((f) => f.t === "event")).toEqual([]);
@@ -316,7 +355,9 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
 
   it("B-156 the server going away closes its sockets with 4003", async () => {
     const server = await startApiServer(hub);
-    const ws = new WebSocket(`${server.url.replace("http", "ws")}/api/agent-api/ws`, { headers: { authorization: `Bearer ${T["agt-x"]}` } });
+    const ws = new WebSocket(`${server.url.replace("http", "ws")}/api/agent-api/ws`, {
+      headers: { authorization: `Bearer ${T["agt-x"]}` },
+    });
     const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
     await new Promise((r) => ws.on("open", r));
     ws.send(JSON.stringify({ t: "hello", resume: null }));
@@ -328,8 +369,10 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
 
 describe("a real client no one here wrote: Python's websockets", () => {
   const python = "/usr/bin/python3";
-  it.skipIf(!existsSync(python))("B-146 B-150 B-152 Debian's python3-websockets opens /ws with the Authorization header, says hello and receives a message a human posts over REST", async () => {
-    const script = `
+  it.skipIf(!existsSync(python))(
+    "B-146 B-150 B-152 Debian's python3-websockets opens /ws with the Authorization header, says hello and receives a message a human posts over REST",
+    async () => {
+      const script = `
 import asyncio, json, sys, websockets
 async def main(url, token):
     async with websockets.connect(url, extra_headers={"Authorization": "Bearer " + token}) as ws:
@@ -343,20 +386,30 @@ async def main(url, token):
                 return
 asyncio.run(main(sys.argv[1], sys.argv[2]))
 `;
-    const child = execFile(python, ["-c", script, wsUrl, T["agt-a"] as string], { timeout: 30_000 });
-    let out = "";
-    const ready = new Promise<void>((resolve) =>
-      child.stdout?.on("data", (chunk) => {
-        out += chunk;
-        if (out.includes("\n")) resolve();
-      }),
-    );
-    const exited = promisify((cb: (e: Error | null, code?: number) => void) => child.on("exit", (code) => cb(null, code ?? -1)))();
-    await ready;
-    const posted = await say("hum-maintainer", "agt-a", "hello, Python");
-    expect(await exited).toBe(0);
-    const [first, event] = out.trim().split("\n").map((l) => JSON.parse(l));
-    expect(first).toEqual({ t: "cursor", cursor: expect.stringMatching(/^u/) });
-    expect(event).toMatchObject({ t: "event", type: "message", message: { id: `evt-${posted.seq}`, content: "hello, Python", senderId: "hum-maintainer", shouldRespond: true } });
-  });
+      const child = execFile(python, ["-c", script, wsUrl, T["agt-a"] as string], { timeout: 30_000 });
+      let out = "";
+      const ready = new Promise<void>((resolve) =>
+        child.stdout?.on("data", (chunk) => {
+          out += chunk;
+          if (out.includes("\n")) resolve();
+        }),
+      );
+      const exited = promisify((cb: (e: Error | null, code?: number) => void) =>
+        child.on("exit", (code) => cb(null, code ?? -1)),
+      )();
+      await ready;
+      const posted = await say("hum-maintainer", "agt-a", "hello, Python");
+      expect(await exited).toBe(0);
+      const [first, event] = out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(first).toEqual({ t: "cursor", cursor: expect.stringMatching(/^u/) });
+      expect(event).toMatchObject({
+        t: "event",
+        type: "message",
+        message: { id: `evt-${posted.seq}`, content: "hello, Python", senderId: "hum-maintainer", shouldRespond: true },
+      });
+    },
+  );
 });

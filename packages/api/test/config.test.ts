@@ -38,7 +38,14 @@ describe("the server's settings (issue 13 #8)", () => {
       MAITY_WEBHOOK_ALLOW: "127.0.0.1, localhost,10.0.0.0/8",
     });
     expect(settings.webhookAllow).toEqual(["127.0.0.1", "localhost", "10.0.0.0/8"]);
-    expect(settings).toMatchObject({ host: "0.0.0.0", port: 8080, seed: false, groupChatQuota: 7, pingRate: { pings: 3, windowSeconds: 60 }, publicUrl: "https://hub.example.org" });
+    expect(settings).toMatchObject({
+      host: "0.0.0.0",
+      port: 8080,
+      seed: false,
+      groupChatQuota: 7,
+      pingRate: { pings: 3, windowSeconds: 60 },
+      publicUrl: "https://hub.example.org",
+    });
     expect(readSettings({ DATABASE_URL: " ", MAITY_SEED: "" })).toMatchObject({ databaseUrl: undefined, seed: true });
   });
 
@@ -51,7 +58,11 @@ describe("the server's settings (issue 13 #8)", () => {
     ["MAITY_PING_RATE", "0/600", /MAITY_PING_RATE/],
     ["MAITY_PUBLIC_URL", "hub.example.org", /MAITY_PUBLIC_URL: an http\(s\) URL/],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL: a postgresql:\/\/ URL/],
-    ["MAITY_WEBHOOK_ALLOW", "localhost, 10.0.0.0/99", /MAITY_WEBHOOK_ALLOW: not a host name, IP address or CIDR range: 10.0.0.0\/99/],
+    [
+      "MAITY_WEBHOOK_ALLOW",
+      "localhost, 10.0.0.0/99",
+      /MAITY_WEBHOOK_ALLOW: not a host name, IP address or CIDR range: 10.0.0.0\/99/,
+    ],
   ])("refuses %s=%s, naming the variable", (variable, value, message) => {
     expect(() => readSettings({ [variable]: value })).toThrow(SettingsError);
     expect(() => readSettings({ [variable]: value })).toThrow(message);
@@ -74,7 +85,9 @@ describe("the server's settings (issue 13 #8)", () => {
   it("no service or handler reads process.env: only the settings (config.ts) and the app server's start", () => {
     const root = fileURLToPath(new URL("../../..", import.meta.url));
     const sources = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
+      );
     const readers = ["domain", "hub", "api", "db"]
       .flatMap((p) => sources(join(root, "packages", p, "src")))
       .filter((file) => /process\.env/.test(readFileSync(file, "utf8")))
@@ -92,8 +105,8 @@ describe("the server's settings (issue 13 #8)", () => {
       timeout: 60_000,
     });
     expect(run.status, run.stderr).toBe(1);
-    expect(run.stderr).toContain("PORT: a port, 1–65535 (got \"eighty\")");
-    expect(run.stderr).toContain("MAITY_SEED: 0 or 1 (got \"maybe\")");
+    expect(run.stderr).toContain('PORT: a port, 1–65535 (got "eighty")');
+    expect(run.stderr).toContain('MAITY_SEED: 0 or 1 (got "maybe")');
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.stdout).not.toMatch(/listening/);
   });

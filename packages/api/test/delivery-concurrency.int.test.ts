@@ -59,7 +59,12 @@ const seqOf = (id: string) => Number(id.replace(/^evt-/, ""));
 /** What one listener got: message seqs in arrival order; faults fail its test, notes only inform. */
 type Listener = { name: string; arrivals: number[]; faults: string[]; notes: string[]; lastAt: number };
 const listener = (name: string): Listener => ({ name, arrivals: [], faults: [], notes: [], lastAt: 0 });
-const L = { ws: listener("/ws agent (A)"), updates: listener(`/updates agent (${onPostgres ? "B" : "A"})`), webhook: listener("webhook agent"), sse: listener("live.feed human (A)") };
+const L = {
+  ws: listener("/ws agent (A)"),
+  updates: listener(`/updates agent (${onPostgres ? "B" : "A"})`),
+  webhook: listener("webhook agent"),
+  sse: listener("live.feed human (A)"),
+};
 
 let a: Hub;
 let b: Hub | null = null;
@@ -89,7 +94,9 @@ function socketListener(url: string, token: string, start: string, into: Listene
   const open = () => {
     opens += 1;
     if (opens > 1) into.notes.push(`reopened with resume ${cursor}`);
-    const socket = new WebSocket(`${url.replace("http", "ws")}/api/agent-api/ws`, { headers: { authorization: `Bearer ${token}` } });
+    const socket = new WebSocket(`${url.replace("http", "ws")}/api/agent-api/ws`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     ws = socket;
     // Events of a batch whose cursor frame has not come yet; a socket that closes before it drops them (they come again).
     let pending: number[] = [];
@@ -130,7 +137,10 @@ function pollListener(url: string, token: string, start: string, into: Listener)
     for (let i = 0; i < 100_000 && !controller.signal.aborted; i++) {
       try {
         const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(60_000)]);
-        const res = await fetch(`${url}/api/agent-api/updates?wait=5&cursor=${cursor}`, { headers: { authorization: `Bearer ${token}` }, signal });
+        const res = await fetch(`${url}/api/agent-api/updates?wait=5&cursor=${cursor}`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal,
+        });
         const body = (await res.json()) as { cursor: string; events: { message: { id: string } }[] };
         if (res.status !== 200) {
           into.faults.push(`answered ${res.status} ${JSON.stringify(body)}`);
@@ -160,8 +170,10 @@ async function webhookListener(into: Listener): Promise<string> {
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
       const body = JSON.parse(raw.toString("utf8")) as { deliveryId: string; message: { id: string } };
-      if (req.headers["x-maity-signature"] !== `sha256=${createHmac("sha256", SECRET).update(raw).digest("hex")}`) into.faults.push(`bad signature on ${body.deliveryId}`);
-      if (deliveries.has(body.deliveryId)) into.notes.push(`delivery ${body.deliveryId} (${body.message.id}) sent again`);
+      if (req.headers["x-maity-signature"] !== `sha256=${createHmac("sha256", SECRET).update(raw).digest("hex")}`)
+        into.faults.push(`bad signature on ${body.deliveryId}`);
+      if (deliveries.has(body.deliveryId))
+        into.notes.push(`delivery ${body.deliveryId} (${body.message.id}) sent again`);
       deliveries.add(body.deliveryId);
       into.arrivals.push(seqOf(body.message.id));
       into.lastAt = Date.now();
@@ -184,7 +196,10 @@ async function sseListener(hub: Hub, url: string, token: string, start: number, 
   const path = `/api/trpc/live.feed?input=${encodeURIComponent(JSON.stringify({ lastEventId: String(start) }))}`;
   const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
   let controller = new AbortController();
-  let response = await Promise.race([fetch(`${url}${path}`, { headers, signal: controller.signal }).catch(() => null), sleep(1_500).then(() => null)]);
+  let response = await Promise.race([
+    fetch(`${url}${path}`, { headers, signal: controller.signal }).catch(() => null),
+    sleep(1_500).then(() => null),
+  ]);
   if (response) sseTransport = "HTTP (startApiServer)";
   else {
     controller.abort();
@@ -206,11 +221,13 @@ async function sseListener(hub: Hub, url: string, token: string, start: number, 
           const colon = line.indexOf(":");
           if (colon <= 0) continue;
           const name = line.slice(0, colon);
-          fields[name] = (fields[name] === undefined ? "" : `${fields[name]}\n`) + line.slice(colon + 1).replace(/^ /, "");
+          fields[name] =
+            (fields[name] === undefined ? "" : `${fields[name]}\n`) + line.slice(colon + 1).replace(/^ /, "");
         }
         buffer = buffer.slice(end + 2);
         if (fields.event !== undefined && fields.event !== "message") {
-          if (fields.event !== "connected" && fields.event !== "ping") into.faults.push(`event ${fields.event}: ${fields.data}`);
+          if (fields.event !== "connected" && fields.event !== "ping")
+            into.faults.push(`event ${fields.event}: ${fields.data}`);
           continue;
         }
         if (fields.data === undefined) continue;
@@ -264,14 +281,17 @@ function verdict(l: Listener) {
     doubled: [...counts].filter(([, c]) => c > 1).map(([s]) => s),
     unknown: [...counts.keys()].filter((s) => !acknowledged.has(s)),
     /** Each arrival not above the one before it, as "before→after". */
-    outOfOrder: l.arrivals.flatMap((s, i) => (i > 0 && s <= (l.arrivals[i - 1] as number) ? [`${l.arrivals[i - 1]}→${s}`] : [])),
+    outOfOrder: l.arrivals.flatMap((s, i) =>
+      i > 0 && s <= (l.arrivals[i - 1] as number) ? [`${l.arrivals[i - 1]}→${s}`] : [],
+    ),
   };
 }
 const complete = (l: Listener) => {
   const got = new Set(l.arrivals);
   return [...acknowledged.keys()].every((s) => got.has(s));
 };
-const list = (xs: unknown[], max = 40) => (xs.length ? ` [${xs.slice(0, max).join(" ")}${xs.length > max ? " …" : ""}]` : "");
+const list = (xs: unknown[], max = 40) =>
+  xs.length ? ` [${xs.slice(0, max).join(" ")}${xs.length > max ? " …" : ""}]` : "";
 
 beforeAll(async () => {
   const t0 = Date.now();
@@ -289,20 +309,30 @@ beforeAll(async () => {
   const rest = restClient(a);
   const admin = async (path: string, body: unknown) => {
     const res = await rest("POST", path, { token: ADMIN, body });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`${path} answered ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`${path} answered ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
   const humans = [...Array.from({ length: WRITERS }, (_, i) => `writer${i + 1}`), "reader"];
-  for (const handle of humans) await admin("/api/admin/humans", { handle, name: handle, password: `${handle}-password` });
+  for (const handle of humans)
+    await admin("/api/admin/humans", { handle, name: handle, password: `${handle}-password` });
   await admin("/api/admin/projects", { owner: "writer1", slug: "load", name: "Load" });
   const agents: Record<string, string> = {};
-  for (const handle of ["ws-agent", "poll-agent", "hook-agent"]) agents[handle] = (await admin("/api/admin/agents", { owner: "writer1", handle, description: `Listens (${handle}).` })).id;
+  for (const handle of ["ws-agent", "poll-agent", "hook-agent"])
+    agents[handle] = (
+      await admin("/api/admin/agents", { owner: "writer1", handle, description: `Listens (${handle}).` })
+    ).id;
   const others = [...humans.slice(1).map((h) => `hum-${h}`), ...Object.values(agents)];
   for (const id of others) await admin("/api/admin/projects/writer1/load/members", { member_id: id });
   for (const handle of humans) T[handle] = (await admin("/api/admin/tokens", { member_id: `hum-${handle}` })).token;
-  for (const [handle, id] of Object.entries(agents)) T[handle] = (await admin("/api/admin/tokens", { member_id: id })).token;
-  const created = await rest("POST", `${PROJECT}/conversations`, { token: T.writer1, body: { title: "Under load", participants: others } });
-  if (created.status !== 201) throw new Error(`the group chat answered ${created.status} ${JSON.stringify(created.body)}`);
+  for (const [handle, id] of Object.entries(agents))
+    T[handle] = (await admin("/api/admin/tokens", { member_id: id })).token;
+  const created = await rest("POST", `${PROJECT}/conversations`, {
+    token: T.writer1,
+    body: { title: "Under load", participants: others },
+  });
+  if (created.status !== 201)
+    throw new Error(`the group chat answered ${created.status} ${JSON.stringify(created.body)}`);
   group = created.body.id;
   const set = await fetch(`${apiA.url}/api/agent-api/webhook`, {
     method: "POST",
@@ -314,7 +344,10 @@ beforeAll(async () => {
   // Every listener from one position: the log's head before the first post.
   const start = await a.messages.lastSeq();
   pollListener(apiB.url, T["poll-agent"] as string, encodeUpdatesCursor(start), L.updates);
-  await Promise.all([socketListener(apiA.url, T["ws-agent"] as string, encodeUpdatesCursor(start), L.ws), sseListener(a, apiA.url, T.reader as string, start, L.sse)]);
+  await Promise.all([
+    socketListener(apiA.url, T["ws-agent"] as string, encodeUpdatesCursor(start), L.ws),
+    sseListener(a, apiA.url, T.reader as string, start, L.sse),
+  ]);
   const t1 = Date.now();
 
   await Promise.all(Array.from({ length: WRITERS }, (_, i) => writer(i + 1)));
@@ -366,7 +399,16 @@ describe(`issue 12: every acknowledged message reaches every listener exactly on
   const expectEvery = (l: Listener, inOrder = true) => {
     const v = verdict(l);
     const message = `${l.name} lost ${v.lost.length} of ${acknowledged.size} acknowledged messages${list(v.lost, 1000)}, ${v.steppedOver} of them below a seq it received; doubled ${v.doubled.length}; out of order ${v.outOfOrder.length}`;
-    expect({ lost: v.lost, doubled: v.doubled, unknown: v.unknown, outOfOrder: inOrder ? v.outOfOrder : [], faults: l.faults }, message).toEqual({
+    expect(
+      {
+        lost: v.lost,
+        doubled: v.doubled,
+        unknown: v.unknown,
+        outOfOrder: inOrder ? v.outOfOrder : [],
+        faults: l.faults,
+      },
+      message,
+    ).toEqual({
       lost: [],
       doubled: [],
       unknown: [],
@@ -384,13 +426,16 @@ describe(`issue 12: every acknowledged message reaches every listener exactly on
     expect(reread).toEqual([...acknowledged.keys()].sort((x, y) => x - y));
   });
 
-  it("B-146 B-151 B-152 B-144 /ws on instance A, resumed from its last cursor frame: every acknowledged message once, in seq order", () => expectEvery(L.ws));
+  it("B-146 B-151 B-152 B-144 /ws on instance A, resumed from its last cursor frame: every acknowledged message once, in seq order", () =>
+    expectEvery(L.ws));
 
   it(`B-127 B-129 B-131 B-144 /updates long-poll on instance ${onPostgres ? "B" : "A"}, each answer's cursor into the next call: every acknowledged message once, in seq order`, () =>
     expectEvery(L.updates));
 
   // In order too: each agent's oldest pending delivery goes first (webhooks.ts), on every instance.
-  it("B-162 B-163 the webhook receiver, every signature checked: every acknowledged message once, in seq order", () => expectEvery(L.webhook));
+  it("B-162 B-163 the webhook receiver, every signature checked: every acknowledged message once, in seq order", () =>
+    expectEvery(L.webhook));
 
-  it("M-146 M-149 the dashboard's live.feed over SSE, tracked by seq: every acknowledged message once, in seq order", () => expectEvery(L.sse));
+  it("M-146 M-149 the dashboard's live.feed over SSE, tracked by seq: every acknowledged message once, in seq order", () =>
+    expectEvery(L.sse));
 });

@@ -12,12 +12,22 @@ const rest = restClient(hub);
 const P = "/api/projects/maintainer/maity/conversations";
 const T: Record<string, string> = {};
 
-async function agentApi(method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+async function agentApi(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await handleRest(
     hub,
     new Request(`${BASE}/api/agent-api${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
   );
@@ -43,23 +53,44 @@ let roomKey: string;
 beforeAll(async () => {
   await seedDemo(hub);
   for (let i = 1; i <= 5; i++) {
-    await rest("POST", "/api/admin/humans", { token: ADMIN, body: { handle: `w${i}`, name: `W${i}`, password: "password-123" } });
-    await rest("POST", "/api/admin/projects/maintainer/maity/members", { token: ADMIN, body: { member_id: `hum-w${i}` } });
+    await rest("POST", "/api/admin/humans", {
+      token: ADMIN,
+      body: { handle: `w${i}`, name: `W${i}`, password: "password-123" },
+    });
+    await rest("POST", "/api/admin/projects/maintainer/maity/members", {
+      token: ADMIN,
+      body: { member_id: `hum-w${i}` },
+    });
   }
   for (let i = 1; i <= 5; i++) {
-    const agent = (await rest("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "maintainer", handle: `bot${i}` } })).body;
+    const agent = (
+      await rest("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "maintainer", handle: `bot${i}` } })
+    ).body;
     await rest("POST", "/api/admin/projects/maintainer/maity/members", { token: ADMIN, body: { member_id: agent.id } });
   }
-  for (const id of ["hum-maintainer", "hum-guest", "agt-a", "agt-x"]) T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
-  const bots = (await hub.db.agent.findMany({ where: { handle: { startsWith: "bot" } }, select: { id: true } })).map((a) => a.id);
-  group3 = (await rest("POST", P, { token: T["hum-maintainer"], body: { title: "three", participants: ["hum-guest", "agt-a"] } })).body.id;
+  for (const id of ["hum-maintainer", "hum-guest", "agt-a", "agt-x"])
+    T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+  const bots = (await hub.db.agent.findMany({ where: { handle: { startsWith: "bot" } }, select: { id: true } })).map(
+    (a) => a.id,
+  );
+  group3 = (
+    await rest("POST", P, {
+      token: T["hum-maintainer"],
+      body: { title: "three", participants: ["hum-guest", "agt-a"] },
+    })
+  ).body.id;
   group12 = (
     await rest("POST", P, {
       token: T["hum-maintainer"],
-      body: { title: "twelve", participants: ["hum-guest", "agt-a", "agt-x", "hum-w1", "hum-w2", "hum-w3", "hum-w4", ...bots.slice(0, 4)] },
+      body: {
+        title: "twelve",
+        participants: ["hum-guest", "agt-a", "agt-x", "hum-w1", "hum-w2", "hum-w3", "hum-w4", ...bots.slice(0, 4)],
+      },
     })
   ).body.id;
-  roomKey = (await agentApi("GET", "/conversations", T["agt-a"] as string)).body.conversations.find((r: { maity: { id: string } }) => r.maity.id === group3).id;
+  roomKey = (await agentApi("GET", "/conversations", T["agt-a"] as string)).body.conversations.find(
+    (r: { maity: { id: string } }) => r.maity.id === group3,
+  ).id;
 });
 afterAll(() => hub.close());
 
@@ -68,16 +99,35 @@ describe("idempotent sends (issue 12)", () => {
     const count = () => hub.db.event.count({ where: { kind: "message", conversation: { publicId: group3 } } });
     const before = await count();
     const headers = { "idempotency-key": "send-1" };
-    const first = await rest("POST", `${P}/${group3}/messages`, { token: T["hum-maintainer"], body: { body: "once" }, headers });
+    const first = await rest("POST", `${P}/${group3}/messages`, {
+      token: T["hum-maintainer"],
+      body: { body: "once" },
+      headers,
+    });
     expect(first.status).toBe(201);
-    const again = await rest("POST", `${P}/${group3}/messages`, { token: T["hum-maintainer"], body: { body: "once" }, headers });
+    const again = await rest("POST", `${P}/${group3}/messages`, {
+      token: T["hum-maintainer"],
+      body: { body: "once" },
+      headers,
+    });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    const other = await rest("POST", `${P}/${group3}/messages`, { token: T["hum-maintainer"], body: { body: "twice?" }, headers });
+    const other = await rest("POST", `${P}/${group3}/messages`, {
+      token: T["hum-maintainer"],
+      body: { body: "twice?" },
+      headers,
+    });
     expect(other.status).toBe(409);
-    expect(other.body.error).toMatchObject({ code: "conflict", details: { fields: { idempotency_key: "reused_with_other_body" } } });
+    expect(other.body.error).toMatchObject({
+      code: "conflict",
+      details: { fields: { idempotency_key: "reused_with_other_body" } },
+    });
     // Keys are the caller's own: another human's same key is another send.
-    const guest = await rest("POST", `${P}/${group3}/messages`, { token: T["hum-guest"], body: { body: "once" }, headers });
+    const guest = await rest("POST", `${P}/${group3}/messages`, {
+      token: T["hum-guest"],
+      body: { body: "once" },
+      headers,
+    });
     expect(guest.status).toBe(201);
     expect((await count()) - before).toBe(2);
   });
@@ -85,7 +135,9 @@ describe("idempotent sends (issue 12)", () => {
   it("concurrent repeats of one key write one message: one 201, the rest 200 with the same message", async () => {
     const headers = { "idempotency-key": "race-1" };
     const answers = await Promise.all(
-      Array.from({ length: 6 }, () => rest("POST", `${P}/${group3}/messages`, { token: T["hum-maintainer"], body: { body: "raced" }, headers })),
+      Array.from({ length: 6 }, () =>
+        rest("POST", `${P}/${group3}/messages`, { token: T["hum-maintainer"], body: { body: "raced" }, headers }),
+      ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
@@ -95,17 +147,41 @@ describe("idempotent sends (issue 12)", () => {
   it("tRPC messages.post and POST …/events take the key too; a bad key is invalid", async () => {
     const browser = trpcBrowser(hub);
     await browser.mutation("auth.login", { handle: "maintainer", password: "maintainer-demo" });
-    const input = { owner: "maintainer", slug: "maity", conversation_id: group3, body: "via trpc", idempotency_key: "trpc-1" };
-    const a = (await browser.mutation("messages.post", input)).body.result?.data as { replayed: boolean; message: { id: string } };
-    const b = (await browser.mutation("messages.post", input)).body.result?.data as { replayed: boolean; message: { id: string } };
+    const input = {
+      owner: "maintainer",
+      slug: "maity",
+      conversation_id: group3,
+      body: "via trpc",
+      idempotency_key: "trpc-1",
+    };
+    const a = (await browser.mutation("messages.post", input)).body.result?.data as {
+      replayed: boolean;
+      message: { id: string };
+    };
+    const b = (await browser.mutation("messages.post", input)).body.result?.data as {
+      replayed: boolean;
+      message: { id: string };
+    };
     expect([a.replayed, b.replayed]).toEqual([false, true]);
     expect(b.message.id).toBe(a.message.id);
     const event = { type: "chat", conversation_id: group3, body: "via events" };
-    const e1 = await rest("POST", "/api/projects/maintainer/maity/events", { token: T["hum-maintainer"], body: event, headers: { "idempotency-key": "ev-1" } });
-    const e2 = await rest("POST", "/api/projects/maintainer/maity/events", { token: T["hum-maintainer"], body: event, headers: { "idempotency-key": "ev-1" } });
+    const e1 = await rest("POST", "/api/projects/maintainer/maity/events", {
+      token: T["hum-maintainer"],
+      body: event,
+      headers: { "idempotency-key": "ev-1" },
+    });
+    const e2 = await rest("POST", "/api/projects/maintainer/maity/events", {
+      token: T["hum-maintainer"],
+      body: event,
+      headers: { "idempotency-key": "ev-1" },
+    });
     expect([e1.status, e2.status]).toEqual([201, 200]);
     expect(e2.body.id).toBe(e1.body.id);
-    const long = await rest("POST", `${P}/${group3}/messages`, { token: T["hum-maintainer"], body: { body: "x" }, headers: { "idempotency-key": "k".repeat(201) } });
+    const long = await rest("POST", `${P}/${group3}/messages`, {
+      token: T["hum-maintainer"],
+      body: { body: "x" },
+      headers: { "idempotency-key": "k".repeat(201) },
+    });
     expect(long.status).toBe(400);
     expect(long.body.error.details.fields).toEqual({ idempotency_key: "1–200 characters" });
   });
@@ -123,13 +199,27 @@ describe("idempotent sends (issue 12)", () => {
     expect([byBody.status, byBodyAgain.status]).toEqual([201, 200]);
     expect(byBodyAgain.body.id).toBe(byBody.body.id);
     // The header and the body field name the same send, or the request is refused.
-    const both = await agentApi("POST", path, token, { content: "both", clientMessageId: "c-2" }, { "idempotency-key": "c-3" });
+    const both = await agentApi(
+      "POST",
+      path,
+      token,
+      { content: "both", clientMessageId: "c-2" },
+      { "idempotency-key": "c-3" },
+    );
     expect(both.status).toBe(400);
-    expect(both.body).toMatchObject({ code: "INVALID_REQUEST", fields: { clientMessageId: "differs_from_idempotency_key" } });
+    expect(both.body).toMatchObject({
+      code: "INVALID_REQUEST",
+      fields: { clientMessageId: "differs_from_idempotency_key" },
+    });
     const reused = await agentApi("POST", path, token, { content: "something else" }, { "idempotency-key": "a-1" });
     expect(reused.status).toBe(409);
-    expect(reused.body).toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED", fields: { idempotency_key: "reused_with_other_body" } });
-    expect(await hub.db.event.count({ where: { body: { in: ["agent once", "by id", "both", "something else"] } } })).toBe(2);
+    expect(reused.body).toMatchObject({
+      code: "IDEMPOTENCY_KEY_REUSED",
+      fields: { idempotency_key: "reused_with_other_body" },
+    });
+    expect(
+      await hub.db.event.count({ where: { body: { in: ["agent once", "by id", "both", "something else"] } } }),
+    ).toBe(2);
   });
 });
 

@@ -60,9 +60,37 @@ const LAB = "/api/projects/olga/lab";
 const SIDE = "/api/projects/olga/side";
 const NOWHERE = "/api/projects/olga/nothing";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
-const MESSAGE_KEYS = ["attachments", "body", "conversation_id", "delivered_at", "from", "from_instance", "id", "mentions", "redacted", "redaction", "sent_at", "seq", "to", "to_instance"];
+const MESSAGE_KEYS = [
+  "attachments",
+  "body",
+  "conversation_id",
+  "delivered_at",
+  "from",
+  "from_instance",
+  "id",
+  "mentions",
+  "redacted",
+  "redaction",
+  "sent_at",
+  "seq",
+  "to",
+  "to_instance",
+];
 const GROUP_MESSAGE_KEYS = MESSAGE_KEYS.filter((k) => k !== "delivered_at");
-const DIRECT_ITEM_KEYS = ["access", "agent_id", "closed_at", "id", "kind", "last_message", "last_message_at", "mentions_unread", "participants", "pinned", "title", "unread"];
+const DIRECT_ITEM_KEYS = [
+  "access",
+  "agent_id",
+  "closed_at",
+  "id",
+  "kind",
+  "last_message",
+  "last_message_at",
+  "mentions_unread",
+  "participants",
+  "pinned",
+  "title",
+  "unread",
+];
 const PREVIEW_KEYS = ["body", "from", "redacted", "sent_at", "seq"];
 const T: Record<string, string> = {};
 
@@ -81,7 +109,12 @@ async function admin(r: Rest, method: string, path: string, body?: unknown) {
   return res.body;
 }
 
-async function post(who: string, id: string, body: string, options: { project?: string; to_instance?: string | null; instance?: string } = {}): Promise<Msg> {
+async function post(
+  who: string,
+  id: string,
+  body: string,
+  options: { project?: string; to_instance?: string | null; instance?: string } = {},
+): Promise<Msg> {
   const payload: Record<string, unknown> = { body };
   if (options.to_instance !== undefined) payload.to_instance = options.to_instance;
   const res = await rest("POST", `${conv(id, options.project)}/messages`, {
@@ -93,7 +126,12 @@ async function post(who: string, id: string, body: string, options: { project?: 
   return res.body;
 }
 
-async function read(who: string, id: string, query = "", options: { project?: string; instance?: string } = {}): Promise<{ items: Msg[]; next_cursor?: string | null; earlier?: number | null }> {
+async function read(
+  who: string,
+  id: string,
+  query = "",
+  options: { project?: string; instance?: string } = {},
+): Promise<{ items: Msg[]; next_cursor?: string | null; earlier?: number | null }> {
   const res = await rest("GET", `${conv(id, options.project)}/messages${query ? `?${query}` : ""}`, {
     token: tok(who),
     ...(options.instance ? { headers: { "x-agent-instance": options.instance } } : {}),
@@ -128,29 +166,57 @@ async function createGroup(who: string, body: unknown): Promise<{ id: string; ki
   return res.body;
 }
 
-const lastSeq = async (h: Hub = hub): Promise<number> => (await h.db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+const lastSeq = async (h: Hub = hub): Promise<number> =>
+  (await h.db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
 
 async function verdicts(seq: number) {
-  return hub.db.routingVerdict.findMany({ where: { eventSeq: seq }, select: { agentId: true, instanceId: true, shouldRespond: true }, orderBy: { agentId: "asc" } });
+  return hub.db.routingVerdict.findMany({
+    where: { eventSeq: seq },
+    select: { agentId: true, instanceId: true, shouldRespond: true },
+    orderBy: { agentId: "asc" },
+  });
 }
 
 /** Everything a refused call or a read could have touched. */
 async function state(h: Hub = hub) {
   const [events, audience, verdictCount, conversations, participations, redactions, pins, keys] = await Promise.all([
-    h.db.event.findMany({ select: { seq: true, body: true, redacted: true, deliveredAt: true, mentions: true, pings: true }, orderBy: { seq: "asc" } }),
+    h.db.event.findMany({
+      select: { seq: true, body: true, redacted: true, deliveredAt: true, mentions: true, pings: true },
+      orderBy: { seq: "asc" },
+    }),
     h.db.eventAudience.count(),
     h.db.routingVerdict.count(),
-    h.db.conversation.findMany({ select: { id: true, publicId: true, kind: true, title: true, closedAt: true, lastSeq: true }, orderBy: { id: "asc" } }),
-    h.db.participation.findMany({ select: { id: true, memberId: true, leftAt: true, readMarkerSeq: true, meatProxyChat: true }, orderBy: { id: "asc" } }),
-    h.db.redaction.findMany({ select: { eventSeq: true, byId: true, reason: true, at: true }, orderBy: { eventSeq: "asc" } }),
-    h.db.pin.findMany({ select: { humanId: true, conversationId: true }, orderBy: [{ humanId: "asc" }, { conversationId: "asc" }] }),
+    h.db.conversation.findMany({
+      select: { id: true, publicId: true, kind: true, title: true, closedAt: true, lastSeq: true },
+      orderBy: { id: "asc" },
+    }),
+    h.db.participation.findMany({
+      select: { id: true, memberId: true, leftAt: true, readMarkerSeq: true, meatProxyChat: true },
+      orderBy: { id: "asc" },
+    }),
+    h.db.redaction.findMany({
+      select: { eventSeq: true, byId: true, reason: true, at: true },
+      orderBy: { eventSeq: "asc" },
+    }),
+    h.db.pin.findMany({
+      select: { humanId: true, conversationId: true },
+      orderBy: [{ humanId: "asc" }, { conversationId: "asc" }],
+    }),
     h.db.idempotencyKey.count(),
   ]);
   return { events, audience, verdictCount, conversations, participations, redactions, pins, keys };
 }
 
 function humanEntry(memberId: string, handle: string) {
-  return { member_id: memberId, kind: "human", handle, meat_proxy_lead: false, meat_proxy_hands: false, meat_proxy: false, meat_proxy_chat: null };
+  return {
+    member_id: memberId,
+    kind: "human",
+    handle,
+    meat_proxy_lead: false,
+    meat_proxy_hands: false,
+    meat_proxy: false,
+    meat_proxy_chat: null,
+  };
 }
 function agentEntry(memberId: string, handle: string, owner: string) {
   return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}` };
@@ -178,7 +244,14 @@ function routes(id: string, seq: number, project = LAB): [string, string, unknow
 }
 
 /** The hidden conversation answers every route exactly like a missing one (same status, same body). */
-async function expectHiddenLikeMissing(who: string, hiddenId: string, missingId: string, seq: number, hiddenProject = LAB, missingProject = LAB) {
+async function expectHiddenLikeMissing(
+  who: string,
+  hiddenId: string,
+  missingId: string,
+  seq: number,
+  hiddenProject = LAB,
+  missingProject = LAB,
+) {
   const hidden = routes(hiddenId, seq, hiddenProject);
   const missing = routes(missingId, seq, missingProject);
   for (let i = 0; i < hidden.length; i++) {
@@ -188,15 +261,28 @@ async function expectHiddenLikeMissing(who: string, hiddenId: string, missingId:
     const b = await rest(method, missingPath, { token: tok(who), body });
     expect(a, `${who} ${method} ${hiddenPath}`).toEqual(b);
     const humansOnly = who.startsWith("agt-") && (hiddenPath.endsWith("/pin") || hiddenPath.endsWith("/meat-proxy"));
-    if (humansOnly) expect(a.body.error, `${who} ${method} ${hiddenPath}`).toMatchObject({ code: "forbidden", details: { reason: "humans_only" } });
-    else expect({ status: a.status, code: a.body.error.code }, `${who} ${method} ${hiddenPath}`).toEqual({ status: 404, code: "not_found" });
+    if (humansOnly)
+      expect(a.body.error, `${who} ${method} ${hiddenPath}`).toMatchObject({
+        code: "forbidden",
+        details: { reason: "humans_only" },
+      });
+    else
+      expect({ status: a.status, code: a.body.error.code }, `${who} ${method} ${hiddenPath}`).toEqual({
+        status: 404,
+        code: "not_found",
+      });
   }
 }
 
 beforeAll(async () => {
   // olga owns both projects (members:admin); cara also holds members:admin; ben and gus are plain
   // members; dan has nothing to do with the projects; eve is not a member but her agent-e is.
-  for (const h of ["olga", "ben", "cara", "gus", "dan", "eve"]) await admin(rest, "POST", "/api/admin/humans", { handle: h, name: h[0]?.toUpperCase() + h.slice(1), password: `${h}-password-1` });
+  for (const h of ["olga", "ben", "cara", "gus", "dan", "eve"])
+    await admin(rest, "POST", "/api/admin/humans", {
+      handle: h,
+      name: h[0]?.toUpperCase() + h.slice(1),
+      password: `${h}-password-1`,
+    });
   for (const [owner, handle] of [
     ["olga", "agent-a"],
     ["ben", "agent-b"],
@@ -208,12 +294,20 @@ beforeAll(async () => {
     ["eve", "agent-e"],
   ] as const)
     await admin(rest, "POST", "/api/admin/agents", { owner, handle });
-  for (const slug of ["lab", "side"]) await admin(rest, "POST", "/api/admin/projects", { owner: "olga", slug, name: slug.toUpperCase() });
-  for (const m of ["hum-ben", "hum-gus", "agt-a", "agt-b", "agt-r", "agt-u", "agt-p", "agt-w", "agt-v", "agt-e"]) await admin(rest, "POST", `/api/admin/projects/olga/lab/members`, { member_id: m });
-  await admin(rest, "POST", `/api/admin/projects/olga/lab/members`, { member_id: "hum-cara", permissions: ["members:admin"] });
-  for (const m of ["hum-ben", "agt-b"]) await admin(rest, "POST", `/api/admin/projects/olga/side/members`, { member_id: m });
-  for (const h of ["olga", "ben", "cara", "gus", "dan", "eve"]) T[h] = (await admin(rest, "POST", "/api/admin/tokens", { member_id: `hum-${h}` })).token;
-  for (const a of ["agt-a", "agt-b", "agt-r", "agt-u", "agt-p", "agt-w", "agt-v", "agt-e"]) T[a] = (await admin(rest, "POST", "/api/admin/tokens", { member_id: a })).token;
+  for (const slug of ["lab", "side"])
+    await admin(rest, "POST", "/api/admin/projects", { owner: "olga", slug, name: slug.toUpperCase() });
+  for (const m of ["hum-ben", "hum-gus", "agt-a", "agt-b", "agt-r", "agt-u", "agt-p", "agt-w", "agt-v", "agt-e"])
+    await admin(rest, "POST", `/api/admin/projects/olga/lab/members`, { member_id: m });
+  await admin(rest, "POST", `/api/admin/projects/olga/lab/members`, {
+    member_id: "hum-cara",
+    permissions: ["members:admin"],
+  });
+  for (const m of ["hum-ben", "agt-b"])
+    await admin(rest, "POST", `/api/admin/projects/olga/side/members`, { member_id: m });
+  for (const h of ["olga", "ben", "cara", "gus", "dan", "eve"])
+    T[h] = (await admin(rest, "POST", "/api/admin/tokens", { member_id: `hum-${h}` })).token;
+  for (const a of ["agt-a", "agt-b", "agt-r", "agt-u", "agt-p", "agt-w", "agt-v", "agt-e"])
+    T[a] = (await admin(rest, "POST", "/api/admin/tokens", { member_id: a })).token;
 });
 
 describe("§9.0 the family of conversations", () => {
@@ -222,7 +316,12 @@ describe("§9.0 the family of conversations", () => {
     expect(group.kind).toBe("group");
     expect(group.id).toMatch(/^cnv-/);
     const items = await list("ben");
-    expect(items.filter((i) => i.kind === "direct").map((i) => i.id).sort()).toEqual(["agt-b", "agt-p", "agt-r", "agt-u", "agt-v", "agt-w"]);
+    expect(
+      items
+        .filter((i) => i.kind === "direct")
+        .map((i) => i.id)
+        .sort(),
+    ).toEqual(["agt-b", "agt-p", "agt-r", "agt-u", "agt-v", "agt-w"]);
     expect(items.filter((i) => i.kind === "group").map((i) => i.id)).toEqual([group.id]);
     for (const i of items) {
       expect(["direct", "group"]).toContain(i.kind);
@@ -237,25 +336,41 @@ describe("§9.0 the family of conversations", () => {
     expect(new Set(me.body.items.map((i: Item) => i.kind))).toEqual(new Set(["direct", "group"]));
     for (const i of me.body.items as Item[]) expect(i.kind).toBe(i.id.startsWith("cnv-") ? "group" : "direct");
     // …and so does the conversation in an event's payload.
-    const created = (await events("ben", 0)).find((e) => e.kind === "conversation_created" && e.conversation_id === group.id) as unknown as { payload: { conversation: { id: string; kind: string } } };
+    const created = (await events("ben", 0)).find(
+      (e) => e.kind === "conversation_created" && e.conversation_id === group.id,
+    ) as unknown as { payload: { conversation: { id: string; kind: string } } };
     expect(created.payload.conversation).toMatchObject({ id: group.id, kind: "group" });
   });
 
   it("M-003 a group chat has a title and two to twelve participants of the project, and is created by a human only; refusals write nothing", async () => {
     const before = await state();
-    const tooFew = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { title: "Alone", participants: ["hum-ben"] } });
+    const tooFew = await rest("POST", `${LAB}/conversations`, {
+      token: T.ben,
+      body: { title: "Alone", participants: ["hum-ben"] },
+    });
     expect(tooFew.status).toBe(400);
     expect(tooFew.body.error).toMatchObject({ code: "invalid", details: { fields: { participants: "too_few" } } });
-    const outsider = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { title: "Outsider", participants: ["hum-dan"] } });
+    const outsider = await rest("POST", `${LAB}/conversations`, {
+      token: T.ben,
+      body: { title: "Outsider", participants: ["hum-dan"] },
+    });
     expect(outsider.status).toBe(400);
     expect(outsider.body.error.details.fields).toEqual({ participants: "not_a_member" });
-    const byAgent = await rest("POST", `${LAB}/conversations`, { token: T["agt-b"], body: { title: "Agents", participants: ["hum-ben"] } });
+    const byAgent = await rest("POST", `${LAB}/conversations`, {
+      token: T["agt-b"],
+      body: { title: "Agents", participants: ["hum-ben"] },
+    });
     expect(byAgent.status).toBe(403);
     expect(byAgent.body.error).toMatchObject({ code: "forbidden", details: { reason: "humans_only" } });
     expect(await state()).toEqual(before);
     const ok = await createGroup("ben", { title: "Release", participants: ["hum-gus", "agt-a"] });
     expect(ok).toMatchObject({ kind: "group", title: "Release", created_by: "hum-ben" });
-    expect((ok as unknown as { participants: { member_id: string; kind: string }[] }).participants.map((p) => [p.member_id, p.kind])).toEqual([
+    expect(
+      (ok as unknown as { participants: { member_id: string; kind: string }[] }).participants.map((p) => [
+        p.member_id,
+        p.kind,
+      ]),
+    ).toEqual([
       ["hum-ben", "human"],
       ["hum-gus", "human"],
       ["agt-a", "agent"],
@@ -267,8 +382,14 @@ describe("§9.0 the family of conversations", () => {
     const start = await lastSeq();
     const g1 = await post("ben", group.id, "group via messages");
     const d1 = await post("ben", "agt-b", "direct via messages");
-    const g2res = await rest("POST", `${LAB}/events`, { token: T.ben, body: { type: "chat", conversation_id: group.id, body: "group via events" } });
-    const d2res = await rest("POST", `${LAB}/events`, { token: T.ben, body: { type: "chat", conversation_id: "agt-b", body: "direct via events" } });
+    const g2res = await rest("POST", `${LAB}/events`, {
+      token: T.ben,
+      body: { type: "chat", conversation_id: group.id, body: "group via events" },
+    });
+    const d2res = await rest("POST", `${LAB}/events`, {
+      token: T.ben,
+      body: { type: "chat", conversation_id: "agt-b", body: "direct via events" },
+    });
     expect([g2res.status, d2res.status]).toEqual([201, 201]);
     const g2: Msg = g2res.body;
     const d2: Msg = d2res.body;
@@ -308,7 +429,8 @@ describe("§9.0 the family of conversations", () => {
     expect(m.from).toMatch(/^hum-/);
     expect(m.to).toMatch(/^agt-/);
     const answers: Res[] = [];
-    for (const id of ["cnv-9999", "agt-nope", "hum-ben", "evt-1", m.id, "agt-b-default", "x", "CNV-0001"]) answers.push(await rest("GET", conv(id), { token: T.ben }));
+    for (const id of ["cnv-9999", "agt-nope", "hum-ben", "evt-1", m.id, "agt-b-default", "x", "CNV-0001"])
+      answers.push(await rest("GET", conv(id), { token: T.ben }));
     for (const a of answers) expect(a).toEqual(answers[0]);
     expect(answers[0]?.status).toBe(404);
     expect(answers[0]?.body.error.code).toBe("not_found");
@@ -319,12 +441,28 @@ describe("§9.1 existence and identity", () => {
   it("M-002 M-009 M-010 a human's private chat with an agent it owns, as before: the owner writes, the agent reads and answers, the owner reads the answer; the conversation and its messages carry the agent's member id", async () => {
     const start = await lastSeq();
     const q = await post("ben", "agt-b", "How far is the API contract?");
-    expect((await read("agt-b", "agt-b", `after=${start}`)).items.map((i) => [i.seq, i.body, i.conversation_id, i.from, i.to])).toEqual([[q.seq, "How far is the API contract?", "agt-b", "hum-ben", "agt-b"]]);
+    expect(
+      (await read("agt-b", "agt-b", `after=${start}`)).items.map((i) => [
+        i.seq,
+        i.body,
+        i.conversation_id,
+        i.from,
+        i.to,
+      ]),
+    ).toEqual([[q.seq, "How far is the API contract?", "agt-b", "hum-ben", "agt-b"]]);
     const a = await post("agt-b", "agt-b", "Half done.");
     expect(a).toMatchObject({ conversation_id: "agt-b", from: "agt-b", to: "hum-ben", body: "Half done." });
-    expect((await read("ben", "agt-b", `after=${q.seq}`)).items.map((i) => [i.seq, i.body, i.conversation_id])).toEqual([[a.seq, "Half done.", "agt-b"]]);
+    expect((await read("ben", "agt-b", `after=${q.seq}`)).items.map((i) => [i.seq, i.body, i.conversation_id])).toEqual(
+      [[a.seq, "Half done.", "agt-b"]],
+    );
     const got = await item("ben", "agt-b");
-    expect(got).toMatchObject({ id: "agt-b", kind: "direct", agent_id: "agt-b", access: "party", last_message: { seq: a.seq, from: "agt-b", body: "Half done." } });
+    expect(got).toMatchObject({
+      id: "agt-b",
+      kind: "direct",
+      agent_id: "agt-b",
+      access: "party",
+      last_message: { seq: a.seq, from: "agt-b", body: "Half done." },
+    });
   });
 
   it("M-009 one direct conversation per project: agt-b's conversations in lab and in side share the id and nothing else; a project the agent is not in has none", async () => {
@@ -378,7 +516,10 @@ describe("§9.1 existence and identity", () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: "invalid", details: { fields: { participants: "use_direct" } } });
     }
-    const kind = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { participants: ["agt-b"], kind: "direct" } });
+    const kind = await rest("POST", `${LAB}/conversations`, {
+      token: T.ben,
+      body: { participants: ["agt-b"], kind: "direct" },
+    });
     expect(kind.status).toBe(400);
     expect(kind.body.error.details.fields.kind).toBe("unknown_field");
     // agt-a is olga's; agt-r is not in side; agt-nope does not exist: no route makes one.
@@ -390,7 +531,10 @@ describe("§9.1 existence and identity", () => {
       const res = await rest("POST", `${conv(id, project)}/messages`, { token: T.ben, body: { body: "hello?" } });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("not_found");
-      const viaEvents = await rest("POST", `${project}/events`, { token: T.ben, body: { type: "chat", conversation_id: id, body: "hello?" } });
+      const viaEvents = await rest("POST", `${project}/events`, {
+        token: T.ben,
+        body: { type: "chat", conversation_id: id, body: "hello?" },
+      });
       expect(viaEvents.status).toBe(404);
     }
     expect(await state()).toEqual(before);
@@ -419,7 +563,13 @@ describe("§9.1 existence and identity", () => {
     }
     // Back in the project, it is there again.
     await admin(rest, "POST", "/api/admin/projects/olga/lab/members", { member_id: "agt-w" });
-    expect(await item("ben", "agt-w")).toMatchObject({ id: "agt-w", kind: "direct", agent_id: "agt-w", title: null, pinned: false });
+    expect(await item("ben", "agt-w")).toMatchObject({
+      id: "agt-w",
+      kind: "direct",
+      agent_id: "agt-w",
+      title: null,
+      pinned: false,
+    });
   });
 
   it("M-013 M-014 a direct conversation has no title and no participants to change: title null, participants the owner then the agent; PATCH is invalid with fields.conversation direct for both parties and writes nothing", async () => {
@@ -437,7 +587,12 @@ describe("§9.1 existence and identity", () => {
       ["agt-b", { title: "Renamed" }],
     ] as const) {
       const res = await rest("PATCH", conv("agt-b"), { token: tok(who), body });
-      expect(res).toEqual({ status: 400, body: { error: { code: "invalid", message: expect.any(String), details: { fields: { conversation: "direct" } } } } });
+      expect(res).toEqual({
+        status: 400,
+        body: {
+          error: { code: "invalid", message: expect.any(String), details: { fields: { conversation: "direct" } } },
+        },
+      });
     }
     expect(await state()).toEqual(before);
     expect(await item("ben", "agt-b")).toEqual(forBen);
@@ -460,7 +615,12 @@ describe("§9.1 existence and identity", () => {
     ];
     for (const [who, method, path, body] of cases) {
       const res = await rest(method, path, { token: tok(who), body });
-      expect(res, `${who} ${method} ${path}`).toEqual({ status: 400, body: { error: { code: "invalid", message: expect.any(String), details: { fields: { conversation: "direct" } } } } });
+      expect(res, `${who} ${method} ${path}`).toEqual({
+        status: 400,
+        body: {
+          error: { code: "invalid", message: expect.any(String), details: { fields: { conversation: "direct" } } },
+        },
+      });
     }
     expect(await state()).toEqual(before);
     expect(await item("ben", "agt-b")).toEqual(itemBefore);
@@ -471,26 +631,53 @@ describe("§9.1 audience and privacy", () => {
   it("M-016 M-017 a direct message is an event of kind message, type chat, with the conversation's id, addressed to exactly the two parties", async () => {
     const start = await lastSeq();
     const m = await post("ben", "agt-b", "between us");
-    const row = await hub.db.event.findUniqueOrThrow({ where: { seq: m.seq }, select: { kind: true, type: true, conversation: { select: { publicId: true, kind: true } }, audience: { select: { memberId: true } } } });
-    expect({ ...row, audience: row.audience.map((a) => a.memberId).sort() }).toEqual({ kind: "message", type: "chat", conversation: { publicId: "agt-b", kind: "direct" }, audience: ["agt-b", "hum-ben"] });
+    const row = await hub.db.event.findUniqueOrThrow({
+      where: { seq: m.seq },
+      select: {
+        kind: true,
+        type: true,
+        conversation: { select: { publicId: true, kind: true } },
+        audience: { select: { memberId: true } },
+      },
+    });
+    expect({ ...row, audience: row.audience.map((a) => a.memberId).sort() }).toEqual({
+      kind: "message",
+      type: "chat",
+      conversation: { publicId: "agt-b", kind: "direct" },
+      audience: ["agt-b", "hum-ben"],
+    });
     for (const who of ["ben", "agt-b"]) {
       const found = (await events(who, start)).filter((e) => e.seq === m.seq);
       expect(found).toHaveLength(1);
       expect(Object.keys(found[0] as object).sort()).toEqual([...MESSAGE_KEYS, "kind", "type"].sort());
-      expect(found[0]).toMatchObject({ id: m.id, seq: m.seq, kind: "message", type: "chat", conversation_id: "agt-b", from: "hum-ben", to: "agt-b", body: "between us" });
+      expect(found[0]).toMatchObject({
+        id: m.id,
+        seq: m.seq,
+        kind: "message",
+        type: "chat",
+        conversation_id: "agt-b",
+        from: "hum-ben",
+        to: "agt-b",
+        body: "between us",
+      });
     }
     for (const who of ["olga", "cara", "gus", "agt-a", "agt-e"]) {
       const theirs = await events(who, start);
-      expect(theirs.filter((e) => e.conversation_id === "agt-b"), who).toEqual([]);
+      expect(
+        theirs.filter((e) => e.conversation_id === "agt-b"),
+        who,
+      ).toEqual([]);
     }
   });
 
   it("M-017 M-019 M-240 nobody but the two parties reads or writes it, project admins included: every route answers exactly as for a conversation that does not exist, and nothing is written", async () => {
     const m = await post("ben", "agt-b", "only for agent-b");
     const before = await state();
-    for (const who of ["olga", "cara", "gus", "agt-a", "agt-e"]) await expectHiddenLikeMissing(who, "agt-b", "agt-nope", m.seq);
+    for (const who of ["olga", "cara", "gus", "agt-a", "agt-e"])
+      await expectHiddenLikeMissing(who, "agt-b", "agt-nope", m.seq);
     expect(await state()).toEqual(before);
-    for (const who of ["olga", "cara", "gus", "agt-a"]) expect((await list(who)).map((i) => i.id)).not.toContain("agt-b");
+    for (const who of ["olga", "cara", "gus", "agt-a"])
+      expect((await list(who)).map((i) => i.id)).not.toContain("agt-b");
   });
 
   it("M-240 a project the caller may not see answers exactly like one that does not exist; an owner outside the project has no direct conversation there", async () => {
@@ -517,7 +704,10 @@ describe("§9.1 audience and privacy", () => {
     expect(hiddenList).toEqual(await rest("GET", `${NOWHERE}/conversations`, { token: T.dan }));
     expect(hiddenList.status).toBe(404);
     // The owner outside reads its agent's group chats only (§9.2); its agent's direct conversation is not in its list.
-    expect(await rest("GET", `${LAB}/conversations`, { token: T.eve })).toEqual({ status: 200, body: { items: [], next_cursor: null } });
+    expect(await rest("GET", `${LAB}/conversations`, { token: T.eve })).toEqual({
+      status: 200,
+      body: { items: [], next_cursor: null },
+    });
     expect(await state()).toEqual(before);
   });
 });
@@ -547,7 +737,16 @@ describe("§9.1 message shape", () => {
       redacted: false,
       redaction: null,
     });
-    expect(a).toEqual({ ...h, id: expect.stringMatching(/^evt-/), seq: expect.any(Number), from: "agt-b", to: "hum-ben", body: "About half.", sent_at: expect.stringMatching(ISO), from_instance: "agt-b-default" });
+    expect(a).toEqual({
+      ...h,
+      id: expect.stringMatching(/^evt-/),
+      seq: expect.any(Number),
+      from: "agt-b",
+      to: "hum-ben",
+      body: "About half.",
+      sent_at: expect.stringMatching(ISO),
+      from_instance: "agt-b-default",
+    });
     expect(Number.isInteger(h.seq) && Number.isInteger(a.seq)).toBe(true);
     expect(h.seq).toBeGreaterThan(start);
     expect(a.seq).toBeGreaterThan(h.seq);
@@ -563,7 +762,10 @@ describe("§9.1 message shape", () => {
     expect(forAgent.items).toEqual([{ ...h, delivered_at: expect.stringMatching(ISO) }, a]);
     const forBen = await read("ben", "agt-b", `after=${start}`);
     const delivered = forAgent.items[0]?.delivered_at;
-    expect(forBen.items).toEqual([{ ...h, delivered_at: delivered }, { ...a, delivered_at: expect.stringMatching(ISO) }]);
+    expect(forBen.items).toEqual([
+      { ...h, delivered_at: delivered },
+      { ...a, delivered_at: expect.stringMatching(ISO) },
+    ]);
     for (const m of forBen.items) expect(Object.keys(m).sort()).toEqual(MESSAGE_KEYS);
     // GET /events: the same message, with kind and type.
     const ev = (await events("agt-b", start)).filter((e) => e.conversation_id === "agt-b");
@@ -589,10 +791,15 @@ describe("§9.1 message shape", () => {
     expect(await verdicts(named.seq)).toEqual([{ agentId: "agt-b", instanceId: "agt-b-default", shouldRespond: true }]);
     expect(await verdicts(nulled.seq)).toEqual([{ agentId: "agt-b", instanceId: null, shouldRespond: true }]);
     // The same on POST /events.
-    const viaEvents = await rest("POST", `${LAB}/events`, { token: T.ben, body: { type: "chat", conversation_id: "agt-b", body: "via events", to_instance: "agt-b-default" } });
+    const viaEvents = await rest("POST", `${LAB}/events`, {
+      token: T.ben,
+      body: { type: "chat", conversation_id: "agt-b", body: "via events", to_instance: "agt-b-default" },
+    });
     expect(viaEvents.status).toBe(201);
     expect(viaEvents.body.to_instance).toBe("agt-b-default");
-    expect(await verdicts(viaEvents.body.seq)).toEqual([{ agentId: "agt-b", instanceId: "agt-b-default", shouldRespond: true }]);
+    expect(await verdicts(viaEvents.body.seq)).toEqual([
+      { agentId: "agt-b", instanceId: "agt-b-default", shouldRespond: true },
+    ]);
   });
 
   it("M-033 to_instance is not rewritten when the named instance was replaced and its successor reads the message", async () => {
@@ -603,7 +810,9 @@ describe("§9.1 message shape", () => {
     await hub.db.agentInstance.update({ where: { id: "agt-b-old" }, data: { replacedById: "agt-b-new" } });
     const bySuccessor = await read("agt-b", "agt-b", `after=${m.seq - 1}`, { instance: "agt-b-new" });
     expect(bySuccessor.items.map((i) => [i.seq, i.to_instance])).toEqual([[m.seq, "agt-b-old"]]);
-    expect((await read("ben", "agt-b", `before=${m.seq + 1}&limit=1`)).items.map((i) => i.to_instance)).toEqual(["agt-b-old"]);
+    expect((await read("ben", "agt-b", `before=${m.seq + 1}&limit=1`)).items.map((i) => i.to_instance)).toEqual([
+      "agt-b-old",
+    ]);
     expect((await events("ben", m.seq - 1)).find((e) => e.seq === m.seq)?.to_instance).toBe("agt-b-old");
   });
 
@@ -637,8 +846,12 @@ describe("§9.1 message shape", () => {
   it("M-047 a mention @handle#id chooses that instance where mentions resolve (a group chat); in a direct conversation it is text and to_instance chooses", async () => {
     const group = await createGroup("ben", { title: "Instances", participants: ["hum-cara", "agt-a"] });
     const addressed = await post("ben", group.id, "@agent-a#agt-a-default please look");
-    expect(addressed.mentions).toEqual([{ member_id: "agt-a", handle: "agent-a", field: "body", offset: 0, length: 22, instance_id: "agt-a-default" }]);
-    expect(await verdicts(addressed.seq)).toEqual([{ agentId: "agt-a", instanceId: "agt-a-default", shouldRespond: true }]);
+    expect(addressed.mentions).toEqual([
+      { member_id: "agt-a", handle: "agent-a", field: "body", offset: 0, length: 22, instance_id: "agt-a-default" },
+    ]);
+    expect(await verdicts(addressed.seq)).toEqual([
+      { agentId: "agt-a", instanceId: "agt-a-default", shouldRespond: true },
+    ]);
     const plain = await post("ben", group.id, "@agent-a please look");
     expect(await verdicts(plain.seq)).toEqual([{ agentId: "agt-a", instanceId: null, shouldRespond: true }]);
     const direct = await post("ben", "agt-b", "@agent-b#agt-b-one hi");
@@ -657,8 +870,14 @@ describe("§9.1 mentions and attachments", () => {
     expect(m.body).toBe("@agent-b @olga @Cara @agent-a and @ben, see this");
     const reply = await post("agt-b", "agt-b", "@ben @olga noted");
     expect(reply.mentions).toEqual([]);
-    const rows = await hub.db.event.findMany({ where: { seq: { in: [m.seq, reply.seq] } }, select: { pings: true, mentions: true, audience: { select: { memberId: true } } }, orderBy: { seq: "asc" } });
-    expect(rows.map((r) => ({ pings: r.pings, mentions: r.mentions, audience: r.audience.map((a) => a.memberId).sort() }))).toEqual([
+    const rows = await hub.db.event.findMany({
+      where: { seq: { in: [m.seq, reply.seq] } },
+      select: { pings: true, mentions: true, audience: { select: { memberId: true } } },
+      orderBy: { seq: "asc" },
+    });
+    expect(
+      rows.map((r) => ({ pings: r.pings, mentions: r.mentions, audience: r.audience.map((a) => a.memberId).sort() })),
+    ).toEqual([
       { pings: 0, mentions: [], audience: ["agt-b", "hum-ben"] },
       { pings: 0, mentions: [], audience: ["agt-b", "hum-ben"] },
     ]);
@@ -667,10 +886,16 @@ describe("§9.1 mentions and attachments", () => {
   });
 
   it("M-035 direct @handles never count against the ping rate (§1.7), even once the writer's rate is spent", async () => {
-    for (const h of ["ann", "bob"]) await admin(pingRest, "POST", "/api/admin/humans", { handle: h, name: h.toUpperCase(), password: `${h}-password-1` });
+    for (const h of ["ann", "bob"])
+      await admin(pingRest, "POST", "/api/admin/humans", {
+        handle: h,
+        name: h.toUpperCase(),
+        password: `${h}-password-1`,
+      });
     await admin(pingRest, "POST", "/api/admin/agents", { owner: "ann", handle: "agent-k" });
     await admin(pingRest, "POST", "/api/admin/projects", { owner: "ann", slug: "ping", name: "Ping" });
-    for (const m of ["hum-bob", "agt-k"]) await admin(pingRest, "POST", "/api/admin/projects/ann/ping/members", { member_id: m });
+    for (const m of ["hum-bob", "agt-k"])
+      await admin(pingRest, "POST", "/api/admin/projects/ann/ping/members", { member_id: m });
     const ann = (await admin(pingRest, "POST", "/api/admin/tokens", { member_id: "hum-ann" })).token;
     const P = "/api/projects/ann/ping/conversations";
     const say = (id: string, body: string) => pingRest("POST", `${P}/${id}/messages`, { token: ann, body: { body } });
@@ -679,7 +904,10 @@ describe("§9.1 mentions and attachments", () => {
       expect(res.status).toBe(201);
       expect(res.body.mentions).toEqual([]);
     }
-    const group = await pingRest("POST", P, { token: ann, body: { title: "Pings", participants: ["hum-bob", "agt-k"] } });
+    const group = await pingRest("POST", P, {
+      token: ann,
+      body: { title: "Pings", participants: ["hum-bob", "agt-k"] },
+    });
     expect(group.status).toBe(201);
     // The rate is 1 ping per 600 s: the direct messages spent none of it.
     const first = await say(group.body.id, "@bob first");
@@ -693,21 +921,34 @@ describe("§9.1 mentions and attachments", () => {
     const still = await say("agt-k", "@agent-k @bob still plain text");
     expect(still.status).toBe(201);
     expect(still.body.mentions).toEqual([]);
-    expect(await pingHub.db.event.aggregate({ where: { conversation: { publicId: "agt-k" } }, _sum: { pings: true } })).toEqual({ _sum: { pings: 0 } });
+    expect(
+      await pingHub.db.event.aggregate({ where: { conversation: { publicId: "agt-k" } }, _sum: { pings: true } }),
+    ).toEqual({ _sum: { pings: 0 } });
   });
 
   it("M-030 M-036 M-039 attachments are [] on every direct message, for both parties; attaching is refused by name and no attachment route exists", async () => {
     const m = await post("ben", "agt-b", "nothing attached");
     expect(m.attachments).toEqual([]);
-    for (const who of ["ben", "agt-b"]) for (const i of (await read(who, "agt-b", "after=0&limit=200")).items) expect(i.attachments).toEqual([]);
+    for (const who of ["ben", "agt-b"])
+      for (const i of (await read(who, "agt-b", "after=0&limit=200")).items) expect(i.attachments).toEqual([]);
     const before = await state();
-    const attach = await rest("POST", `${conv("agt-b")}/messages`, { token: T.ben, body: { body: "with a file", attachments: [{ id: "att-1" }] } });
+    const attach = await rest("POST", `${conv("agt-b")}/messages`, {
+      token: T.ben,
+      body: { body: "with a file", attachments: [{ id: "att-1" }] },
+    });
     expect(attach.status).toBe(400);
     expect(attach.body.error).toMatchObject({ code: "invalid", details: { fields: { attachments: "unknown_field" } } });
     expect(await state()).toEqual(before);
-    for (const path of [`${LAB}/attachments/att-1`, `${LAB}/attachments/att-1/content`, `${conv("agt-b")}/attachments`]) {
+    for (const path of [
+      `${LAB}/attachments/att-1`,
+      `${LAB}/attachments/att-1/content`,
+      `${conv("agt-b")}/attachments`,
+    ]) {
       for (const who of ["ben", "agt-b"]) {
-        expect(await rest("GET", path, { token: tok(who) })).toEqual({ status: 404, body: { error: { code: "not_found", message: "no such route", details: {} } } });
+        expect(await rest("GET", path, { token: tok(who) })).toEqual({
+          status: 404,
+          body: { error: { code: "not_found", message: "no such route", details: {} } },
+        });
       }
     }
   });
@@ -720,11 +961,21 @@ describe("§9.1 redaction", () => {
     const a1 = await post("agt-b", "agt-b", "secret: hunter2", { instance: "agt-b-default" });
     const h2 = await post("ben", "agt-b", "third");
     const t0 = Date.now();
-    const res = await rest("POST", `${conv("agt-b")}/messages/${a1.seq}/redact`, { token: T.ben, body: { reason: "pasted a password" } });
+    const res = await rest("POST", `${conv("agt-b")}/messages/${a1.seq}/redact`, {
+      token: T.ben,
+      body: { reason: "pasted a password" },
+    });
     const t1 = Date.now();
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(MESSAGE_KEYS);
-    expect(res.body).toEqual({ ...a1, body: null, mentions: [], attachments: [], redacted: true, redaction: { at: expect.stringMatching(ISO), by: "hum-ben", reason: "pasted a password" } });
+    expect(res.body).toEqual({
+      ...a1,
+      body: null,
+      mentions: [],
+      attachments: [],
+      redacted: true,
+      redaction: { at: expect.stringMatching(ISO), by: "hum-ben", reason: "pasted a password" },
+    });
     const at = new Date(res.body.redaction.at).getTime();
     expect(at).toBeGreaterThanOrEqual(t0 - 1000);
     expect(at).toBeLessThanOrEqual(t1 + 1000);
@@ -736,20 +987,46 @@ describe("§9.1 redaction", () => {
     ]);
     for (const m of forBen.items) expect(Object.keys(m).sort()).toEqual(MESSAGE_KEYS);
     // The bytes are gone from the log.
-    expect(await hub.db.event.findUniqueOrThrow({ where: { seq: a1.seq }, select: { body: true, mentions: true, redacted: true } })).toEqual({ body: null, mentions: [], redacted: true });
+    expect(
+      await hub.db.event.findUniqueOrThrow({
+        where: { seq: a1.seq },
+        select: { body: true, mentions: true, redacted: true },
+      }),
+    ).toEqual({ body: null, mentions: [], redacted: true });
     const forAgent = await read("agt-b", "agt-b", `after=${start}`);
-    expect(forAgent.items[1]).toMatchObject({ id: a1.id, seq: a1.seq, body: null, mentions: [], attachments: [], redacted: true });
-    expect((await events("agt-b", start)).filter((e) => e.seq === a1.seq).map((e) => [e.body, e.redacted])).toEqual([[null, true]]);
+    expect(forAgent.items[1]).toMatchObject({
+      id: a1.id,
+      seq: a1.seq,
+      body: null,
+      mentions: [],
+      attachments: [],
+      redacted: true,
+    });
+    expect((await events("agt-b", start)).filter((e) => e.seq === a1.seq).map((e) => [e.body, e.redacted])).toEqual([
+      [null, true],
+    ]);
   });
 
   it("M-041 in a direct conversation the reason shows to the human who redacted and is null to the agent, on every read", async () => {
     const a = await post("agt-b", "agt-b", "oops");
-    const redacted = await rest("POST", `${conv("agt-b")}/messages/${a.seq}/redact`, { token: T.ben, body: { reason: "wrong chat" } });
+    const redacted = await rest("POST", `${conv("agt-b")}/messages/${a.seq}/redact`, {
+      token: T.ben,
+      body: { reason: "wrong chat" },
+    });
     expect(redacted.body.redaction).toEqual({ at: expect.stringMatching(ISO), by: "hum-ben", reason: "wrong chat" });
     expect((await read("ben", "agt-b", `after=${a.seq - 1}`)).items[0]?.redaction).toEqual(redacted.body.redaction);
-    expect((await read("agt-b", "agt-b", `after=${a.seq - 1}`)).items[0]?.redaction).toEqual({ ...redacted.body.redaction, reason: null });
-    expect((await read("agt-b", "agt-b", `before=${a.seq + 1}&limit=1`)).items[0]?.redaction).toEqual({ ...redacted.body.redaction, reason: null });
-    expect((await events("agt-b", a.seq - 1)).find((e) => e.seq === a.seq)?.redaction).toEqual({ ...redacted.body.redaction, reason: null });
+    expect((await read("agt-b", "agt-b", `after=${a.seq - 1}`)).items[0]?.redaction).toEqual({
+      ...redacted.body.redaction,
+      reason: null,
+    });
+    expect((await read("agt-b", "agt-b", `before=${a.seq + 1}&limit=1`)).items[0]?.redaction).toEqual({
+      ...redacted.body.redaction,
+      reason: null,
+    });
+    expect((await events("agt-b", a.seq - 1)).find((e) => e.seq === a.seq)?.redaction).toEqual({
+      ...redacted.body.redaction,
+      reason: null,
+    });
     expect((await events("ben", a.seq - 1)).find((e) => e.seq === a.seq)?.redaction).toEqual(redacted.body.redaction);
     // Without a reason: null for everyone.
     const b = await post("ben", "agt-b", "my own slip");
@@ -762,7 +1039,10 @@ describe("§9.1 redaction", () => {
     const group = await createGroup("ben", { title: "Redactions", participants: ["hum-cara", "hum-gus", "agt-a"] });
     const g = await post("gus", group.id, "@agent-a off topic");
     expect(g.mentions).toHaveLength(1);
-    const res = await rest("POST", `${conv(group.id)}/messages/${g.seq}/redact`, { token: T.ben, body: { reason: "off topic" } });
+    const res = await rest("POST", `${conv(group.id)}/messages/${g.seq}/redact`, {
+      token: T.ben,
+      body: { reason: "off topic" },
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(GROUP_MESSAGE_KEYS);
     const redaction = { at: expect.stringMatching(ISO), by: "hum-ben", reason: "off topic" };
@@ -776,22 +1056,37 @@ describe("§9.1 redaction", () => {
       ["agt-a", null],
     ] as const) {
       const got = (await read(who, group.id, `before=${g.seq + 1}&limit=1`)).items[0];
-      expect(got, who).toEqual({ ...g, body: null, mentions: [], redacted: true, redaction: { ...redaction, by: "hum-ben", reason } });
+      expect(got, who).toEqual({
+        ...g,
+        body: null,
+        mentions: [],
+        redacted: true,
+        redaction: { ...redaction, by: "hum-ben", reason },
+      });
     }
   });
 
   it("M-038 M-040 M-240 redacting again answers the same message; the agent is forbidden (humans_only); a bad reason is invalid; a message of another conversation answers like none; nothing is written", async () => {
     const a = await post("agt-b", "agt-b", "redact me twice");
-    const first = await rest("POST", `${conv("agt-b")}/messages/${a.seq}/redact`, { token: T.ben, body: { reason: "first reason" } });
+    const first = await rest("POST", `${conv("agt-b")}/messages/${a.seq}/redact`, {
+      token: T.ben,
+      body: { reason: "first reason" },
+    });
     expect(first.status).toBe(200);
     const b = await post("agt-b", "agt-b", "keep me");
     const before = await state();
-    const again = await rest("POST", `${conv("agt-b")}/messages/${a.seq}/redact`, { token: T.ben, body: { reason: "second reason" } });
+    const again = await rest("POST", `${conv("agt-b")}/messages/${a.seq}/redact`, {
+      token: T.ben,
+      body: { reason: "second reason" },
+    });
     expect(again).toEqual(first);
     const byAgent = await rest("POST", `${conv("agt-b")}/messages/${b.seq}/redact`, { token: T["agt-b"], body: {} });
     expect(byAgent.status).toBe(403);
     expect(byAgent.body.error).toMatchObject({ code: "forbidden", details: { reason: "humans_only" } });
-    const long = await rest("POST", `${conv("agt-b")}/messages/${b.seq}/redact`, { token: T.ben, body: { reason: "x".repeat(501) } });
+    const long = await rest("POST", `${conv("agt-b")}/messages/${b.seq}/redact`, {
+      token: T.ben,
+      body: { reason: "x".repeat(501) },
+    });
     expect(long.status).toBe(400);
     expect(Object.keys(long.body.error.details.fields)).toEqual(["reason"]);
     expect(await state()).toEqual(before);
@@ -806,7 +1101,12 @@ describe("§9.1 redaction", () => {
     expect(none.body.error.code).toBe("not_found");
     expect(await state()).toEqual(before2);
     expect(await hub.db.redaction.count({ where: { eventSeq: a.seq } })).toBe(1);
-    expect((await read("ben", "agt-b", `before=${b.seq + 1}&limit=1`)).items[0]).toMatchObject({ seq: b.seq, body: "keep me", redacted: false, redaction: null });
+    expect((await read("ben", "agt-b", `before=${b.seq + 1}&limit=1`)).items[0]).toMatchObject({
+      seq: b.seq,
+      body: "keep me",
+      redacted: false,
+      redaction: null,
+    });
   });
 });
 
@@ -830,11 +1130,22 @@ describe("§9.1 the list preview", () => {
     });
     const a = await post("agt-p", "agt-p", "Build is green.");
     const one = await item("ben", "agt-p");
-    expect(one).toEqual({ ...empty, last_message_at: a.sent_at, unread: 1, last_message: { seq: a.seq, from: "agt-p", body: "Build is green.", sent_at: a.sent_at, redacted: false } });
+    expect(one).toEqual({
+      ...empty,
+      last_message_at: a.sent_at,
+      unread: 1,
+      last_message: { seq: a.seq, from: "agt-p", body: "Build is green.", sent_at: a.sent_at, redacted: false },
+    });
     expect(Object.keys(one.last_message as object).sort()).toEqual(PREVIEW_KEYS);
     const h = await post("ben", "agt-p", "Thanks.");
     const two = await item("ben", "agt-p");
-    expect(two.last_message).toEqual({ seq: h.seq, from: "hum-ben", body: "Thanks.", sent_at: h.sent_at, redacted: false });
+    expect(two.last_message).toEqual({
+      seq: h.seq,
+      from: "hum-ben",
+      body: "Thanks.",
+      sent_at: h.sent_at,
+      redacted: false,
+    });
     expect(two.last_message_at).toBe(h.sent_at);
     expect((await list("ben")).find((i) => i.id === "agt-p")).toEqual(two);
   });
@@ -851,7 +1162,13 @@ describe("§9.1 the list preview", () => {
     for (const [body, preview] of cases) {
       const m = await post("ben", "agt-p", body);
       const got = await item("ben", "agt-p");
-      expect(got.last_message).toEqual({ seq: m.seq, from: "hum-ben", body: preview, sent_at: m.sent_at, redacted: false });
+      expect(got.last_message).toEqual({
+        seq: m.seq,
+        from: "hum-ben",
+        body: preview,
+        sent_at: m.sent_at,
+        redacted: false,
+      });
       expect(Array.from(got.last_message?.body ?? "").length).toBe(Math.min(200, Array.from(body).length));
       expect((await item("agt-p", "agt-p")).last_message?.body).toBe(preview);
       const full = await read("agt-p", "agt-p", `after=${m.seq - 1}`);
@@ -861,7 +1178,10 @@ describe("§9.1 the list preview", () => {
 
   it("M-052 a redacted last message shows in the preview with body null and redacted true, to the owner and the agent", async () => {
     const m = await post("agt-p", "agt-p", "this goes");
-    expect((await rest("POST", `${conv("agt-p")}/messages/${m.seq}/redact`, { token: T.ben, body: { reason: "gone" } })).status).toBe(200);
+    expect(
+      (await rest("POST", `${conv("agt-p")}/messages/${m.seq}/redact`, { token: T.ben, body: { reason: "gone" } }))
+        .status,
+    ).toBe(200);
     for (const who of ["ben", "agt-p"]) {
       const got = await item(who, "agt-p");
       expect(got.last_message).toEqual({ seq: m.seq, from: "agt-p", body: null, sent_at: m.sent_at, redacted: true });
@@ -874,13 +1194,25 @@ describe("§9.1 the list preview", () => {
     const d = await post("ben", "agt-p", "@agent-p and @olga, see #42");
     const got = await item("ben", "agt-p");
     expect(Object.keys(got.last_message as object).sort()).toEqual(PREVIEW_KEYS);
-    expect(got.last_message).toEqual({ seq: d.seq, from: "hum-ben", body: "@agent-p and @olga, see #42", sent_at: d.sent_at, redacted: false });
+    expect(got.last_message).toEqual({
+      seq: d.seq,
+      from: "hum-ben",
+      body: "@agent-p and @olga, see #42",
+      sent_at: d.sent_at,
+      redacted: false,
+    });
     const group = await createGroup("ben", { title: "Preview", participants: ["hum-cara", "agt-p"] });
     const g = await post("ben", group.id, "@agent-p please check @cara");
     expect(g.mentions).toHaveLength(2);
     for (const who of ["ben", "cara", "agt-p"]) {
       const groupItem = (await list(who)).find((i) => i.id === group.id);
-      expect(groupItem?.last_message, who).toEqual({ seq: g.seq, from: "hum-ben", body: "@agent-p please check @cara", sent_at: g.sent_at, redacted: false });
+      expect(groupItem?.last_message, who).toEqual({
+        seq: g.seq,
+        from: "hum-ben",
+        body: "@agent-p please check @cara",
+        sent_at: g.sent_at,
+        redacted: false,
+      });
     }
   });
 
@@ -889,7 +1221,11 @@ describe("§9.1 the list preview", () => {
     const preview = { seq: m.seq, from: "agt-p", body: "for ben's eyes", sent_at: m.sent_at, redacted: false };
     expect((await list("ben")).find((i) => i.id === "agt-p")?.last_message).toEqual(preview);
     expect((await list("agt-p")).find((i) => i.id === "agt-p")?.last_message).toEqual(preview);
-    for (const who of ["olga", "cara", "gus", "agt-a", "agt-b"]) expect((await list(who)).map((i) => i.id), who).not.toContain("agt-p");
+    for (const who of ["olga", "cara", "gus", "agt-a", "agt-b"])
+      expect(
+        (await list(who)).map((i) => i.id),
+        who,
+      ).not.toContain("agt-p");
     for (const who of ["olga", "cara", "gus"]) {
       const me = await rest("GET", "/api/me/conversations?limit=200", { token: tok(who) });
       expect(me.status).toBe(200);
@@ -907,14 +1243,19 @@ describe("§9.1 delivered_at and unread", () => {
     await item("agt-r", "agt-r");
     await list("agt-r");
     await item("ben", "agt-r");
-    expect((await hub.db.event.findUniqueOrThrow({ where: { seq: h.seq }, select: { deliveredAt: true } })).deliveredAt).toBeNull();
+    expect(
+      (await hub.db.event.findUniqueOrThrow({ where: { seq: h.seq }, select: { deliveredAt: true } })).deliveredAt,
+    ).toBeNull();
     const first = await read("agt-r", "agt-r", `after=${start}`);
     const delivered = first.items[0]?.delivered_at as string;
     expect(delivered).toMatch(ISO);
     expect(new Date(delivered).getTime()).toBeGreaterThanOrEqual(new Date(h.sent_at).getTime());
     // Later reads, by any cursor, instance or party, see the same value.
     await hub.db.agentInstance.create({ data: { id: "agt-r-other", agentId: "agt-r" } });
-    expect((await read("agt-r", "agt-r", "after=0", { instance: "agt-r-other" })).items.find((m) => m.seq === h.seq)?.delivered_at).toBe(delivered);
+    expect(
+      (await read("agt-r", "agt-r", "after=0", { instance: "agt-r-other" })).items.find((m) => m.seq === h.seq)
+        ?.delivered_at,
+    ).toBe(delivered);
     expect((await read("agt-r", "agt-r", `before=${h.seq + 1}&limit=1`)).items[0]?.delivered_at).toBe(delivered);
     expect((await read("ben", "agt-r", `after=${start}`)).items[0]?.delivered_at).toBe(delivered);
     // The other direction: the agent's message is delivered when the human reads it.
@@ -922,7 +1263,9 @@ describe("§9.1 delivered_at and unread", () => {
     expect(a.delivered_at).toBeNull();
     expect((await read("agt-r", "agt-r", `after=${h.seq}`)).items.map((m) => m.delivered_at)).toEqual([null]);
     await item("ben", "agt-r");
-    expect((await hub.db.event.findUniqueOrThrow({ where: { seq: a.seq }, select: { deliveredAt: true } })).deliveredAt).toBeNull();
+    expect(
+      (await hub.db.event.findUniqueOrThrow({ where: { seq: a.seq }, select: { deliveredAt: true } })).deliveredAt,
+    ).toBeNull();
     const got = (await read("ben", "agt-r")).items;
     expect(got.map((m) => m.seq)).toEqual([a.seq]);
     const deliveredA = got[0]?.delivered_at as string;
@@ -934,7 +1277,13 @@ describe("§9.1 delivered_at and unread", () => {
   it("M-056 M-057 a history read (before=) delivers too, yet delivered_at implies nothing else: the human's unread, read marker and the log stay as they were", async () => {
     const a = await post("agt-r", "agt-r", "history");
     expect((await item("ben", "agt-r")).unread).toBe(1);
-    const marker = async () => (await hub.db.participation.findFirstOrThrow({ where: { memberId: "hum-ben", leftAt: null, conversation: { publicId: "agt-r" } }, select: { readMarkerSeq: true } })).readMarkerSeq;
+    const marker = async () =>
+      (
+        await hub.db.participation.findFirstOrThrow({
+          where: { memberId: "hum-ben", leftAt: null, conversation: { publicId: "agt-r" } },
+          select: { readMarkerSeq: true },
+        })
+      ).readMarkerSeq;
     const markerBefore = await marker();
     const eventsBefore = await hub.db.event.count();
     const verdictsBefore = await hub.db.routingVerdict.count();
@@ -1006,7 +1355,11 @@ describe("§9.1 delivered_at and unread", () => {
 describe("§9.1 the agent answers", () => {
   it("M-061 the agent answers by POST …/messages or by POST /events with type chat: both give the same message", async () => {
     const viaMessages = await post("agt-b", "agt-b", "same answer", { instance: "agt-b-default" });
-    const res = await rest("POST", `${LAB}/events`, { token: T["agt-b"], headers: { "x-agent-instance": "agt-b-default" }, body: { type: "chat", conversation_id: "agt-b", body: "same answer" } });
+    const res = await rest("POST", `${LAB}/events`, {
+      token: T["agt-b"],
+      headers: { "x-agent-instance": "agt-b-default" },
+      body: { type: "chat", conversation_id: "agt-b", body: "same answer" },
+    });
     expect(res.status).toBe(201);
     const viaEvents: Msg = res.body;
     const strip = ({ id: _id, seq: _seq, sent_at: _sent, ...m }: Msg) => m;
@@ -1014,9 +1367,16 @@ describe("§9.1 the agent answers", () => {
     expect(strip(viaEvents)).toEqual(strip(viaMessages));
     expect(viaEvents.seq).toBeGreaterThan(viaMessages.seq);
     const both = (await read("ben", "agt-b", `after=${viaMessages.seq - 1}`)).items;
-    expect(both.map(strip)).toEqual([strip({ ...viaMessages, delivered_at: both[0]?.delivered_at ?? null }), strip({ ...viaEvents, delivered_at: both[1]?.delivered_at ?? null })]);
+    expect(both.map(strip)).toEqual([
+      strip({ ...viaMessages, delivered_at: both[0]?.delivered_at ?? null }),
+      strip({ ...viaEvents, delivered_at: both[1]?.delivered_at ?? null }),
+    ]);
     expect(both.map((m) => m.delivered_at)).toEqual([expect.stringMatching(ISO), expect.stringMatching(ISO)]);
-    const rows = await hub.db.event.findMany({ where: { seq: { in: [viaMessages.seq, viaEvents.seq] } }, select: { kind: true, type: true, fromId: true, toId: true, audience: { select: { memberId: true } } }, orderBy: { seq: "asc" } });
+    const rows = await hub.db.event.findMany({
+      where: { seq: { in: [viaMessages.seq, viaEvents.seq] } },
+      select: { kind: true, type: true, fromId: true, toId: true, audience: { select: { memberId: true } } },
+      orderBy: { seq: "asc" },
+    });
     const norm = rows.map((r) => ({ ...r, audience: r.audience.map((a) => a.memberId).sort() }));
     expect(norm[0]).toEqual(norm[1]);
     expect(await verdicts(viaMessages.seq)).toEqual(await verdicts(viaEvents.seq));
@@ -1024,15 +1384,27 @@ describe("§9.1 the agent answers", () => {
 
   it("M-061 both routes refuse bad input alike, with the field named, and write nothing", async () => {
     const before = await state();
-    const cases: [unknown, string][] = [[{ body: "   " }, "body"], [{ body: 5 }, "body"], [{}, "body"], [{ body: "x".repeat(20_001) }, "body"], [{ body: "ok", extra: 1 }, "extra"]];
+    const cases: [unknown, string][] = [
+      [{ body: "   " }, "body"],
+      [{ body: 5 }, "body"],
+      [{}, "body"],
+      [{ body: "x".repeat(20_001) }, "body"],
+      [{ body: "ok", extra: 1 }, "extra"],
+    ];
     for (const [body, field] of cases) {
       const a = await rest("POST", `${conv("agt-b")}/messages`, { token: T["agt-b"], body });
-      const b = await rest("POST", `${LAB}/events`, { token: T["agt-b"], body: { type: "chat", conversation_id: "agt-b", ...(body as object) } });
+      const b = await rest("POST", `${LAB}/events`, {
+        token: T["agt-b"],
+        body: { type: "chat", conversation_id: "agt-b", ...(body as object) },
+      });
       expect(a.status).toBe(400);
       expect(b).toEqual(a);
       expect(Object.keys(a.body.error.details.fields)).toEqual([field]);
     }
-    const wrongType = await rest("POST", `${LAB}/events`, { token: T["agt-b"], body: { type: "note", conversation_id: "agt-b", body: "hello" } });
+    const wrongType = await rest("POST", `${LAB}/events`, {
+      token: T["agt-b"],
+      body: { type: "note", conversation_id: "agt-b", body: "hello" },
+    });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.error.details.fields).toEqual({ type: "not_supported" });
     expect(await state()).toEqual(before);
@@ -1042,7 +1414,9 @@ describe("§9.1 the agent answers", () => {
 describe("§9.1 GET on a direct conversation", () => {
   it("M-062 GET on a direct conversation answers its item exactly as both lists show it, pinned included, to the human and to the agent; every list item opens by its id", async () => {
     expect((await rest("PUT", `${conv("agt-b")}/pin`, { token: T.ben })).status).toBe(204);
-    expect((await rest("PUT", `${conv("agt-b")}/meat-proxy`, { token: T.ben, body: { meat_proxy: true } })).status).toBe(204);
+    expect(
+      (await rest("PUT", `${conv("agt-b")}/meat-proxy`, { token: T.ben, body: { meat_proxy: true } })).status,
+    ).toBe(204);
     await post("agt-b", "agt-b", "something new");
     const items = await list("ben");
     expect(items.find((i) => i.id === "agt-b")).toMatchObject({ pinned: true, unread: 1 });
@@ -1054,7 +1428,11 @@ describe("§9.1 GET on a direct conversation", () => {
       if (i.kind === "direct") expect(got.body).toEqual(i);
     }
     const direct = await item("ben", "agt-b");
-    expect(direct.participants[0]).toMatchObject({ member_id: "hum-ben", meat_proxy_chat: true, meat_proxy_lead: true });
+    expect(direct.participants[0]).toMatchObject({
+      member_id: "hum-ben",
+      meat_proxy_chat: true,
+      meat_proxy_lead: true,
+    });
     const me = await rest("GET", "/api/me/conversations?limit=200", { token: T.ben });
     const meItem = (me.body.items as Item[]).find((i) => i.id === "agt-b" && i.project?.full_name === "olga/lab");
     const { project: _project, ...withoutProject } = meItem as Item;
@@ -1066,7 +1444,9 @@ describe("§9.1 GET on a direct conversation", () => {
     expect(await item("agt-b", "agt-b")).toEqual(agentDirect);
     for (const i of agentItems) expect((await item("agt-b", i.id)).kind).toBe(i.kind);
     expect((await rest("DELETE", `${conv("agt-b")}/pin`, { token: T.ben })).status).toBe(204);
-    expect((await rest("PUT", `${conv("agt-b")}/meat-proxy`, { token: T.ben, body: { meat_proxy: null } })).status).toBe(204);
+    expect(
+      (await rest("PUT", `${conv("agt-b")}/meat-proxy`, { token: T.ben, body: { meat_proxy: null } })).status,
+    ).toBe(204);
     const unpinned = await item("ben", "agt-b");
     expect(unpinned.pinned).toBe(false);
     expect((await list("ben")).find((i) => i.id === "agt-b")).toEqual(unpinned);
@@ -1077,15 +1457,29 @@ describe("instances are the agent's own (M-031 M-032, DESIGN §1)", () => {
   it("M-031 without X-Agent-Instance the agent writes as its default instance; another agent's instance is a wrong credential", async () => {
     const own = await post("agt-b", "agt-b", "from the default");
     expect(own.from_instance).toBe("agt-b-default");
-    const foreign = await rest("POST", `${conv("agt-b")}/messages`, { token: tok("agt-b"), body: { body: "x" }, headers: { "x-agent-instance": "agt-r-default" } });
-    const unknown = await rest("POST", `${conv("agt-b")}/messages`, { token: tok("agt-b"), body: { body: "x" }, headers: { "x-agent-instance": "agt-nope" } });
-    expect(foreign).toEqual({ status: 401, body: { error: { code: "unauthenticated", message: "missing or invalid credentials", details: {} } } });
+    const foreign = await rest("POST", `${conv("agt-b")}/messages`, {
+      token: tok("agt-b"),
+      body: { body: "x" },
+      headers: { "x-agent-instance": "agt-r-default" },
+    });
+    const unknown = await rest("POST", `${conv("agt-b")}/messages`, {
+      token: tok("agt-b"),
+      body: { body: "x" },
+      headers: { "x-agent-instance": "agt-nope" },
+    });
+    expect(foreign).toEqual({
+      status: 401,
+      body: { error: { code: "unauthenticated", message: "missing or invalid credentials", details: {} } },
+    });
     expect(unknown).toEqual(foreign);
   });
 
   it("M-032 to_instance must name one of the agent's instances; nothing written otherwise", async () => {
     const before = await hub.db.event.count();
-    const res = await rest("POST", `${conv("agt-b")}/messages`, { token: T.ben, body: { body: "x", to_instance: "agt-r-default" } });
+    const res = await rest("POST", `${conv("agt-b")}/messages`, {
+      token: T.ben,
+      body: { body: "x", to_instance: "agt-r-default" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual({ fields: { to_instance: "not_an_instance" } });
     expect(await hub.db.event.count()).toBe(before);

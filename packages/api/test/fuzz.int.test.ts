@@ -30,46 +30,114 @@ const group = await hub.db.conversation.findFirstOrThrow({ where: { kind: "group
 
 /** Strings a careless parser trips on. */
 const nasty = fc.oneof(
-  fc.constantFrom("a\u0000b", "a\ud800b", "\udc00", "%E0%A4%A", "%00", "%", "..", "../admin", "", " ", "\n", "x".repeat(5000)),
-  fc.constantFrom("maintainer", "maity", agentId, group.publicId, "cnv-0001", "evt-1", "1", "-1", "9999999999999999999"),
+  fc.constantFrom(
+    "a\u0000b",
+    "a\ud800b",
+    "\udc00",
+    "%E0%A4%A",
+    "%00",
+    "%",
+    "..",
+    "../admin",
+    "",
+    " ",
+    "\n",
+    "x".repeat(5000),
+  ),
+  fc.constantFrom(
+    "maintainer",
+    "maity",
+    agentId,
+    group.publicId,
+    "cnv-0001",
+    "evt-1",
+    "1",
+    "-1",
+    "9999999999999999999",
+  ),
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.string({ maxLength: 20 }).map((s) => `${s}\u0000`),
 );
 const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  leaf: fc.oneof(nasty, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constantFrom(1e308, -0, 2 ** 53 + 1)),
-  node: fc.oneof({ depthSize: "small" }, tie("leaf"), fc.array(tie("node"), { maxLength: 4 }), fc.dictionary(nasty, tie("node"), { maxKeys: 4 })),
+  leaf: fc.oneof(
+    nasty,
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constantFrom(1e308, -0, 2 ** 53 + 1),
+  ),
+  node: fc.oneof(
+    { depthSize: "small" },
+    tie("leaf"),
+    fc.array(tie("node"), { maxLength: 4 }),
+    fc.dictionary(nasty, tie("node"), { maxKeys: 4 }),
+  ),
 })).node;
 /** A body: a JSON object with the route's own field names and a few others, or something that is not one. */
 const bodyFor = (fields: string[]) =>
   fc.oneof(
-    { weight: 4, arbitrary: fc.record(Object.fromEntries([...fields, "unexpected"].map((f) => [f, value])), { requiredKeys: [] }).map((b) => JSON.stringify(b)) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .record(Object.fromEntries([...fields, "unexpected"].map((f) => [f, value])), { requiredKeys: [] })
+        .map((b) => JSON.stringify(b)),
+    },
     { weight: 1, arbitrary: value.map((v) => JSON.stringify(v) ?? "null") },
-    { weight: 1, arbitrary: fc.constantFrom("{", "not json", '{"body": "a\\u0000b"}', '{"body": "\\ud800"}', "[]".repeat(3000)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom("{", "not json", '{"body": "a\\u0000b"}', '{"body": "\\ud800"}', "[]".repeat(3000)),
+    },
   );
 /** Percent-encoding that keeps an unpaired surrogate as its (invalid) WTF-8 bytes instead of throwing. */
 const encode = (s: string): string =>
-  s.replace(/[\ud800-\udfff]/g, (u) => {
-    const c = u.charCodeAt(0);
-    return `%ED%${(0xa0 | ((c >> 6) & 0x0f)).toString(16).toUpperCase()}%${(0x80 | (c & 0x3f)).toString(16).toUpperCase()}`;
-  }).replace(/[^%]+/g, (rest) => encodeURIComponent(rest));
+  s
+    .replace(/[\ud800-\udfff]/g, (u) => {
+      const c = u.charCodeAt(0);
+      return `%ED%${(0xa0 | ((c >> 6) & 0x0f)).toString(16).toUpperCase()}%${(0x80 | (c & 0x3f)).toString(16).toUpperCase()}`;
+    })
+    .replace(/[^%]+/g, (rest) => encodeURIComponent(rest));
 const segment = nasty.map((s) => (/%/.test(s) ? s : encode(s)));
 
 type Target = { family: "rest" | "agent" | "trpc"; method: string; path: string; fields: string[]; query: string[] };
 const targets: Target[] = [];
-const doc = openApiDocument() as { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> };
+const doc = openApiDocument() as {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string }[];
+        requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+      }
+    >
+  >;
+};
 for (const [path, methods] of Object.entries(doc.paths)) {
   for (const [method, op] of Object.entries(methods)) {
     if (path.startsWith("/api/admin") || path.endsWith("/ws")) continue;
     const fields = Object.keys(op.requestBody?.content["application/json"]?.schema.properties ?? {});
     const query = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
-    targets.push({ family: path.startsWith("/api/agent-api") ? "agent" : "rest", method: method.toUpperCase(), path, fields, query });
+    targets.push({
+      family: path.startsWith("/api/agent-api") ? "agent" : "rest",
+      method: method.toUpperCase(),
+      path,
+      fields,
+      query,
+    });
   }
 }
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
 for (const [name, procedure] of Object.entries(procedures)) {
   // agent.updates holds a well-formed call up to 25 s; its REST twin is fuzzed with wait=0 above.
   if (procedure._def.type === "subscription" || name === "agent.updates") continue;
-  targets.push({ family: "trpc", method: procedure._def.type === "query" ? "GET" : "POST", path: `/api/trpc/${name}`, fields: [], query: [] });
+  targets.push({
+    family: "trpc",
+    method: procedure._def.type === "query" ? "GET" : "POST",
+    path: `/api/trpc/${name}`,
+    fields: [],
+    query: [],
+  });
 }
 
 /** What a 4xx must not have written: the log's head and the rows of the tables callers change. */
@@ -90,8 +158,13 @@ function namesCause(family: Target["family"], body: unknown): boolean {
   const b = body as Record<string, any> | null;
   if (!b) return false;
   if (b.code === "HEADERS_TOO_LARGE") return true; // Node's parser, before any route (node.ts answerClientError)
-  if (family === "agent") return typeof b.code === "string" && (b.code !== "INVALID_REQUEST" || Boolean(b.fields || b.error));
-  if (family === "rest") return typeof b.error?.code === "string" && (b.error.code !== "invalid" || Object.keys(b.error.details?.fields ?? {}).length > 0);
+  if (family === "agent")
+    return typeof b.code === "string" && (b.code !== "INVALID_REQUEST" || Boolean(b.fields || b.error));
+  if (family === "rest")
+    return (
+      typeof b.error?.code === "string" &&
+      (b.error.code !== "invalid" || Object.keys(b.error.details?.fields ?? {}).length > 0)
+    );
   const data = b.error?.data ?? b[0]?.error?.data;
   return typeof (data?.hubError?.code ?? data?.code) === "string";
 }
@@ -102,7 +175,9 @@ describe("fuzzing every route (issue 13)", () => {
     for (const [i, target] of targets.entries()) {
       const request = fc.record({
         segments: fc.array(segment, { minLength: 8, maxLength: 8 }),
-        query: fc.array(fc.tuple(fc.constantFrom(...target.query, "cursor", "limit", "input"), nasty), { maxLength: 3 }),
+        query: fc.array(fc.tuple(fc.constantFrom(...target.query, "cursor", "limit", "input"), nasty), {
+          maxLength: 3,
+        }),
         body: bodyFor(target.fields),
         auth: fc.constantFrom("human", "agent", "none"),
       });

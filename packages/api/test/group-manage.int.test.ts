@@ -72,8 +72,14 @@ async function view(token: string, id: string, project = LAB): Promise<View> {
 async function state(h: Hub = hub) {
   const [events, conversations, participations, redactions, pins, keys] = await Promise.all([
     h.db.event.findMany({ select: { seq: true, body: true, redacted: true }, orderBy: { seq: "asc" } }),
-    h.db.conversation.findMany({ select: { id: true, publicId: true, title: true, closedAt: true, closedReason: true }, orderBy: { id: "asc" } }),
-    h.db.participation.findMany({ select: { id: true, memberId: true, leftAt: true, leftReason: true }, orderBy: { id: "asc" } }),
+    h.db.conversation.findMany({
+      select: { id: true, publicId: true, title: true, closedAt: true, closedReason: true },
+      orderBy: { id: "asc" },
+    }),
+    h.db.participation.findMany({
+      select: { id: true, memberId: true, leftAt: true, leftReason: true },
+      orderBy: { id: "asc" },
+    }),
     h.db.redaction.count(),
     h.db.pin.count(),
     h.db.idempotencyKey.count(),
@@ -121,7 +127,14 @@ function human(memberId: string, handle: string) {
   };
 }
 function agent(memberId: string, handle: string, owner: string) {
-  return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}`, owner_id: `hum-${owner}`, joined_at: expect.stringMatching(ISO) };
+  return {
+    member_id: memberId,
+    kind: "agent",
+    handle,
+    name: `${owner}/${handle}`,
+    owner_id: `hum-${owner}`,
+    joined_at: expect.stringMatching(ISO),
+  };
 }
 
 beforeAll(async () => {
@@ -129,7 +142,11 @@ beforeAll(async () => {
   // are plain members. eve is not a member but her agent-e is (an owner outside the project);
   // zed has nothing to do with the project.
   for (const h of ["olga", "ben", "cara", "dan", "eve", "fay", "gus", "hal", "ivy", "zed"])
-    await admin(rest, "POST", "/api/admin/humans", { handle: h, name: h[0]?.toUpperCase() + h.slice(1), password: `${h}-password-1` });
+    await admin(rest, "POST", "/api/admin/humans", {
+      handle: h,
+      name: h[0]?.toUpperCase() + h.slice(1),
+      password: `${h}-password-1`,
+    });
   for (const [owner, handle] of [
     ["olga", "agent-a"],
     ["ben", "agent-b"],
@@ -139,15 +156,50 @@ beforeAll(async () => {
     ["zed", "agent-z"],
   ] as const)
     await admin(rest, "POST", "/api/admin/agents", { owner, handle });
-  for (const slug of ["lab", "arch", "other"]) await admin(rest, "POST", "/api/admin/projects", { owner: "olga", slug, name: slug.toUpperCase() });
-  for (const m of ["hum-ben", "hum-dan", "hum-fay", "hum-gus", "hum-hal", "hum-ivy", "agt-a", "agt-b", "agt-c", "agt-e", "agt-i", "agt-z"])
+  for (const slug of ["lab", "arch", "other"])
+    await admin(rest, "POST", "/api/admin/projects", { owner: "olga", slug, name: slug.toUpperCase() });
+  for (const m of [
+    "hum-ben",
+    "hum-dan",
+    "hum-fay",
+    "hum-gus",
+    "hum-hal",
+    "hum-ivy",
+    "agt-a",
+    "agt-b",
+    "agt-c",
+    "agt-e",
+    "agt-i",
+    "agt-z",
+  ])
     await admin(rest, "POST", `/api/admin/projects/olga/lab/members`, { member_id: m });
-  await admin(rest, "POST", `/api/admin/projects/olga/lab/members`, { member_id: "hum-cara", permissions: ["members:admin"] });
-  for (const m of ["hum-ben", "hum-dan", "hum-cara", "agt-a", "agt-b"]) await admin(rest, "POST", `/api/admin/projects/olga/arch/members`, { member_id: m });
-  for (const m of ["hum-fay", "agt-i"]) await admin(rest, "POST", `/api/admin/projects/olga/other/members`, { member_id: m });
+  await admin(rest, "POST", `/api/admin/projects/olga/lab/members`, {
+    member_id: "hum-cara",
+    permissions: ["members:admin"],
+  });
+  for (const m of ["hum-ben", "hum-dan", "hum-cara", "agt-a", "agt-b"])
+    await admin(rest, "POST", `/api/admin/projects/olga/arch/members`, { member_id: m });
+  for (const m of ["hum-fay", "agt-i"])
+    await admin(rest, "POST", `/api/admin/projects/olga/other/members`, { member_id: m });
   // zed's agent is later isolated: zed never had a membership.
   await admin(rest, "DELETE", "/api/admin/projects/olga/lab/members/agt-z?reason=isolated");
-  for (const id of ["hum-olga", "hum-ben", "hum-cara", "hum-dan", "hum-eve", "hum-fay", "hum-gus", "hum-hal", "hum-ivy", "hum-zed", "agt-a", "agt-b", "agt-c", "agt-e", "agt-i"]) {
+  for (const id of [
+    "hum-olga",
+    "hum-ben",
+    "hum-cara",
+    "hum-dan",
+    "hum-eve",
+    "hum-fay",
+    "hum-gus",
+    "hum-hal",
+    "hum-ivy",
+    "hum-zed",
+    "agt-a",
+    "agt-b",
+    "agt-c",
+    "agt-e",
+    "agt-i",
+  ]) {
     T[id.slice(4)] = (await admin(rest, "POST", "/api/admin/tokens", { member_id: id })).token;
   }
 });
@@ -155,11 +207,30 @@ beforeAll(async () => {
 describe("§9.2 the conversation view", () => {
   it("M-063 M-064 M-065 M-066 M-068 M-069 GET on a group chat answers exactly the view fields: cnv- id, kind group, title, created_by, created_at, participants with owner_id/joined_at (agents also name), observers, closed_*, access, pinned", async () => {
     const before = new Date();
-    const created = await create(T.ben as string, { title: "  Release 0.2 go/no-go  ", participants: ["agt-a", "hum-dan"] });
+    const created = await create(T.ben as string, {
+      title: "  Release 0.2 go/no-go  ",
+      participants: ["agt-a", "hum-dan"],
+    });
     const after = new Date();
     const res = await rest("GET", conv(created.id), { token: T.ben });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["access", "closed_at", "closed_reason", "created_at", "created_by", "custom_rules", "designated_agent_id", "id", "kind", "max_agent_rounds", "observers", "participants", "pinned", "reply_policy", "title"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "access",
+      "closed_at",
+      "closed_reason",
+      "created_at",
+      "created_by",
+      "custom_rules",
+      "designated_agent_id",
+      "id",
+      "kind",
+      "max_agent_rounds",
+      "observers",
+      "participants",
+      "pinned",
+      "reply_policy",
+      "title",
+    ]);
     expect(res.body).toEqual({
       id: created.id,
       kind: "group",
@@ -183,14 +254,36 @@ describe("§9.2 the conversation view", () => {
     expect(createdAt).toBeGreaterThanOrEqual(before.getTime() - 1000);
     expect(createdAt).toBeLessThanOrEqual(after.getTime() + 1000);
     // Exact entry keys: a human has no name, an agent no meat-proxy fields.
-    expect(Object.keys(res.body.participants[0]).sort()).toEqual(["handle", "joined_at", "kind", "meat_proxy", "meat_proxy_chat", "meat_proxy_hands", "meat_proxy_lead", "member_id", "owner_id"]);
-    expect(Object.keys(res.body.participants[1]).sort()).toEqual(["handle", "joined_at", "kind", "member_id", "name", "owner_id"]);
+    expect(Object.keys(res.body.participants[0]).sort()).toEqual([
+      "handle",
+      "joined_at",
+      "kind",
+      "meat_proxy",
+      "meat_proxy_chat",
+      "meat_proxy_hands",
+      "meat_proxy_lead",
+      "member_id",
+      "owner_id",
+    ]);
+    expect(Object.keys(res.body.participants[1]).sort()).toEqual([
+      "handle",
+      "joined_at",
+      "kind",
+      "member_id",
+      "name",
+      "owner_id",
+    ]);
     // The create answer is the same view.
     expect(created).toEqual(res.body);
   });
 
   it("M-065 title is null when none was given: omitted, null, empty or only whitespace; PATCH {title: null} clears it", async () => {
-    for (const body of [{ participants: ["hum-dan"] }, { title: null, participants: ["hum-dan"] }, { title: "", participants: ["hum-dan"] }, { title: "   ", participants: ["hum-dan"] }]) {
+    for (const body of [
+      { participants: ["hum-dan"] },
+      { title: null, participants: ["hum-dan"] },
+      { title: "", participants: ["hum-dan"] },
+      { title: "   ", participants: ["hum-dan"] },
+    ]) {
       const created = await create(T.ben as string, body);
       expect(created.title).toBeNull();
       expect((await view(T.dan as string, created.id)).title).toBeNull();
@@ -204,7 +297,10 @@ describe("§9.2 the conversation view", () => {
 
   it("M-065 a title over 200 code points is invalid with fields.title; 200 code points (astral) are fine", async () => {
     const before = await state();
-    const res = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { title: "x".repeat(201), participants: ["hum-dan"] } });
+    const res = await rest("POST", `${LAB}/conversations`, {
+      token: T.ben,
+      body: { title: "x".repeat(201), participants: ["hum-dan"] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid");
     expect(Object.keys(res.body.error.details.fields)).toEqual(["title"]);
@@ -225,12 +321,19 @@ describe("§9.2 the conversation view", () => {
   it("M-067 participants are the current ones only, in the order they joined (creator first, then as requested, then later joins; a re-join goes last)", async () => {
     const created = await create(T.ben as string, { participants: ["hum-dan", "agt-a", "hum-gus"] });
     expect(ids(created)).toEqual(["hum-ben", "hum-dan", "agt-a", "hum-gus"]);
-    expect((await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "agt-b" } })).status).toBe(200);
-    expect((await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "hum-ivy" } })).status).toBe(200);
+    expect(
+      (await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "agt-b" } })).status,
+    ).toBe(200);
+    expect(
+      (await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "hum-ivy" } })).status,
+    ).toBe(200);
     expect((await rest("DELETE", `${conv(created.id)}/participants/hum-dan`, { token: T.ben })).status).toBe(200);
     expect(ids(await view(T.ben as string, created.id))).toEqual(["hum-ben", "agt-a", "hum-gus", "agt-b", "hum-ivy"]);
     const firstJoin = created.participants.find((p) => p.member_id === "hum-dan")?.joined_at as string;
-    const readded = await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "hum-dan" } });
+    const readded = await rest("POST", `${conv(created.id)}/participants`, {
+      token: T.ben,
+      body: { member_id: "hum-dan" },
+    });
     expect(readded.status).toBe(200);
     expect(ids(readded.body)).toEqual(["hum-ben", "agt-a", "hum-gus", "agt-b", "hum-ivy", "hum-dan"]);
     const dan = readded.body.participants.at(-1);
@@ -259,11 +362,17 @@ describe("§9.2 the conversation view", () => {
     expect(forDan.observers).toEqual(["hum-olga"]);
     expect((await view(T.olga as string, created.id)).access).toBe("observer");
     // Added back as a participant, it leaves observers again.
-    const back = await rest("POST", `${conv(created.id)}/participants`, { token: T.dan, body: { member_id: "hum-olga" } });
+    const back = await rest("POST", `${conv(created.id)}/participants`, {
+      token: T.dan,
+      body: { member_id: "hum-olga" },
+    });
     expect(back.status).toBe(403); // dan is no manager; the chat's creator left
     const byCara = await create(T.cara as string, { participants: ["agt-a", "hum-dan"] });
     expect(byCara.observers).toEqual(["hum-olga"]);
-    const added = await rest("POST", `${conv(byCara.id)}/participants`, { token: T.cara, body: { member_id: "hum-olga" } });
+    const added = await rest("POST", `${conv(byCara.id)}/participants`, {
+      token: T.cara,
+      body: { member_id: "hum-olga" },
+    });
     expect(added.status).toBe(200);
     expect(ids(added.body)).toEqual(["hum-cara", "agt-a", "hum-dan", "hum-olga"]);
     expect(added.body.observers).toEqual([]);
@@ -271,7 +380,14 @@ describe("§9.2 the conversation view", () => {
 
   it("M-072 M-074 everyone who reads the chat sees the same participants and observers; access is the caller's own (participant or observer)", async () => {
     const created = await create(T.ben as string, { title: "Same room", participants: ["agt-a", "agt-e", "hum-dan"] });
-    const readers = { ben: "participant", dan: "participant", a: "participant", e: "participant", olga: "observer", eve: "observer" } as const;
+    const readers = {
+      ben: "participant",
+      dan: "participant",
+      a: "participant",
+      e: "participant",
+      olga: "observer",
+      eve: "observer",
+    } as const;
     const views: Record<string, View> = {};
     for (const [name, access] of Object.entries(readers)) {
       views[name] = await view(T[name] as string, created.id);
@@ -294,7 +410,9 @@ describe("§9.2 the conversation view", () => {
     const closed = await view(T.a as string, created.id);
     expect(closed.closed_at).toMatch(ISO);
     expect(closed.closed_reason).toBe("no_human");
-    expect(new Date(closed.closed_at as string).getTime()).toBeGreaterThanOrEqual(new Date(left.body.left_at).getTime() - 1000);
+    expect(new Date(closed.closed_at as string).getTime()).toBeGreaterThanOrEqual(
+      new Date(left.body.left_at).getTime() - 1000,
+    );
   });
 
   it("hidden answers like missing: GET of a chat the caller is not in equals GET of cnv-9999 (M-063)", async () => {
@@ -327,21 +445,30 @@ describe("§9.2 wake — not built: refused, never half-working", () => {
     }
   });
 
-  it.each([["mentions"], ["all"], [null]])("M-076 M-081 wake %j in POST …/participants is invalid fields.wake not_supported, nothing written", async (wake) => {
-    const created = await create(T.ben as string, { participants: ["agt-a", "hum-dan"] });
-    const before = await state();
-    const res = await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "agt-b", wake } });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("invalid");
-    expect(res.body.error.details.fields).toEqual({ wake: "not_supported" });
-    expect(await state()).toEqual(before);
-    expect(ids(await view(T.ben as string, created.id))).toEqual(["hum-ben", "agt-a", "hum-dan"]);
-  });
+  it.each([["mentions"], ["all"], [null]])(
+    "M-076 M-081 wake %j in POST …/participants is invalid fields.wake not_supported, nothing written",
+    async (wake) => {
+      const created = await create(T.ben as string, { participants: ["agt-a", "hum-dan"] });
+      const before = await state();
+      const res = await rest("POST", `${conv(created.id)}/participants`, {
+        token: T.ben,
+        body: { member_id: "agt-b", wake },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("invalid");
+      expect(res.body.error.details.fields).toEqual({ wake: "not_supported" });
+      expect(await state()).toEqual(before);
+      expect(ids(await view(T.ben as string, created.id))).toEqual(["hum-ben", "agt-a", "hum-dan"]);
+    },
+  );
 
   it("M-076 POST …/participants takes only member_id: any other field is invalid unknown_field, a missing member_id required; nothing written", async () => {
     const created = await create(T.ben as string, { participants: ["hum-dan"] });
     const before = await state();
-    const extra = await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "agt-a", role: "reviewer" } });
+    const extra = await rest("POST", `${conv(created.id)}/participants`, {
+      token: T.ben,
+      body: { member_id: "agt-a", role: "reviewer" },
+    });
     expect(extra.status).toBe(400);
     expect(extra.body.error.details.fields).toEqual({ role: "unknown_field" });
     const missing = await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: {} });
@@ -353,7 +480,10 @@ describe("§9.2 wake — not built: refused, never half-working", () => {
   it("M-076 M-081 wake in the create POST is invalid fields.wake not_supported, nothing written", async () => {
     const before = await state();
     for (const wake of ["mentions", "all"]) {
-      const res = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { participants: ["agt-a", "hum-dan"], wake } });
+      const res = await rest("POST", `${LAB}/conversations`, {
+        token: T.ben,
+        body: { participants: ["agt-a", "hum-dan"], wake },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error.details.fields).toEqual({ wake: "not_supported" });
     }
@@ -375,15 +505,23 @@ describe("§9.2 wake — not built: refused, never half-working", () => {
     expect(await state()).toEqual(before);
     for (const p of (await view(T.ben as string, created.id)).participants) expect(p).not.toHaveProperty("wake");
     // A chat the caller cannot see answers like a missing one.
-    const hidden = await rest("PATCH", `${conv(created.id)}/participants/agt-a`, { token: T.gus, body: { wake: "all" } });
-    expect(hidden).toEqual(await rest("PATCH", `${conv("cnv-9999")}/participants/agt-a`, { token: T.gus, body: { wake: "all" } }));
+    const hidden = await rest("PATCH", `${conv(created.id)}/participants/agt-a`, {
+      token: T.gus,
+      body: { wake: "all" },
+    });
+    expect(hidden).toEqual(
+      await rest("PATCH", `${conv("cnv-9999")}/participants/agt-a`, { token: T.gus, body: { wake: "all" } }),
+    );
     expect(hidden.status).toBe(404);
   });
 
   it("M-082 a manager adding another owner's agent with wake all gets invalid not_supported (not forbidden owner_sets_wake): the field does not exist yet", async () => {
     const created = await create(T.ben as string, { participants: ["hum-dan"] });
     const before = await state();
-    const res = await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: "agt-a", wake: "all" } });
+    const res = await rest("POST", `${conv(created.id)}/participants`, {
+      token: T.ben,
+      body: { member_id: "agt-a", wake: "all" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "invalid", details: { fields: { wake: "not_supported" } } });
     expect(res.body.error.details.reason).toBeUndefined();
@@ -430,9 +568,19 @@ describe("§9.2 wake — not built: refused, never half-working", () => {
 
 describe("§9.2 who creates", () => {
   it("M-084 a human member without members:admin creates a group chat: 201 with the view", async () => {
-    const res = await rest("POST", `${LAB}/conversations`, { token: T.gus, body: { title: "Gus asks", participants: ["hum-dan"] } });
+    const res = await rest("POST", `${LAB}/conversations`, {
+      token: T.gus,
+      body: { title: "Gus asks", participants: ["hum-dan"] },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ kind: "group", title: "Gus asks", created_by: "hum-gus", access: "participant", pinned: false, closed_at: null });
+    expect(res.body).toMatchObject({
+      kind: "group",
+      title: "Gus asks",
+      created_by: "hum-gus",
+      access: "participant",
+      pinned: false,
+      closed_at: null,
+    });
     expect(ids(res.body)).toEqual(["hum-gus", "hum-dan"]);
     expect(await hub.db.conversation.count({ where: { publicId: res.body.id, kind: "group" } })).toBe(1);
   });
@@ -451,14 +599,25 @@ describe("§9.2 who creates", () => {
   it("M-084 only a member creates: a non-member, and an owner outside the project whose agent is in it, get the not_found of a missing project; nothing written", async () => {
     const before = await state();
     for (const token of [T.zed, T.eve]) {
-      const hidden = await rest("POST", `${LAB}/conversations`, { token, body: { participants: ["agt-e", "hum-dan"] } });
-      const missing = await rest("POST", "/api/projects/olga/nope/conversations", { token, body: { participants: ["agt-e", "hum-dan"] } });
+      const hidden = await rest("POST", `${LAB}/conversations`, {
+        token,
+        body: { participants: ["agt-e", "hum-dan"] },
+      });
+      const missing = await rest("POST", "/api/projects/olga/nope/conversations", {
+        token,
+        body: { participants: ["agt-e", "hum-dan"] },
+      });
       expect(hidden).toEqual(missing);
       expect(hidden.status).toBe(404);
     }
     // An agent that is not a member of the project: also not_found, not humans_only.
-    const agentOutside = await rest("POST", `${ARCH}/conversations`, { token: T.e, body: { participants: ["hum-dan"] } });
-    expect(agentOutside).toEqual(await rest("POST", "/api/projects/olga/nope/conversations", { token: T.e, body: { participants: ["hum-dan"] } }));
+    const agentOutside = await rest("POST", `${ARCH}/conversations`, {
+      token: T.e,
+      body: { participants: ["hum-dan"] },
+    });
+    expect(agentOutside).toEqual(
+      await rest("POST", "/api/projects/olga/nope/conversations", { token: T.e, body: { participants: ["hum-dan"] } }),
+    );
     expect(await state()).toEqual(before);
   });
 
@@ -467,7 +626,10 @@ describe("§9.2 who creates", () => {
     expect(ids(named)).toEqual(["hum-dan", "agt-a"]);
     const unnamed = await create(T.dan as string, { participants: ["agt-a"] });
     expect(ids(unnamed)).toEqual(["hum-dan", "agt-a"]);
-    const rows = await hub.db.participation.findMany({ where: { conversation: { publicId: unnamed.id } }, select: { memberId: true, leftAt: true } });
+    const rows = await hub.db.participation.findMany({
+      where: { conversation: { publicId: unnamed.id } },
+      select: { memberId: true, leftAt: true },
+    });
     expect(rows.map((r) => r.memberId).sort()).toEqual(["agt-a", "hum-dan"]);
     // conversation_created is addressed to the creator too.
     const [created] = await eventsOf(unnamed.id);
@@ -509,7 +671,9 @@ describe("§9.2 who takes part", () => {
   });
 
   it("M-090 a repeated id counts once: no error, listed once", async () => {
-    const created = await create(T.ben as string, { participants: ["agt-a", "hum-dan", "agt-a", "hum-dan", "hum-ben"] });
+    const created = await create(T.ben as string, {
+      participants: ["agt-a", "hum-dan", "agt-a", "hum-dan", "hum-ben"],
+    });
     expect(ids(created)).toEqual(["hum-ben", "agt-a", "hum-dan"]);
     expect(await hub.db.participation.count({ where: { conversation: { publicId: created.id } } })).toBe(3);
   });
@@ -540,13 +704,16 @@ describe("§9.2 who takes part", () => {
     ["no one", []],
     ["the creator only", ["hum-ben"]],
     ["the creator twice", ["hum-ben", "hum-ben"]],
-  ])("M-091 after adding the creator and dropping repeats, fewer than two is too_few (%s), nothing written", async (_name, participants) => {
-    const before = await state();
-    const res = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { participants } });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "invalid", details: { fields: { participants: "too_few" } } });
-    expect(await state()).toEqual(before);
-  });
+  ])(
+    "M-091 after adding the creator and dropping repeats, fewer than two is too_few (%s), nothing written",
+    async (_name, participants) => {
+      const before = await state();
+      const res = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { participants } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "invalid", details: { fields: { participants: "too_few" } } });
+      expect(await state()).toEqual(before);
+    },
+  );
 
   it.each([
     ["an unknown human", "hum-nobody"],
@@ -554,19 +721,28 @@ describe("§9.2 who takes part", () => {
     ["a human of another project", "hum-zed"],
     ["an owner outside the project", "hum-eve"],
     ["an isolated agent", "agt-z"],
-  ])("M-093 a participant who is not an active member (%s) is invalid not_a_member, nothing written", async (_name, memberId) => {
-    const before = await state();
-    const res = await rest("POST", `${LAB}/conversations`, { token: T.ben, body: { participants: ["hum-dan", memberId] } });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "invalid", details: { fields: { participants: "not_a_member" } } });
-    expect(await state()).toEqual(before);
-  });
+  ])(
+    "M-093 a participant who is not an active member (%s) is invalid not_a_member, nothing written",
+    async (_name, memberId) => {
+      const before = await state();
+      const res = await rest("POST", `${LAB}/conversations`, {
+        token: T.ben,
+        body: { participants: ["hum-dan", memberId] },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "invalid", details: { fields: { participants: "not_a_member" } } });
+      expect(await state()).toEqual(before);
+    },
+  );
 
   it("M-093 adding a member who is not an active member of the project is invalid fields.member_id not_a_member, nothing written", async () => {
     const created = await create(T.ben as string, { participants: ["hum-dan"] });
     const before = await state();
     for (const memberId of ["hum-zed", "hum-eve", "agt-z", "agt-nobody"]) {
-      const res = await rest("POST", `${conv(created.id)}/participants`, { token: T.ben, body: { member_id: memberId } });
+      const res = await rest("POST", `${conv(created.id)}/participants`, {
+        token: T.ben,
+        body: { member_id: memberId },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: "invalid", details: { fields: { member_id: "not_a_member" } } });
     }
@@ -606,9 +782,14 @@ describe("§9.2 who takes part", () => {
       await qa("POST", `/api/admin/projects/qa/${slug}/members`, { member_id: "agt-q" });
     }
     const token = (await qa("POST", "/api/admin/tokens", { member_id: "hum-qa" })).token as string;
-    const make = (slug: string, participants: string[]) => quotaRest("POST", `/api/projects/qa/${slug}/conversations`, { token, body: { participants } });
+    const make = (slug: string, participants: string[]) =>
+      quotaRest("POST", `/api/projects/qa/${slug}/conversations`, { token, body: { participants } });
     expect((await make("one", ["hum-qb"])).status).toBe(201);
-    const second = await quotaRest("POST", "/api/projects/qa/one/conversations", { token, body: { participants: ["agt-q"] }, headers: { "idempotency-key": "q-2" } });
+    const second = await quotaRest("POST", "/api/projects/qa/one/conversations", {
+      token,
+      body: { participants: ["agt-q"] },
+      headers: { "idempotency-key": "q-2" },
+    });
     expect(second.status).toBe(201);
     const before = await state(quotaHub);
     const third = await make("one", ["hum-qb"]);
@@ -617,13 +798,21 @@ describe("§9.2 who takes part", () => {
     expect(third.body.error.code).toBe("conversation_quota");
     expect(third.body.error.details).toEqual({ limit: 2 });
     // M-088: a replay creates nothing, so the quota does not refuse it.
-    const replay = await quotaRest("POST", "/api/projects/qa/one/conversations", { token, body: { participants: ["agt-q"] }, headers: { "idempotency-key": "q-2" } });
+    const replay = await quotaRest("POST", "/api/projects/qa/one/conversations", {
+      token,
+      body: { participants: ["agt-q"] },
+      headers: { "idempotency-key": "q-2" },
+    });
     expect(replay).toEqual({ status: 200, body: second.body });
     expect(await state(quotaHub)).toEqual(before);
     // Another project has its own count.
     expect((await make("two", ["hum-qb"])).status).toBe(201);
     // The last human leaving closes the second chat; a closed chat does not count.
-    const leave = await quotaRest("DELETE", `/api/projects/qa/one/conversations/${second.body.id}/participants/hum-qa`, { token });
+    const leave = await quotaRest(
+      "DELETE",
+      `/api/projects/qa/one/conversations/${second.body.id}/participants/hum-qa`,
+      { token },
+    );
     expect(leave.status).toBe(200);
     expect((await make("one", ["hum-qb"])).status).toBe(201);
     expect((await make("one", ["hum-qb"])).status).toBe(409);
@@ -644,7 +833,12 @@ describe("§9.2 who manages", () => {
     expect(res.body).toEqual({ ...(await view(T.ben as string, chat.id)), title: "Managed by Ben" });
     const events = await eventsOf(chat.id, from);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ kind: "conversation_updated", from: "hum-ben", verdicts: [], audience: ["agt-a", "agt-b", "hum-ben", "hum-cara", "hum-dan"] });
+    expect(events[0]).toMatchObject({
+      kind: "conversation_updated",
+      from: "hum-ben",
+      verdicts: [],
+      audience: ["agt-a", "agt-b", "hum-ben", "hum-cara", "hum-dan"],
+    });
     expect(events[0]?.payload?.changed).toEqual({ title: "Managed by Ben" });
     expect(events[0]?.payload?.conversation).toMatchObject({ id: chat.id, title: "Managed by Ben" });
     expect(events[0]?.payload?.conversation).not.toHaveProperty("access");
@@ -656,13 +850,21 @@ describe("§9.2 who manages", () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body.title).toBe("Managed by Cara");
     const from = await lastSeq();
-    const added = await rest("POST", `${conv(chat.id)}/participants`, { token: T.cara, body: { member_id: "hum-gus" } });
+    const added = await rest("POST", `${conv(chat.id)}/participants`, {
+      token: T.cara,
+      body: { member_id: "hum-gus" },
+    });
     expect(added.status).toBe(200);
     expect(ids(added.body)).toEqual(["hum-ben", "hum-cara", "hum-dan", "agt-a", "agt-b", "hum-gus"]);
     expect(added.body).toEqual(await view(T.cara as string, chat.id));
     const removed = await rest("DELETE", `${conv(chat.id)}/participants/hum-gus`, { token: T.cara });
     expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ member_id: "hum-gus", joined_at: expect.stringMatching(ISO), left_at: expect.stringMatching(ISO), reason: "removed" });
+    expect(removed.body).toEqual({
+      member_id: "hum-gus",
+      joined_at: expect.stringMatching(ISO),
+      left_at: expect.stringMatching(ISO),
+      reason: "removed",
+    });
     const events = await eventsOf(chat.id, from);
     expect(events.map((e) => [e.kind, e.from, e.payload?.changed])).toEqual([
       ["conversation_updated", "hum-cara", { participants: { added: ["hum-gus"] } }],
@@ -692,7 +894,10 @@ describe("§9.2 who manages", () => {
 
   it("M-097 an agent holding members:admin is no manager: managers are human participants", async () => {
     const room = await create(T.ben as string, { participants: ["agt-c", "hum-dan"] });
-    await admin(rest, "POST", "/api/admin/projects/olga/lab/members", { member_id: "agt-c", permissions: ["members:admin"] });
+    await admin(rest, "POST", "/api/admin/projects/olga/lab/members", {
+      member_id: "agt-c",
+      permissions: ["members:admin"],
+    });
     try {
       const before = await state();
       for (const res of [
@@ -740,13 +945,21 @@ describe("§9.2 who manages", () => {
     }
     expect(await state()).toEqual(before);
     // gus is not a manager (no admin, not the creator) either.
-    expect((await rest("PATCH", conv(own.id), { token: T.gus, body: { title: "x" } })).body.error.details.reason).toBe("not_a_manager");
+    expect((await rest("PATCH", conv(own.id), { token: T.gus, body: { title: "x" } })).body.error.details.reason).toBe(
+      "not_a_manager",
+    );
   });
 
   it("M-097 members:admin counts only while held: cara without it is not_a_manager", async () => {
     const room = await create(T.dan as string, { participants: ["hum-ivy", "hum-fay"] });
-    expect((await rest("POST", `${conv(room.id)}/participants`, { token: T.ivy, body: { member_id: "hum-gus" } })).body.error.details.reason).toBe("not_a_manager");
-    await admin(rest, "POST", "/api/admin/projects/olga/lab/members", { member_id: "hum-ivy", permissions: ["members:admin"] });
+    expect(
+      (await rest("POST", `${conv(room.id)}/participants`, { token: T.ivy, body: { member_id: "hum-gus" } })).body.error
+        .details.reason,
+    ).toBe("not_a_manager");
+    await admin(rest, "POST", "/api/admin/projects/olga/lab/members", {
+      member_id: "hum-ivy",
+      permissions: ["members:admin"],
+    });
     const added = await rest("POST", `${conv(room.id)}/participants`, { token: T.ivy, body: { member_id: "hum-gus" } });
     expect(added.status).toBe(200);
     await admin(rest, "POST", "/api/admin/projects/olga/lab/members", { member_id: "hum-ivy", permissions: [] });
@@ -761,9 +974,25 @@ describe("§9.2 who manages", () => {
     const room = await create(T.ben as string, { participants: ["hum-dan", "agt-a", "agt-b"] });
     const from = await lastSeq();
     const dan = await rest("DELETE", `${conv(room.id)}/participants/hum-dan`, { token: T.dan });
-    expect(dan).toEqual({ status: 200, body: { member_id: "hum-dan", joined_at: room.participants[1]?.joined_at, left_at: expect.stringMatching(ISO), reason: "left" } });
+    expect(dan).toEqual({
+      status: 200,
+      body: {
+        member_id: "hum-dan",
+        joined_at: room.participants[1]?.joined_at,
+        left_at: expect.stringMatching(ISO),
+        reason: "left",
+      },
+    });
     const agentB = await rest("DELETE", `${conv(room.id)}/participants/agt-b`, { token: T.b });
-    expect(agentB).toEqual({ status: 200, body: { member_id: "agt-b", joined_at: room.participants[3]?.joined_at, left_at: expect.stringMatching(ISO), reason: "left" } });
+    expect(agentB).toEqual({
+      status: 200,
+      body: {
+        member_id: "agt-b",
+        joined_at: room.participants[3]?.joined_at,
+        left_at: expect.stringMatching(ISO),
+        reason: "left",
+      },
+    });
     const events = await eventsOf(room.id, from);
     expect(events.map((e) => [e.from, e.payload?.changed, e.verdicts])).toEqual([
       ["hum-dan", { participants: { removed: ["hum-dan"] } }, []],
@@ -774,7 +1003,8 @@ describe("§9.2 who manages", () => {
     expect(ids(now)).toEqual(["hum-ben", "agt-a"]);
     expect(now.closed_at).toBeNull();
     // The leavers no longer see the chat.
-    for (const token of [T.dan, T.b]) expect(await rest("GET", conv(room.id), { token })).toEqual(await rest("GET", conv("cnv-9999"), { token }));
+    for (const token of [T.dan, T.b])
+      expect(await rest("GET", conv(room.id), { token })).toEqual(await rest("GET", conv("cnv-9999"), { token }));
   });
 
   it("M-100 a members:admin holder who is not in the chat cannot see it and manages nothing: every chat route answers like cnv-9999, nothing written", async () => {
@@ -803,8 +1033,16 @@ describe("§9.2 who manages", () => {
         expect(res.status, `${method} ${suffix}`).toBe(404);
         expect(res.body.error.code).toBe("not_found");
       }
-      const viaEvents = await rest("POST", `${LAB}/events`, { token, body: { type: "chat", conversation_id: hidden.id, body: "sneaky" } });
-      expect(viaEvents).toEqual(await rest("POST", `${LAB}/events`, { token, body: { type: "chat", conversation_id: "cnv-9999", body: "sneaky" } }));
+      const viaEvents = await rest("POST", `${LAB}/events`, {
+        token,
+        body: { type: "chat", conversation_id: hidden.id, body: "sneaky" },
+      });
+      expect(viaEvents).toEqual(
+        await rest("POST", `${LAB}/events`, {
+          token,
+          body: { type: "chat", conversation_id: "cnv-9999", body: "sneaky" },
+        }),
+      );
       expect(viaEvents.status).toBe(404);
       // Not in the list, observed or not, and nothing of it in the admin's events.
       const list = await rest("GET", `${LAB}/conversations?observed=true&limit=200`, { token });
@@ -833,7 +1071,9 @@ describe("§9.2 who manages", () => {
     // dan leaves, is added again, and is removed: the last participation is the removal.
     const left = await rest("DELETE", `${conv(room.id)}/participants/hum-dan`, { token: T.dan });
     expect(left.body.reason).toBe("left");
-    expect((await rest("POST", `${conv(room.id)}/participants`, { token: T.ben, body: { member_id: "hum-dan" } })).status).toBe(200);
+    expect(
+      (await rest("POST", `${conv(room.id)}/participants`, { token: T.ben, body: { member_id: "hum-dan" } })).status,
+    ).toBe(200);
     const removed = await rest("DELETE", `${conv(room.id)}/participants/hum-dan`, { token: T.ben });
     expect(removed.status).toBe(200);
     expect(removed.body.reason).toBe("removed");
@@ -851,7 +1091,10 @@ describe("§9.2 who manages", () => {
   });
 
   it("M-103 M-247 a member removed from the project leaves every chat of that project with reason membership_removed (only that project's)", async () => {
-    const earlier = await hub.db.participation.findMany({ where: { memberId: "hum-fay", leftAt: null, conversation: { projectId: "prj-olga-lab" } }, select: { id: true } });
+    const earlier = await hub.db.participation.findMany({
+      where: { memberId: "hum-fay", leftAt: null, conversation: { projectId: "prj-olga-lab" } },
+      select: { id: true },
+    });
     const one = await create(T.ben as string, { participants: ["hum-fay", "hum-dan"] });
     const two = await create(T.dan as string, { participants: ["hum-fay", "agt-a"] });
     const elsewhere = await create(T.fay as string, { participants: ["agt-i"] }, OTHER);
@@ -864,7 +1107,15 @@ describe("§9.2 who manages", () => {
       const now = await view(manager as string, room.id);
       expect(ids(now)).not.toContain("hum-fay");
       const last = await rest("DELETE", `${conv(room.id)}/participants/hum-fay`, { token: manager });
-      expect(last).toEqual({ status: 200, body: { member_id: "hum-fay", joined_at: room.participants[1]?.joined_at, left_at: expect.stringMatching(ISO), reason: "membership_removed" } });
+      expect(last).toEqual({
+        status: 200,
+        body: {
+          member_id: "hum-fay",
+          joined_at: room.participants[1]?.joined_at,
+          left_at: expect.stringMatching(ISO),
+          reason: "membership_removed",
+        },
+      });
       const events = await eventsOf(room.id, from);
       expect(events).toHaveLength(1);
       expect(events[0]?.payload?.changed).toEqual({ participants: { removed: ["hum-fay"] } });
@@ -873,15 +1124,27 @@ describe("§9.2 who manages", () => {
     // dan is still a human in `two`: it stays open.
     expect((await view(T.dan as string, two.id)).closed_at).toBeNull();
     expect(ids(await view(T.fay as string, elsewhere.id, OTHER))).toEqual(["hum-fay", "agt-i"]);
-    const rows = await hub.db.participation.findMany({ where: { memberId: "hum-fay", conversation: { publicId: { in: [one.id, two.id, elsewhere.id] } } }, select: { leftReason: true, conversation: { select: { publicId: true } } } });
-    expect(Object.fromEntries(rows.map((r) => [r.conversation.publicId, r.leftReason]))).toEqual({ [one.id]: "membership_removed", [two.id]: "membership_removed", [elsewhere.id]: null });
+    const rows = await hub.db.participation.findMany({
+      where: { memberId: "hum-fay", conversation: { publicId: { in: [one.id, two.id, elsewhere.id] } } },
+      select: { leftReason: true, conversation: { select: { publicId: true } } },
+    });
+    expect(Object.fromEntries(rows.map((r) => [r.conversation.publicId, r.leftReason]))).toEqual({
+      [one.id]: "membership_removed",
+      [two.id]: "membership_removed",
+      [elsewhere.id]: null,
+    });
     // Back in the project, fay is in none of those chats again.
     await admin(rest, "POST", "/api/admin/projects/olga/lab/members", { member_id: "hum-fay" });
     expect(ids(await view(T.ben as string, one.id))).toEqual(["hum-ben", "hum-dan"]);
-    expect(await rest("GET", conv(one.id), { token: T.fay })).toEqual(await rest("GET", conv("cnv-9999"), { token: T.fay }));
+    expect(await rest("GET", conv(one.id), { token: T.fay })).toEqual(
+      await rest("GET", conv("cnv-9999"), { token: T.fay }),
+    );
     // Every chat of the project fay was still in, from earlier tests too.
     expect(earlier.length).toBeGreaterThan(0);
-    for (const p of await hub.db.participation.findMany({ where: { id: { in: earlier.map((e) => e.id) } }, select: { leftReason: true, leftAt: true } }))
+    for (const p of await hub.db.participation.findMany({
+      where: { id: { in: earlier.map((e) => e.id) } },
+      select: { leftReason: true, leftAt: true },
+    }))
       expect(p).toEqual({ leftReason: "membership_removed", leftAt: expect.any(Date) });
   });
 
@@ -895,7 +1158,12 @@ describe("§9.2 who manages", () => {
     expect(ids(after)).toEqual(["hum-ben", "hum-gus"]);
     expect(after.observers).toEqual([]);
     const last = await rest("DELETE", `${conv(room.id)}/participants/agt-r`, { token: T.ben });
-    expect(last.body).toEqual({ member_id: "agt-r", joined_at: room.participants[1]?.joined_at, left_at: expect.stringMatching(ISO), reason: "membership_removed" });
+    expect(last.body).toEqual({
+      member_id: "agt-r",
+      joined_at: room.participants[1]?.joined_at,
+      left_at: expect.stringMatching(ISO),
+      reason: "membership_removed",
+    });
   });
 
   it("M-104 M-247 an isolated agent leaves every chat of the project with reason membership_isolated", async () => {
@@ -912,10 +1180,20 @@ describe("§9.2 who manages", () => {
       [two, T.olga],
     ] as const) {
       const last = await rest("DELETE", `${conv(room.id)}/participants/agt-i`, { token: manager });
-      expect(last).toEqual({ status: 200, body: { member_id: "agt-i", joined_at: room.participants[1]?.joined_at, left_at: expect.stringMatching(ISO), reason: "membership_isolated" } });
+      expect(last).toEqual({
+        status: 200,
+        body: {
+          member_id: "agt-i",
+          joined_at: room.participants[1]?.joined_at,
+          left_at: expect.stringMatching(ISO),
+          reason: "membership_isolated",
+        },
+      });
     }
     // olga no longer reads `one` along through agt-i.
-    expect(await rest("GET", conv(one.id), { token: T.olga })).toEqual(await rest("GET", conv("cnv-9999"), { token: T.olga }));
+    expect(await rest("GET", conv(one.id), { token: T.olga })).toEqual(
+      await rest("GET", conv("cnv-9999"), { token: T.olga }),
+    );
   });
 });
 
@@ -929,9 +1207,17 @@ describe("§9.2 closing", () => {
     const leave = await rest("DELETE", `${conv(room.id)}/participants/hum-ben`, { token: T.ben });
     expect(leave.status).toBe(200);
     const closed = await view(T.a as string, room.id);
-    expect(closed).toMatchObject({ closed_at: expect.stringMatching(ISO), closed_reason: "no_human", participants: [agent("agt-a", "agent-a", "olga")], observers: ["hum-olga"] });
+    expect(closed).toMatchObject({
+      closed_at: expect.stringMatching(ISO),
+      closed_reason: "no_human",
+      participants: [agent("agt-a", "agent-a", "olga")],
+      observers: ["hum-olga"],
+    });
     const events = await eventsOf(room.id, from);
-    expect(events.map((e) => e.payload?.changed)).toEqual([{ participants: { removed: ["hum-dan"] } }, { participants: { removed: ["hum-ben"] }, closed: true }]);
+    expect(events.map((e) => e.payload?.changed)).toEqual([
+      { participants: { removed: ["hum-dan"] } },
+      { participants: { removed: ["hum-ben"] }, closed: true },
+    ]);
     expect(events[1]?.audience).toEqual(["agt-a", "hum-ben"]);
     expect(events[1]?.verdicts).toEqual([]);
     // The event as the remaining agent reads it in GET /events.
@@ -970,7 +1256,9 @@ describe("§9.2 closing", () => {
     // M-110: hal back in the project reopens nothing and does not see the chat.
     await admin(rest, "POST", "/api/admin/projects/olga/lab/members", { member_id: "hum-hal" });
     expect(await view(T.b as string, room.id)).toEqual(closed);
-    expect(await rest("GET", conv(room.id), { token: T.hal })).toEqual(await rest("GET", conv("cnv-9999"), { token: T.hal }));
+    expect(await rest("GET", conv(room.id), { token: T.hal })).toEqual(
+      await rest("GET", conv("cnv-9999"), { token: T.hal }),
+    );
   });
 
   describe("a closed chat", () => {
@@ -989,10 +1277,16 @@ describe("§9.2 closing", () => {
 
     it("M-107 refuses new messages with conversation_closed 409 — POST …/messages and POST /events alike — nothing written", async () => {
       const before = await state();
-      const viaMessages = await rest("POST", `${conv(room.id)}/messages`, { token: T.a, body: { body: "still here?" } });
+      const viaMessages = await rest("POST", `${conv(room.id)}/messages`, {
+        token: T.a,
+        body: { body: "still here?" },
+      });
       expect(viaMessages.status).toBe(409);
       expect(viaMessages.body.error.code).toBe("conversation_closed");
-      const viaEvents = await rest("POST", `${LAB}/events`, { token: T.e, body: { type: "chat", conversation_id: room.id, body: "hello?" } });
+      const viaEvents = await rest("POST", `${LAB}/events`, {
+        token: T.e,
+        body: { type: "chat", conversation_id: room.id, body: "hello?" },
+      });
       expect(viaEvents.status).toBe(409);
       expect(viaEvents.body.error.code).toBe("conversation_closed");
       expect(await state()).toEqual(before);
@@ -1001,7 +1295,13 @@ describe("§9.2 closing", () => {
     it("M-107 M-110 takes no participant or title change: conversation_closed 409 before who may manage (docs order); removing another still needs a manager; the former human cannot see it; nothing written, title unchanged", async () => {
       const before = await state();
       for (const [method, suffix, body, status, error] of [
-        ["PATCH", "", { title: "Reopened?" }, 409, { code: "conversation_closed", details: { closed_reason: "no_human" } }],
+        [
+          "PATCH",
+          "",
+          { title: "Reopened?" },
+          409,
+          { code: "conversation_closed", details: { closed_reason: "no_human" } },
+        ],
         ["POST", "/participants", { member_id: "hum-dan" }, 409, { code: "conversation_closed" }],
         ["POST", "/participants", { member_id: "hum-ben" }, 409, { code: "conversation_closed" }],
         ["DELETE", "/participants/agt-e", undefined, 403, { code: "forbidden", details: { reason: "not_a_manager" } }],
@@ -1024,7 +1324,10 @@ describe("§9.2 closing", () => {
       expect((await view(T.eve as string, room.id)).access).toBe("observer");
       const messages = await rest("GET", `${conv(room.id)}/messages?after=0`, { token: T.e });
       expect(messages.status).toBe(200);
-      expect(messages.body.items.map((m: { body: string }) => m.body)).toEqual(["agent-a here", "the password is hunter2"]);
+      expect(messages.body.items.map((m: { body: string }) => m.body)).toEqual([
+        "agent-a here",
+        "the password is hunter2",
+      ]);
       const history = await rest("GET", `${conv(room.id)}/messages?before=${secret.seq + 1}`, { token: T.a });
       expect(history.status).toBe(200);
       expect(history.body.items.map((m: { seq: number }) => m.seq).at(-1)).toBe(secret.seq);
@@ -1037,15 +1340,26 @@ describe("§9.2 closing", () => {
       const agentTry = await rest("POST", `${conv(room.id)}/messages/${secret.seq}/redact`, { token: T.a, body: {} });
       expect(agentTry.status).toBe(403);
       expect(agentTry.body.error.details.reason).toBe("humans_only");
-      const observerTry = await rest("POST", `${conv(room.id)}/messages/${secret.seq}/redact`, { token: T.olga, body: {} });
+      const observerTry = await rest("POST", `${conv(room.id)}/messages/${secret.seq}/redact`, {
+        token: T.olga,
+        body: {},
+      });
       expect(observerTry.status).toBe(403);
       expect(observerTry.body.error.details.reason).toBe("observer");
       // A project admin never in the chat: not_found like a missing chat (acting on a report is not built).
-      const outsider = await rest("POST", `${conv(room.id)}/messages/${secret.seq}/redact`, { token: T.cara, body: {} });
-      expect(outsider).toEqual(await rest("POST", `${conv("cnv-9999")}/messages/${secret.seq}/redact`, { token: T.cara, body: {} }));
+      const outsider = await rest("POST", `${conv(room.id)}/messages/${secret.seq}/redact`, {
+        token: T.cara,
+        body: {},
+      });
+      expect(outsider).toEqual(
+        await rest("POST", `${conv("cnv-9999")}/messages/${secret.seq}/redact`, { token: T.cara, body: {} }),
+      );
       expect(await hub.db.redaction.count({ where: { eventSeq: secret.seq } })).toBe(0);
 
-      const res = await rest("POST", `${conv(room.id)}/messages/${secret.seq}/redact`, { token: T.dan, body: { reason: "a password" } });
+      const res = await rest("POST", `${conv(room.id)}/messages/${secret.seq}/redact`, {
+        token: T.dan,
+        body: { reason: "a password" },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         seq: secret.seq,
@@ -1059,11 +1373,19 @@ describe("§9.2 closing", () => {
         redaction: { at: expect.stringMatching(ISO), by: "hum-dan", reason: "a password" },
       });
       const read = await rest("GET", `${conv(room.id)}/messages?after=0`, { token: T.a });
-      expect(read.body.items.map((m: { seq: number; body: string | null; redacted: boolean }) => [m.seq, m.body, m.redacted])).toEqual([
+      expect(
+        read.body.items.map((m: { seq: number; body: string | null; redacted: boolean }) => [
+          m.seq,
+          m.body,
+          m.redacted,
+        ]),
+      ).toEqual([
         [secret.seq - 1, "agent-a here", false],
         [secret.seq, null, true],
       ]);
-      expect((await hub.db.event.findUniqueOrThrow({ where: { seq: secret.seq }, select: { body: true } })).body).toBeNull();
+      expect(
+        (await hub.db.event.findUniqueOrThrow({ where: { seq: secret.seq }, select: { body: true } })).body,
+      ).toBeNull();
       // Still closed.
       expect((await view(T.a as string, room.id)).closed_at).toBe(closedView.closed_at);
     });
@@ -1086,7 +1408,9 @@ describe("§9.2 closing", () => {
       const said = await post(T.dan as string, open.id, "dan said this");
       expect((await rest("DELETE", `${conv(open.id)}/participants/hum-dan`, { token: T.dan })).status).toBe(200);
       const res = await rest("POST", `${conv(open.id)}/messages/${said.seq}/redact`, { token: T.dan, body: {} });
-      expect(res).toEqual(await rest("POST", `${conv("cnv-9999")}/messages/${said.seq}/redact`, { token: T.dan, body: {} }));
+      expect(res).toEqual(
+        await rest("POST", `${conv("cnv-9999")}/messages/${said.seq}/redact`, { token: T.dan, body: {} }),
+      );
       expect(res.status).toBe(404);
       expect(await hub.db.redaction.count({ where: { eventSeq: said.seq } })).toBe(0);
     });
@@ -1134,7 +1458,10 @@ describe("§9.2 a closed (archived) project", () => {
 
   it("M-112 adding a participant answers project_closed 409, nothing written", async () => {
     const before = await state();
-    const res = await rest("POST", `${conv(room.id, ARCH)}/participants`, { token: T.ben, body: { member_id: "hum-cara" } });
+    const res = await rest("POST", `${conv(room.id, ARCH)}/participants`, {
+      token: T.ben,
+      body: { member_id: "hum-cara" },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("project_closed");
     expect(await state()).toEqual(before);
@@ -1147,10 +1474,16 @@ describe("§9.2 a closed (archived) project", () => {
   });
 
   it("M-114 M-246 posting (…/messages and POST /events, human and agent) and renaming stay allowed", async () => {
-    const human = await rest("POST", `${conv(room.id, ARCH)}/messages`, { token: T.ben, body: { body: "still talking" } });
+    const human = await rest("POST", `${conv(room.id, ARCH)}/messages`, {
+      token: T.ben,
+      body: { body: "still talking" },
+    });
     expect(human.status).toBe(201);
     expect(human.body).toMatchObject({ conversation_id: room.id, from: "hum-ben", to: room.id, body: "still talking" });
-    const agentMsg = await rest("POST", `${ARCH}/events`, { token: T.a, body: { type: "chat", conversation_id: room.id, body: "agent too" } });
+    const agentMsg = await rest("POST", `${ARCH}/events`, {
+      token: T.a,
+      body: { type: "chat", conversation_id: room.id, body: "agent too" },
+    });
     expect(agentMsg.status).toBe(201);
     expect(agentMsg.body).toMatchObject({ conversation_id: room.id, from: "agt-a", body: "agent too" });
     const from = await lastSeq();
@@ -1164,9 +1497,17 @@ describe("§9.2 a closed (archived) project", () => {
     const removed = await rest("DELETE", `${conv(room.id, ARCH)}/participants/agt-b`, { token: T.ben });
     expect(removed.status).toBe(200);
     expect(removed.body).toMatchObject({ member_id: "agt-b", reason: "removed", left_at: expect.stringMatching(ISO) });
-    const redacted = await rest("POST", `${conv(room.id, ARCH)}/messages/${said.seq}/redact`, { token: T.ben, body: { reason: "cleanup" } });
+    const redacted = await rest("POST", `${conv(room.id, ARCH)}/messages/${said.seq}/redact`, {
+      token: T.ben,
+      body: { reason: "cleanup" },
+    });
     expect(redacted.status).toBe(200);
-    expect(redacted.body).toMatchObject({ seq: said.seq, body: null, redacted: true, redaction: { by: "hum-ben", reason: "cleanup" } });
+    expect(redacted.body).toMatchObject({
+      seq: said.seq,
+      body: null,
+      redacted: true,
+      redaction: { by: "hum-ben", reason: "cleanup" },
+    });
     const left = await rest("DELETE", `${conv(room.id, ARCH)}/participants/hum-dan`, { token: T.dan });
     expect(left.status).toBe(200);
     expect(left.body.reason).toBe("left");
@@ -1177,8 +1518,13 @@ describe("§9.2 a closed (archived) project", () => {
     const from = await lastSeq();
     const left = await rest("DELETE", `${conv(pair.id, ARCH)}/participants/hum-dan`, { token: T.dan });
     expect(left.status).toBe(200);
-    expect(await view(T.a as string, pair.id, ARCH)).toMatchObject({ closed_at: expect.stringMatching(ISO), closed_reason: "no_human" });
-    expect((await eventsOf(pair.id, from)).map((e) => e.payload?.changed)).toEqual([{ participants: { removed: ["hum-dan"] }, closed: true }]);
+    expect(await view(T.a as string, pair.id, ARCH)).toMatchObject({
+      closed_at: expect.stringMatching(ISO),
+      closed_reason: "no_human",
+    });
+    expect((await eventsOf(pair.id, from)).map((e) => e.payload?.changed)).toEqual([
+      { participants: { removed: ["hum-dan"] }, closed: true },
+    ]);
   });
 });
 
@@ -1186,10 +1532,17 @@ describe("§9.2 the no-human invariant", () => {
   it("M-111 after everything above, no open group chat lacks a current human participant, and every closed one has none", async () => {
     const chats = await hub.db.conversation.findMany({
       where: { kind: "group" },
-      select: { publicId: true, closedAt: true, closedReason: true, participations: { where: { leftAt: null }, select: { memberKind: true } } },
+      select: {
+        publicId: true,
+        closedAt: true,
+        closedReason: true,
+        participations: { where: { leftAt: null }, select: { memberKind: true } },
+      },
     });
     expect(chats.length).toBeGreaterThan(40);
-    const broken = chats.filter((c) => (c.closedAt === null) !== c.participations.some((p) => p.memberKind === "human"));
+    const broken = chats.filter(
+      (c) => (c.closedAt === null) !== c.participations.some((p) => p.memberKind === "human"),
+    );
     expect(broken).toEqual([]);
     for (const c of chats.filter((x) => x.closedAt !== null)) expect(c.closedReason).toBe("no_human");
   });

@@ -15,9 +15,27 @@ const unsubscribe = hub.bus.subscribe((message) => published.push(message));
 afterAll(() => unsubscribe());
 
 type Res = Awaited<ReturnType<typeof rest>>;
-type Msg = { seq: number; id: string; body: string | null; mentions: unknown[]; attachments: unknown[]; redaction: { at: string; by: string; reason: string | null } | null };
-type Ev = { seq: number; kind: string; conversation_id: string; payload?: { conversation?: Record<string, unknown>; changed?: Record<string, unknown> } };
-type Item = { id: string; unread: number | null; mentions_unread: number | null; access: string; last_message: { seq: number } | null };
+type Msg = {
+  seq: number;
+  id: string;
+  body: string | null;
+  mentions: unknown[];
+  attachments: unknown[];
+  redaction: { at: string; by: string; reason: string | null } | null;
+};
+type Ev = {
+  seq: number;
+  kind: string;
+  conversation_id: string;
+  payload?: { conversation?: Record<string, unknown>; changed?: Record<string, unknown> };
+};
+type Item = {
+  id: string;
+  unread: number | null;
+  mentions_unread: number | null;
+  access: string;
+  last_message: { seq: number } | null;
+};
 
 const L = "/api/projects/maintainer/lab";
 const F = "/api/projects/maintainer/far";
@@ -45,18 +63,34 @@ async function createChat(project: string, who: string, participants: string[], 
   return res.body.id;
 }
 async function addTo(project: string, who: string, chat: string, memberId: string): Promise<Res> {
-  const res = await rest("POST", `${chatPath(project, chat)}/participants`, { token: tok(who), body: { member_id: memberId } });
+  const res = await rest("POST", `${chatPath(project, chat)}/participants`, {
+    token: tok(who),
+    body: { member_id: memberId },
+  });
   expect(res.status).toBe(200);
   return res;
 }
-async function say(project: string, who: string, chat: string, body: string, headers?: Record<string, string>): Promise<Msg> {
-  const res = await rest("POST", `${chatPath(project, chat)}/messages`, { token: tok(who), body: { body }, ...(headers ? { headers } : {}) });
+async function say(
+  project: string,
+  who: string,
+  chat: string,
+  body: string,
+  headers?: Record<string, string>,
+): Promise<Msg> {
+  const res = await rest("POST", `${chatPath(project, chat)}/messages`, {
+    token: tok(who),
+    body: { body },
+    ...(headers ? { headers } : {}),
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
-const read = (project: string, who: string, chat: string, query = "") => rest("GET", `${chatPath(project, chat)}/messages${query}`, { token: tok(who) });
+const read = (project: string, who: string, chat: string, query = "") =>
+  rest("GET", `${chatPath(project, chat)}/messages${query}`, { token: tok(who) });
 async function listOf(project: string, who: string, observed = false): Promise<Item[]> {
-  const res = await rest("GET", `${project}/conversations?limit=200${observed ? "&observed=true" : ""}`, { token: tok(who) });
+  const res = await rest("GET", `${project}/conversations?limit=200${observed ? "&observed=true" : ""}`, {
+    token: tok(who),
+  });
   expect(res.status).toBe(200);
   expect(res.body.next_cursor).toBeNull();
   return res.body.items;
@@ -81,18 +115,42 @@ async function events(project: string, who: string): Promise<Ev[]> {
   }
 }
 const audience = async (seq: number): Promise<string[]> =>
-  (await hub.db.eventAudience.findMany({ where: { eventSeq: seq }, select: { memberId: true } })).map((a) => a.memberId).sort();
+  (await hub.db.eventAudience.findMany({ where: { eventSeq: seq }, select: { memberId: true } }))
+    .map((a) => a.memberId)
+    .sort();
 /** "Wakes a human": the human is in the audience and is not the author. */
-const wokenHumans = async (seq: number, author: string): Promise<string[]> => (await audience(seq)).filter((id) => id.startsWith("hum-") && id !== author);
+const wokenHumans = async (seq: number, author: string): Promise<string[]> =>
+  (await audience(seq)).filter((id) => id.startsWith("hum-") && id !== author);
 const verdicts = (seq: number) =>
-  hub.db.routingVerdict.findMany({ where: { eventSeq: seq }, select: { agentId: true, instanceId: true, shouldRespond: true, reason: true }, orderBy: { agentId: "asc" } });
+  hub.db.routingVerdict.findMany({
+    where: { eventSeq: seq },
+    select: { agentId: true, instanceId: true, shouldRespond: true, reason: true },
+    orderBy: { agentId: "asc" },
+  });
 const markers = (chat: string) =>
-  hub.db.participation.findMany({ where: { conversation: { publicId: chat } }, select: { memberId: true, leftAt: true, readMarkerSeq: true }, orderBy: { id: "asc" } });
+  hub.db.participation.findMany({
+    where: { conversation: { publicId: chat } },
+    select: { memberId: true, leftAt: true, readMarkerSeq: true },
+    orderBy: { id: "asc" },
+  });
 const eventCount = () => hub.db.event.count();
 const lastEventOf = async (chat: string, kind: string) =>
-  hub.db.event.findFirstOrThrow({ where: { conversation: { publicId: chat }, kind }, orderBy: { seq: "desc" }, select: { seq: true } });
+  hub.db.event.findFirstOrThrow({
+    where: { conversation: { publicId: chat }, kind },
+    orderBy: { seq: "desc" },
+    select: { seq: true },
+  });
 
-const OBSERVER = { status: 403, body: { error: { code: "forbidden", message: "an observer reads along and does not write", details: { reason: "observer" } } } };
+const OBSERVER = {
+  status: 403,
+  body: {
+    error: {
+      code: "forbidden",
+      message: "an observer reads along and does not write",
+      details: { reason: "observer" },
+    },
+  },
+};
 
 beforeAll(async () => {
   for (const [handle, name] of [
@@ -104,7 +162,9 @@ beforeAll(async () => {
     ["sam", "Sam"],
     ["pat", "Pat"],
   ] as const) {
-    expect((await admin("POST", "/api/admin/humans", { handle, name, password: `${handle}-password` })).status).toBe(201);
+    expect((await admin("POST", "/api/admin/humans", { handle, name, password: `${handle}-password` })).status).toBe(
+      201,
+    );
   }
   for (const [owner, handle, id] of [
     ["maintainer", "agent-a", "agt-a"],
@@ -117,13 +177,29 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     expect(res.body.id).toBe(id);
   }
-  for (const slug of ["lab", "far", "old"]) expect((await admin("POST", "/api/admin/projects", { owner: "maintainer", slug, name: slug })).status).toBe(201);
+  for (const slug of ["lab", "far", "old"])
+    expect((await admin("POST", "/api/admin/projects", { owner: "maintainer", slug, name: slug })).status).toBe(201);
   // lab: olga's agent is a member, olga is not (she reads along from outside); sam and his agent are in nothing.
   for (const id of ["hum-guest", "hum-carol", "hum-dave", "hum-pat", "agt-a", "agt-x", "agt-d", "agt-o"])
     expect((await admin("POST", "/api/admin/projects/maintainer/lab/members", { member_id: id })).status).toBe(201);
-  for (const id of ["hum-guest", "hum-carol", "agt-a", "agt-o"]) expect((await admin("POST", "/api/admin/projects/maintainer/far/members", { member_id: id })).status).toBe(201);
-  expect((await admin("POST", "/api/admin/projects/maintainer/old/members", { member_id: "hum-guest" })).status).toBe(201);
-  for (const id of ["hum-maintainer", "hum-guest", "hum-carol", "hum-dave", "hum-olga", "hum-sam", "hum-pat", "agt-a", "agt-x", "agt-d", "agt-o"]) {
+  for (const id of ["hum-guest", "hum-carol", "agt-a", "agt-o"])
+    expect((await admin("POST", "/api/admin/projects/maintainer/far/members", { member_id: id })).status).toBe(201);
+  expect((await admin("POST", "/api/admin/projects/maintainer/old/members", { member_id: "hum-guest" })).status).toBe(
+    201,
+  );
+  for (const id of [
+    "hum-maintainer",
+    "hum-guest",
+    "hum-carol",
+    "hum-dave",
+    "hum-olga",
+    "hum-sam",
+    "hum-pat",
+    "agt-a",
+    "agt-x",
+    "agt-d",
+    "agt-o",
+  ]) {
     const res = await admin("POST", "/api/admin/tokens", { member_id: id });
     expect(res.status).toBe(201);
     tokens[id] = res.body.token;
@@ -148,11 +224,18 @@ describe("windows and history (§9.2 What a participant reads)", () => {
   it("M-116 M-117 M-118 M-155 a participant added later reads from its join on; nothing said before counts for it, wakes it or is addressed to it", async () => {
     expect(await counts(L, "hum-carol", W)).toEqual({ unread: 2, mentions_unread: 1 });
     expect((await itemOf(L, "hum-carol", W))?.last_message?.seq).toBe(m[5]);
-    for (const seq of [at(m, 1), at(m, 2), at(m, 3)]) expect(await audience(seq)).toEqual(["agt-a", "hum-guest", "hum-maintainer"]);
-    for (const seq of [at(m, 4), at(m, 5)]) expect(await audience(seq)).toEqual(["agt-a", "hum-carol", "hum-guest", "hum-maintainer"]);
+    for (const seq of [at(m, 1), at(m, 2), at(m, 3)])
+      expect(await audience(seq)).toEqual(["agt-a", "hum-guest", "hum-maintainer"]);
+    for (const seq of [at(m, 4), at(m, 5)])
+      expect(await audience(seq)).toEqual(["agt-a", "hum-carol", "hum-guest", "hum-maintainer"]);
     // "@carol" before she took part is plain text; after, it resolves.
     const history = await read(L, "hum-maintainer", W, `?before=${at(m, 5)}`);
-    expect(history.body.items.map((x: Msg) => x.mentions)).toEqual([[], [], [], [{ member_id: "hum-carol", handle: "carol", field: "body", offset: 14, length: 6 }]]);
+    expect(history.body.items.map((x: Msg) => x.mentions)).toEqual([
+      [],
+      [],
+      [],
+      [{ member_id: "hum-carol", handle: "carol", field: "body", offset: 14, length: 6 }],
+    ]);
 
     const window = await read(L, "hum-carol", W);
     expect(window.status).toBe(200);
@@ -167,7 +250,10 @@ describe("windows and history (§9.2 What a participant reads)", () => {
 
   it("M-127 M-128 a former participant gets not_found on …/messages and loses the chat from its list, but keeps the events that named it", async () => {
     const left = await rest("DELETE", `${chatPath(L, W)}/participants/hum-carol`, { token: tok("hum-carol") });
-    expect(left).toEqual({ status: 200, body: { member_id: "hum-carol", joined_at: expect.any(String), left_at: expect.any(String), reason: "left" } });
+    expect(left).toEqual({
+      status: 200,
+      body: { member_id: "hum-carol", joined_at: expect.any(String), left_at: expect.any(String), reason: "left" },
+    });
     m[6] = (await say(L, "hum-guest", W, "six, while carol is away")).seq;
     for (const suffix of ["/messages", `/messages?before=${at(m, 6)}`, "/messages?after=0", ""]) {
       const hidden = await rest("GET", `${chatPath(L, W)}${suffix}`, { token: tok("hum-carol") });
@@ -183,14 +269,32 @@ describe("windows and history (§9.2 What a participant reads)", () => {
     expect(me.body.items.map((i: Item) => i.id)).not.toContain(W);
     // Nor does it write there: both post routes answer as for a chat that does not exist.
     const count = await eventCount();
-    const post = await rest("POST", `${chatPath(L, W)}/messages`, { token: tok("hum-carol"), body: { body: "still here?" } });
-    expect(post).toEqual(await rest("POST", `${chatPath(L, MISSING)}/messages`, { token: tok("hum-carol"), body: { body: "still here?" } }));
+    const post = await rest("POST", `${chatPath(L, W)}/messages`, {
+      token: tok("hum-carol"),
+      body: { body: "still here?" },
+    });
+    expect(post).toEqual(
+      await rest("POST", `${chatPath(L, MISSING)}/messages`, {
+        token: tok("hum-carol"),
+        body: { body: "still here?" },
+      }),
+    );
     expect(post.status).toBe(404);
-    const viaEvents = await rest("POST", `${L}/events`, { token: tok("hum-carol"), body: { type: "chat", conversation_id: W, body: "still here?" } });
-    expect(viaEvents).toEqual(await rest("POST", `${L}/events`, { token: tok("hum-carol"), body: { type: "chat", conversation_id: MISSING, body: "still here?" } }));
+    const viaEvents = await rest("POST", `${L}/events`, {
+      token: tok("hum-carol"),
+      body: { type: "chat", conversation_id: W, body: "still here?" },
+    });
+    expect(viaEvents).toEqual(
+      await rest("POST", `${L}/events`, {
+        token: tok("hum-carol"),
+        body: { type: "chat", conversation_id: MISSING, body: "still here?" },
+      }),
+    );
     expect(viaEvents.status).toBe(404);
     expect(await eventCount()).toBe(count);
-    const named = (await events(L, "hum-carol")).filter((e) => e.conversation_id === W).map((e) => (e.kind === "message" ? e.seq : `${e.kind} ${JSON.stringify(e.payload?.changed)}`));
+    const named = (await events(L, "hum-carol"))
+      .filter((e) => e.conversation_id === W)
+      .map((e) => (e.kind === "message" ? e.seq : `${e.kind} ${JSON.stringify(e.payload?.changed)}`));
     expect(named).toEqual([
       `conversation_updated ${JSON.stringify({ participants: { added: ["hum-carol"] } })}`,
       m[4],
@@ -223,8 +327,14 @@ describe("windows and history (§9.2 What a participant reads)", () => {
     expect(p2.body.earlier).toBeNull();
     const p3 = await read(L, "hum-carol", W, `?before=${at(m, 3)}&limit=1`);
     expect(p3.body).toEqual({ items: [expect.objectContaining({ seq: m[2] })], earlier: m[2] });
-    expect(await read(L, "hum-carol", W, `?before=${at(m, 2)}`)).toEqual({ status: 200, body: { items: [expect.objectContaining({ seq: m[1] })], earlier: null } });
-    expect(await read(L, "hum-carol", W, `?before=${at(m, 1)}`)).toEqual({ status: 200, body: { items: [], earlier: null } });
+    expect(await read(L, "hum-carol", W, `?before=${at(m, 2)}`)).toEqual({
+      status: 200,
+      body: { items: [expect.objectContaining({ seq: m[1] })], earlier: null },
+    });
+    expect(await read(L, "hum-carol", W, `?before=${at(m, 1)}`)).toEqual({
+      status: 200,
+      body: { items: [], earlier: null },
+    });
     // The newcomer's history is the chat's, message for message.
     const all = await read(L, "hum-carol", W, `?before=${at(m, 7) + 1}`);
     expect(seqsOf(all)).toEqual(m.slice(1, 8));
@@ -237,10 +347,18 @@ describe("windows and history (§9.2 What a participant reads)", () => {
     m[8] = (await say(L, "hum-maintainer", W, "eight")).seq;
     const view = await rest("GET", chatPath(L, W), { token: tok("hum-dave") });
     expect(view.body).toMatchObject({ access: "observer", observers: ["hum-dave", "hum-olga"] });
-    expect((await rest("GET", chatPath(L, W), { token: tok("hum-olga") })).body).toMatchObject({ access: "observer", observers: ["hum-dave", "hum-olga"] });
+    expect((await rest("GET", chatPath(L, W), { token: tok("hum-olga") })).body).toMatchObject({
+      access: "observer",
+      observers: ["hum-dave", "hum-olga"],
+    });
     for (const who of ["hum-maintainer", "hum-guest", "hum-carol", "agt-a", "agt-d", "agt-o", "hum-dave", "hum-olga"]) {
       const res = await read(L, who, W, `?before=${at(m, 8)}`);
-      expect({ who, status: res.status, seqs: seqsOf(res), earlier: res.body.earlier }).toEqual({ who, status: 200, seqs: m.slice(1, 8), earlier: null });
+      expect({ who, status: res.status, seqs: seqsOf(res), earlier: res.body.earlier }).toEqual({
+        who,
+        status: 200,
+        seqs: m.slice(1, 8),
+        earlier: null,
+      });
     }
     // Their windows start where their agents joined.
     for (const who of ["hum-dave", "hum-olga"]) expect(seqsOf(await read(L, who, W, "?after=0"))).toEqual([m[8]]);
@@ -248,20 +366,39 @@ describe("windows and history (§9.2 What a participant reads)", () => {
 
   it("M-124 reading the history marks nothing read and wakes nobody", async () => {
     expect(await counts(L, "hum-guest", W)).toEqual({ unread: 2, mentions_unread: 0 });
-    const before = { markers: await markers(W), events: await eventCount(), verdicts: await hub.db.routingVerdict.count(), audience: await hub.db.eventAudience.count() };
+    const before = {
+      markers: await markers(W),
+      events: await eventCount(),
+      verdicts: await hub.db.routingVerdict.count(),
+      audience: await hub.db.eventAudience.count(),
+    };
     for (const who of ["hum-guest", "agt-a", "hum-carol", "agt-d"]) {
       const res = await read(L, who, W, "?before=999999999");
       expect(res.body).toEqual({ items: expect.any(Array), earlier: null });
       expect(seqsOf(res)).toEqual(m.slice(1, 9));
     }
-    expect({ markers: await markers(W), events: await eventCount(), verdicts: await hub.db.routingVerdict.count(), audience: await hub.db.eventAudience.count() }).toEqual(before);
+    expect({
+      markers: await markers(W),
+      events: await eventCount(),
+      verdicts: await hub.db.routingVerdict.count(),
+      audience: await hub.db.eventAudience.count(),
+    }).toEqual(before);
     expect(await counts(L, "hum-guest", W)).toEqual({ unread: 2, mentions_unread: 0 });
     expect(await counts(L, "agt-d", W)).toEqual({ unread: 1, mentions_unread: 0 });
   });
 
   it("M-122 after and before together are invalid, and read nothing", async () => {
     const before = await markers(W);
-    const invalid = { status: 400, body: { error: { code: "invalid", message: "after and before together are invalid", details: { fields: { before: "not_with_after" } } } } };
+    const invalid = {
+      status: 400,
+      body: {
+        error: {
+          code: "invalid",
+          message: "after and before together are invalid",
+          details: { fields: { before: "not_with_after" } },
+        },
+      },
+    };
     expect(await read(L, "hum-guest", W, `?after=0&before=${at(m, 8)}`)).toEqual(invalid);
     expect(await read(L, "hum-guest", W, `?before=${at(m, 8)}&after=${at(m, 2)}&limit=5`)).toEqual(invalid);
     expect(await markers(W)).toEqual(before);
@@ -306,12 +443,19 @@ describe("windows and history (§9.2 What a participant reads)", () => {
     expect(seqsOf(h3)).toEqual(range(1, 5));
 
     const marked = await markers(B);
-    const tooMany = { status: 400, body: { error: { code: "invalid", message: "invalid input: limit", details: { fields: { limit: "at most 200" } } } } };
+    const tooMany = {
+      status: 400,
+      body: {
+        error: { code: "invalid", message: "invalid input: limit", details: { fields: { limit: "at most 200" } } },
+      },
+    };
     expect(await read(L, "hum-guest", B, "?limit=201")).toEqual(tooMany);
     expect(await read(L, "hum-guest", B, `?before=${top}&limit=201`)).toEqual(tooMany);
     expect(await read(L, "hum-guest", B, "?after=0&limit=0")).toEqual({
       status: 400,
-      body: { error: { code: "invalid", message: "invalid input: limit", details: { fields: { limit: "at least 1" } } } },
+      body: {
+        error: { code: "invalid", message: "invalid input: limit", details: { fields: { limit: "at least 1" } } },
+      },
     });
     expect(await markers(B)).toEqual(marked);
   });
@@ -335,7 +479,13 @@ describe("the agent's owner reads along (§9.2, a member observer)", () => {
     const daveView = await rest("GET", chatPath(L, R), { token: tok("hum-dave") });
     expect(daveView).toEqual({ status: 200, body: { ...guestView.body, access: "observer" } });
     expect(await itemOf(L, "hum-dave", R)).toBeUndefined();
-    expect(await itemOf(L, "hum-dave", R, true)).toMatchObject({ id: R, access: "observer", unread: null, mentions_unread: null, observers: ["hum-dave"] });
+    expect(await itemOf(L, "hum-dave", R, true)).toMatchObject({
+      id: R,
+      access: "observer",
+      unread: null,
+      mentions_unread: null,
+      observers: ["hum-dave"],
+    });
   });
 
   it("M-130 the member owner reads its agent's window with …/messages, the history before it with before, and the agent's events with GET /events", async () => {
@@ -354,12 +504,25 @@ describe("the agent's owner reads along (§9.2, a member observer)", () => {
   });
 
   it("M-132 an observer is never in an audience and is never woken", async () => {
-    const all = await hub.db.event.findMany({ where: { conversation: { publicId: R } }, select: { seq: true, kind: true }, orderBy: { seq: "asc" } });
-    expect(all.map((e) => e.kind)).toEqual(["conversation_created", "message", "message", "conversation_updated", "message", "message"]);
+    const all = await hub.db.event.findMany({
+      where: { conversation: { publicId: R } },
+      select: { seq: true, kind: true },
+      orderBy: { seq: "asc" },
+    });
+    expect(all.map((e) => e.kind)).toEqual([
+      "conversation_created",
+      "message",
+      "message",
+      "conversation_updated",
+      "message",
+      "message",
+    ]);
     for (const e of all) expect(await audience(e.seq)).not.toContain("hum-dave");
     expect(await audience(at(r, 3))).toEqual(["agt-d", "hum-carol", "hum-guest"]);
     expect(await wokenHumans(at(r, 3), "hum-guest")).toEqual(["hum-carol"]);
-    expect(await verdicts(at(r, 3))).toEqual([{ agentId: "agt-d", instanceId: null, shouldRespond: true, reason: "mentioned" }]);
+    expect(await verdicts(at(r, 3))).toEqual([
+      { agentId: "agt-d", instanceId: null, shouldRespond: true, reason: "mentioned" },
+    ]);
   });
 
   it("M-133 an observer's post (chat route or POST /events), rename or participant change is forbidden with reason observer; nothing is written", async () => {
@@ -367,20 +530,34 @@ describe("the agent's owner reads along (§9.2, a member observer)", () => {
     const view = await rest("GET", chatPath(L, R), { token: tok("hum-guest") });
     const token = tok("hum-dave");
     expect(await rest("POST", `${chatPath(L, R)}/messages`, { token, body: { body: "may I?" } })).toEqual(OBSERVER);
-    expect(await rest("POST", `${L}/events`, { token, body: { type: "chat", conversation_id: R, body: "may I?" } })).toEqual(OBSERVER);
+    expect(
+      await rest("POST", `${L}/events`, { token, body: { type: "chat", conversation_id: R, body: "may I?" } }),
+    ).toEqual(OBSERVER);
     expect(await rest("PATCH", chatPath(L, R), { token, body: { title: "Mine now" } })).toEqual(OBSERVER);
-    expect(await rest("POST", `${chatPath(L, R)}/participants`, { token, body: { member_id: "hum-maintainer" } })).toEqual(OBSERVER);
-    for (const member of ["agt-d", "hum-carol", "hum-dave"]) expect(await rest("DELETE", `${chatPath(L, R)}/participants/${member}`, { token })).toEqual(OBSERVER);
+    expect(
+      await rest("POST", `${chatPath(L, R)}/participants`, { token, body: { member_id: "hum-maintainer" } }),
+    ).toEqual(OBSERVER);
+    for (const member of ["agt-d", "hum-carol", "hum-dave"])
+      expect(await rest("DELETE", `${chatPath(L, R)}/participants/${member}`, { token })).toEqual(OBSERVER);
     expect(await eventCount()).toBe(count);
     expect(await rest("GET", chatPath(L, R), { token: tok("hum-guest") })).toEqual(view);
   });
 
   it("M-134 an observer cannot redact: forbidden with reason observer, the message stays", async () => {
     const redactions = await hub.db.redaction.count();
-    expect(await rest("POST", `${chatPath(L, R)}/messages/${at(r, 1)}/redact`, { token: tok("hum-dave"), body: { reason: "mine to hide" } })).toEqual(OBSERVER);
-    expect(await rest("POST", `${chatPath(L, R)}/messages/${at(r, 3)}/redact`, { token: tok("hum-dave"), body: {} })).toEqual(OBSERVER);
+    expect(
+      await rest("POST", `${chatPath(L, R)}/messages/${at(r, 1)}/redact`, {
+        token: tok("hum-dave"),
+        body: { reason: "mine to hide" },
+      }),
+    ).toEqual(OBSERVER);
+    expect(
+      await rest("POST", `${chatPath(L, R)}/messages/${at(r, 3)}/redact`, { token: tok("hum-dave"), body: {} }),
+    ).toEqual(OBSERVER);
     expect(await hub.db.redaction.count()).toBe(redactions);
-    expect(await hub.db.event.findUniqueOrThrow({ where: { seq: at(r, 1) }, select: { redacted: true, body: true } })).toEqual({ redacted: false, body: "r1 before the agent" });
+    expect(
+      await hub.db.event.findUniqueOrThrow({ where: { seq: at(r, 1) }, select: { redacted: true, body: true } }),
+    ).toEqual({ redacted: false, body: "r1 before the agent" });
   });
 
   it("M-135 an observer's reads mark nothing read, neither for itself nor for its agent", async () => {
@@ -412,7 +589,10 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
   });
 
   it("M-137 M-131 the owner outside is listed under observers of exactly the chats its agent is in", async () => {
-    expect((await rest("GET", chatPath(F, O1), { token: tok("hum-guest") })).body.observers).toEqual(["hum-maintainer", "hum-olga"]);
+    expect((await rest("GET", chatPath(F, O1), { token: tok("hum-guest") })).body.observers).toEqual([
+      "hum-maintainer",
+      "hum-olga",
+    ]);
     expect((await rest("GET", chatPath(F, O2), { token: tok("hum-guest") })).body.observers).toEqual([]);
     expect((await rest("GET", chatPath(F, O3), { token: tok("hum-guest") })).body.observers).toEqual(["hum-olga"]);
   });
@@ -420,7 +600,8 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
   it("M-138 M-139 its list with observed=true holds exactly those chats; without observed=true it is empty", async () => {
     const observed = await listOf(F, "hum-olga", true);
     expect(observed.map((i) => i.id).sort()).toEqual([O1, O3].sort());
-    for (const item of observed) expect(item).toMatchObject({ access: "observer", unread: null, mentions_unread: null });
+    for (const item of observed)
+      expect(item).toMatchObject({ access: "observer", unread: null, mentions_unread: null });
     const empty = { status: 200, body: { items: [], next_cursor: null } };
     expect(await rest("GET", `${F}/conversations`, { token: tok("hum-olga") })).toEqual(empty);
     expect(await rest("GET", `${F}/conversations?observed=false`, { token: tok("hum-olga") })).toEqual(empty);
@@ -462,15 +643,34 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
     const redactions = await hub.db.redaction.count();
     const view = await rest("GET", chatPath(F, O1), { token: tok("hum-guest") });
     const token = tok("hum-olga");
-    expect(await rest("POST", `${chatPath(F, O1)}/messages`, { token, body: { body: "agent-o, do this" } })).toEqual(OBSERVER);
-    expect(await rest("POST", `${F}/events`, { token, body: { type: "chat", conversation_id: O1, body: "agent-o, do this" } })).toEqual(OBSERVER);
+    expect(await rest("POST", `${chatPath(F, O1)}/messages`, { token, body: { body: "agent-o, do this" } })).toEqual(
+      OBSERVER,
+    );
+    expect(
+      await rest("POST", `${F}/events`, {
+        token,
+        body: { type: "chat", conversation_id: O1, body: "agent-o, do this" },
+      }),
+    ).toEqual(OBSERVER);
     expect(await rest("PATCH", chatPath(F, O1), { token, body: { title: "Olga's" } })).toEqual(OBSERVER);
-    expect(await rest("POST", `${chatPath(F, O1)}/participants`, { token, body: { member_id: "hum-guest" } })).toEqual(OBSERVER);
-    for (const member of ["agt-o", "hum-carol"]) expect(await rest("DELETE", `${chatPath(F, O1)}/participants/${member}`, { token })).toEqual(OBSERVER);
+    expect(await rest("POST", `${chatPath(F, O1)}/participants`, { token, body: { member_id: "hum-guest" } })).toEqual(
+      OBSERVER,
+    );
+    for (const member of ["agt-o", "hum-carol"])
+      expect(await rest("DELETE", `${chatPath(F, O1)}/participants/${member}`, { token })).toEqual(OBSERVER);
     expect(await rest("POST", `${chatPath(F, O1)}/messages/${at(o, 1)}/redact`, { token, body: {} })).toEqual(OBSERVER);
     // The one write it will have, its own agent's wake (PATCH …/participants/{id}), is not built: refused by name.
     const wake = await rest("PATCH", `${chatPath(F, O1)}/participants/agt-o`, { token, body: { wake: "all" } });
-    expect(wake).toEqual({ status: 400, body: { error: { code: "invalid", message: "per-participation wake is not built", details: { fields: { wake: "not_supported" } } } } });
+    expect(wake).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid",
+          message: "per-participation wake is not built",
+          details: { fields: { wake: "not_supported" } },
+        },
+      },
+    });
     expect(await eventCount()).toBe(count);
     expect(await hub.db.redaction.count()).toBe(redactions);
     expect(await rest("GET", chatPath(F, O1), { token: tok("hum-guest") })).toEqual(view);
@@ -494,13 +694,26 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
     }
     const count = await eventCount();
     const post = await rest("POST", `${chatPath(F, "agt-o")}/messages`, { token, body: { body: "hello agent" } });
-    expect(post).toEqual(await rest("POST", `${chatPath(F, MISSING)}/messages`, { token, body: { body: "hello agent" } }));
+    expect(post).toEqual(
+      await rest("POST", `${chatPath(F, MISSING)}/messages`, { token, body: { body: "hello agent" } }),
+    );
     expect(post.status).toBe(404);
-    const viaEvents = await rest("POST", `${F}/events`, { token, body: { type: "chat", conversation_id: "agt-o", body: "hello agent" } });
-    expect(viaEvents).toEqual(await rest("POST", `${F}/events`, { token, body: { type: "chat", conversation_id: MISSING, body: "hello agent" } }));
+    const viaEvents = await rest("POST", `${F}/events`, {
+      token,
+      body: { type: "chat", conversation_id: "agt-o", body: "hello agent" },
+    });
+    expect(viaEvents).toEqual(
+      await rest("POST", `${F}/events`, {
+        token,
+        body: { type: "chat", conversation_id: MISSING, body: "hello agent" },
+      }),
+    );
     expect(viaEvents.status).toBe(404);
     expect(await eventCount()).toBe(count);
-    expect(await rest("GET", "/api/me/conversations?observed=true", { token })).toEqual({ status: 200, body: { items: [], next_cursor: null, totals: { unread: 0, mentions_unread: 0 } } });
+    expect(await rest("GET", "/api/me/conversations?observed=true", { token })).toEqual({
+      status: 200,
+      body: { items: [], next_cursor: null, totals: { unread: 0, mentions_unread: 0 } },
+    });
     // No event reaches a non-member: not in any audience, not on the live bus, while its agent's are.
     expect(await hub.db.eventAudience.count({ where: { memberId: "hum-olga" } })).toBe(0);
     expect(published.filter((p) => reaches(p, "agt-o")).length).toBeGreaterThan(0);
@@ -525,8 +738,13 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
       expect(hidden).toEqual(await rest(method, `${chatPath(F, MISSING)}${suffix}`, { token, body }));
       expect(hidden.status).toBe(404);
     }
-    const viaEvents = await rest("POST", `${F}/events`, { token, body: { type: "chat", conversation_id: O2, body: "hello" } });
-    expect(viaEvents).toEqual(await rest("POST", `${F}/events`, { token, body: { type: "chat", conversation_id: MISSING, body: "hello" } }));
+    const viaEvents = await rest("POST", `${F}/events`, {
+      token,
+      body: { type: "chat", conversation_id: O2, body: "hello" },
+    });
+    expect(viaEvents).toEqual(
+      await rest("POST", `${F}/events`, { token, body: { type: "chat", conversation_id: MISSING, body: "hello" } }),
+    );
     expect(viaEvents.status).toBe(404);
     expect(await eventCount()).toBe(count);
   });
@@ -541,7 +759,10 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
     }
     expect((await listOf(F, "hum-olga", true)).map((i) => i.id)).toEqual([O1]);
 
-    expect(await admin("DELETE", "/api/admin/projects/maintainer/far/members/agt-o?reason=removed")).toEqual({ status: 200, body: { member_id: "agt-o", status: "removed" } });
+    expect(await admin("DELETE", "/api/admin/projects/maintainer/far/members/agt-o?reason=removed")).toEqual({
+      status: 200,
+      body: { member_id: "agt-o", status: "removed" },
+    });
     for (const query of ["", "?observed=true"]) {
       const list = await rest("GET", `${F}/conversations${query}`, { token: tok("hum-olga") });
       expect(list).toEqual(await rest("GET", `${NOWHERE}/conversations${query}`, { token: tok("hum-olga") }));
@@ -552,14 +773,19 @@ describe("an owner outside the project (§9.2, a non-member observer)", () => {
       expect(gone).toEqual(await rest("GET", `${chatPath(F, MISSING)}${suffix}`, { token: tok("hum-olga") }));
       expect(gone.status).toBe(404);
     }
-    expect((await rest("GET", chatPath(F, O1), { token: tok("hum-guest") })).body.observers).toEqual(["hum-maintainer"]);
+    expect((await rest("GET", chatPath(F, O1), { token: tok("hum-guest") })).body.observers).toEqual([
+      "hum-maintainer",
+    ]);
 
     // An agent isolated in the project leaves it too (lab, where agent-o is in the chat "Window").
     const lab = (await listOf(L, "hum-olga", true)).map((i) => i.id);
     expect(lab).toHaveLength(1);
     const window = lab[0] ?? "";
     expect((await read(L, "hum-olga", window)).status).toBe(200);
-    expect(await admin("DELETE", "/api/admin/projects/maintainer/lab/members/agt-o?reason=isolated")).toEqual({ status: 200, body: { member_id: "agt-o", status: "isolated" } });
+    expect(await admin("DELETE", "/api/admin/projects/maintainer/lab/members/agt-o?reason=isolated")).toEqual({
+      status: 200,
+      body: { member_id: "agt-o", status: "isolated" },
+    });
     for (const suffix of ["", "/messages", "/messages?before=999999999"]) {
       const gone = await rest("GET", `${chatPath(L, window)}${suffix}`, { token: tok("hum-olga") });
       expect(gone).toEqual(await rest("GET", `${chatPath(L, MISSING)}${suffix}`, { token: tok("hum-olga") }));
@@ -576,8 +802,18 @@ describe("wake (§9.2 Wake)", () => {
   beforeAll(async () => {
     K = await createChat(L, "hum-maintainer", ["hum-guest", "agt-a", "agt-x", "agt-d"], "Wake room");
   });
-  const notMentioned = (agentId: string) => ({ agentId, instanceId: null, shouldRespond: false, reason: "not_addressed" });
-  const mentioned = (agentId: string, instanceId: string | null = null) => ({ agentId, instanceId, shouldRespond: true, reason: "mentioned" });
+  const notMentioned = (agentId: string) => ({
+    agentId,
+    instanceId: null,
+    shouldRespond: false,
+    reason: "not_addressed",
+  });
+  const mentioned = (agentId: string, instanceId: string | null = null) => ({
+    agentId,
+    instanceId,
+    shouldRespond: true,
+    reason: "mentioned",
+  });
 
   it("M-149 M-150 M-132 a group message is addressed to every participant and wakes the human participants other than its author", async () => {
     expect((await rest("GET", chatPath(L, K), { token: tok("hum-maintainer") })).body.observers).toEqual(["hum-dave"]);
@@ -609,11 +845,19 @@ describe("wake (§9.2 Wake)", () => {
 
   it("M-151 M-080 an agent's message wakes another agent only by mentioning it, and never itself", async () => {
     const plain = await say(L, "agt-x", K, "done");
-    expect(await verdicts(plain.seq)).toEqual([notMentioned("agt-a"), notMentioned("agt-d"), { agentId: "agt-x", instanceId: null, shouldRespond: false, reason: "own_message" }]);
+    expect(await verdicts(plain.seq)).toEqual([
+      notMentioned("agt-a"),
+      notMentioned("agt-d"),
+      { agentId: "agt-x", instanceId: null, shouldRespond: false, reason: "own_message" },
+    ]);
     // A human speaks between, so the round cap (004 §4, B-068) does not stop the hand-over.
     await say(L, "hum-guest", K, "ok");
     const handOver = await say(L, "agt-a", K, "@agent-x over to you, says @agent-a");
-    expect(await verdicts(handOver.seq)).toEqual([{ agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "own_message" }, notMentioned("agt-d"), mentioned("agt-x")]);
+    expect(await verdicts(handOver.seq)).toEqual([
+      { agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "own_message" },
+      notMentioned("agt-d"),
+      mentioned("agt-x"),
+    ]);
   });
 
   it("M-255 M-162 @handle#instance resolves with its instance and wakes exactly that instance", async () => {
@@ -622,7 +866,11 @@ describe("wake (§9.2 Wake)", () => {
       { member_id: "agt-a", handle: "agent-a", field: "body", offset: 0, length: 22, instance_id: "agt-a-default" },
       { member_id: "agt-x", handle: "agent-x", field: "body", offset: 31, length: 8 },
     ]);
-    expect(await verdicts(msg.seq)).toEqual([mentioned("agt-a", "agt-a-default"), notMentioned("agt-d"), mentioned("agt-x")]);
+    expect(await verdicts(msg.seq)).toEqual([
+      mentioned("agt-a", "agt-a-default"),
+      notMentioned("agt-d"),
+      mentioned("agt-x"),
+    ]);
   });
 
   it("M-152 M-252 conversation_created and conversation_updated wake no agent; they carry the view and what changed, to the participants", async () => {
@@ -633,13 +881,45 @@ describe("wake (§9.2 Wake)", () => {
     expect(await audience(created.seq)).toEqual(["agt-a", "hum-guest", "hum-maintainer"]);
     const { access: _access, pinned: _pinned, ...payloadView } = view.body;
     const createdEvent = (await events(L, "hum-guest")).find((e) => e.seq === created.seq);
-    expect(createdEvent).toEqual({ id: `evt-${created.seq}`, seq: created.seq, kind: "conversation_created", conversation_id: K2, from: "hum-maintainer", sent_at: expect.any(String), payload: { conversation: payloadView } });
+    expect(createdEvent).toEqual({
+      id: `evt-${created.seq}`,
+      seq: created.seq,
+      kind: "conversation_created",
+      conversation_id: K2,
+      from: "hum-maintainer",
+      sent_at: expect.any(String),
+      payload: { conversation: payloadView },
+    });
 
     const changes: [string, string, unknown, Record<string, unknown>, string[]][] = [
-      ["POST", "/participants", { member_id: "agt-x" }, { participants: { added: ["agt-x"] } }, ["agt-a", "agt-x", "hum-guest", "hum-maintainer"]],
-      ["PATCH", "", { title: "Still quiet" }, { title: "Still quiet" }, ["agt-a", "agt-x", "hum-guest", "hum-maintainer"]],
-      ["DELETE", "/participants/agt-x", undefined, { participants: { removed: ["agt-x"] } }, ["agt-a", "agt-x", "hum-guest", "hum-maintainer"]],
-      ["DELETE", "/participants/agt-a", undefined, { participants: { removed: ["agt-a"] } }, ["agt-a", "hum-guest", "hum-maintainer"]],
+      [
+        "POST",
+        "/participants",
+        { member_id: "agt-x" },
+        { participants: { added: ["agt-x"] } },
+        ["agt-a", "agt-x", "hum-guest", "hum-maintainer"],
+      ],
+      [
+        "PATCH",
+        "",
+        { title: "Still quiet" },
+        { title: "Still quiet" },
+        ["agt-a", "agt-x", "hum-guest", "hum-maintainer"],
+      ],
+      [
+        "DELETE",
+        "/participants/agt-x",
+        undefined,
+        { participants: { removed: ["agt-x"] } },
+        ["agt-a", "agt-x", "hum-guest", "hum-maintainer"],
+      ],
+      [
+        "DELETE",
+        "/participants/agt-a",
+        undefined,
+        { participants: { removed: ["agt-a"] } },
+        ["agt-a", "hum-guest", "hum-maintainer"],
+      ],
     ];
     for (const [method, suffix, body, changed, to] of changes) {
       const res = await rest(method, `${chatPath(L, K2)}${suffix}`, { token: tok("hum-maintainer"), body });
@@ -648,9 +928,26 @@ describe("wake (§9.2 Wake)", () => {
       expect(await verdicts(updated.seq)).toEqual([]);
       expect(await audience(updated.seq)).toEqual(to);
       const event = (await events(L, "hum-guest")).find((e) => e.seq === updated.seq);
-      expect(event).toMatchObject({ kind: "conversation_updated", conversation_id: K2, from: "hum-maintainer", payload: { changed } });
+      expect(event).toMatchObject({
+        kind: "conversation_updated",
+        conversation_id: K2,
+        from: "hum-maintainer",
+        payload: { changed },
+      });
       expect(Object.keys(event?.payload?.conversation ?? {}).sort()).toEqual([
-        "closed_at", "closed_reason", "created_at", "created_by", "custom_rules", "designated_agent_id", "id", "kind", "max_agent_rounds", "observers", "participants", "reply_policy", "title",
+        "closed_at",
+        "closed_reason",
+        "created_at",
+        "created_by",
+        "custom_rules",
+        "designated_agent_id",
+        "id",
+        "kind",
+        "max_agent_rounds",
+        "observers",
+        "participants",
+        "reply_policy",
+        "title",
       ]);
     }
     expect(await hub.db.routingVerdict.count({ where: { event: { conversation: { publicId: K2 } } } })).toBe(0);
@@ -659,30 +956,72 @@ describe("wake (§9.2 Wake)", () => {
   it("M-153 B-059 no per-chat switch wakes every agent on every message: OPEN wakes on human messages only, so agents cannot loop", async () => {
     const count = await eventCount();
     const conversations = await hub.db.conversation.count();
-    const unknown = (field: string) => ({ status: 400, body: { error: { code: "invalid", message: `invalid input: ${field}`, details: { fields: { [field]: "unknown_field" } } } } });
+    const unknown = (field: string) => ({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid",
+          message: `invalid input: ${field}`,
+          details: { fields: { [field]: "unknown_field" } },
+        },
+      },
+    });
     for (const field of ["wake", "wake_all"])
-      expect(await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { [field]: "all" } })).toEqual(unknown(field));
-    expect((await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "all" } })).body.error.details.fields).toEqual({
+      expect(await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { [field]: "all" } })).toEqual(
+        unknown(field),
+      );
+    expect(
+      (await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "all" } })).body.error
+        .details.fields,
+    ).toEqual({
       reply_policy: "one of MENTIONS, DEDICATED, ORCHESTRATOR, ROUTER, OPEN",
     });
     for (const field of ["reply_policy", "wake_all"])
-      expect(await rest("POST", `${L}/conversations`, { token: tok("hum-maintainer"), body: { participants: ["hum-guest", "agt-a"], [field]: "all" } })).toEqual(unknown(field));
+      expect(
+        await rest("POST", `${L}/conversations`, {
+          token: tok("hum-maintainer"),
+          body: { participants: ["hum-guest", "agt-a"], [field]: "all" },
+        }),
+      ).toEqual(unknown(field));
     expect(await eventCount()).toBe(count);
     expect(await hub.db.conversation.count()).toBe(conversations);
     const view = await rest("GET", chatPath(L, K), { token: tok("hum-maintainer") });
     expect(Object.keys(view.body).sort()).toEqual([
-      "access", "closed_at", "closed_reason", "created_at", "created_by", "custom_rules", "designated_agent_id", "id", "kind", "max_agent_rounds", "observers", "participants", "pinned", "reply_policy", "title",
+      "access",
+      "closed_at",
+      "closed_reason",
+      "created_at",
+      "created_by",
+      "custom_rules",
+      "designated_agent_id",
+      "id",
+      "kind",
+      "max_agent_rounds",
+      "observers",
+      "participants",
+      "pinned",
+      "reply_policy",
+      "title",
     ]);
     for (const p of view.body.participants as Record<string, unknown>[]) expect(p).not.toHaveProperty("wake");
     const plain = await say(L, "hum-guest", K, "still only mentions wake anyone");
     expect(await verdicts(plain.seq)).toEqual([notMentioned("agt-a"), notMentioned("agt-d"), notMentioned("agt-x")]);
     // OPEN: every agent answers a human; an agent's message still wakes nobody without a mention.
-    expect(await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "OPEN" } })).toMatchObject({ status: 200, body: { reply_policy: "OPEN" } });
+    expect(
+      await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "OPEN" } }),
+    ).toMatchObject({ status: 200, body: { reply_policy: "OPEN" } });
     const open = await say(L, "hum-guest", K, "anyone?");
-    expect((await verdicts(open.seq)).map((v) => [v.agentId, v.shouldRespond])).toEqual([["agt-a", true], ["agt-d", true], ["agt-x", true]]);
+    expect((await verdicts(open.seq)).map((v) => [v.agentId, v.shouldRespond])).toEqual([
+      ["agt-a", true],
+      ["agt-d", true],
+      ["agt-x", true],
+    ]);
     const reply = await say(L, "agt-a", K, "here");
     expect((await verdicts(reply.seq)).map((v) => v.shouldRespond)).toEqual([false, false, false]);
-    expect((await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "MENTIONS" } })).status).toBe(200);
+    expect(
+      (await rest("PATCH", chatPath(L, K), { token: tok("hum-maintainer"), body: { reply_policy: "MENTIONS" } }))
+        .status,
+    ).toBe(200);
   });
 
   it("M-154 the hub inserts no mention of its own, not even of a chat's only agent", async () => {
@@ -721,11 +1060,15 @@ describe("mentions (§9.2 Mentions, §8.6)", () => {
   it("M-155 mentions resolve to current participants only; anyone else's @handle is plain text", async () => {
     const msg = await say(L, "hum-guest", N, "@agent-x @dave @agent-d @olga @agent-o @sam @nobody, anyone?");
     expect(msg.mentions).toEqual([]);
-    expect(await verdicts(msg.seq)).toEqual([{ agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "not_addressed" }]);
+    expect(await verdicts(msg.seq)).toEqual([
+      { agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "not_addressed" },
+    ]);
     expect(await audience(msg.seq)).toEqual(["agt-a", "hum-carol", "hum-guest", "hum-maintainer"]);
     expect((await hub.db.event.findUniqueOrThrow({ where: { seq: msg.seq }, select: { pings: true } })).pings).toBe(0);
     // A participant who left is plain text again.
-    expect((await rest("DELETE", `${chatPath(L, N)}/participants/hum-carol`, { token: tok("hum-carol") })).status).toBe(200);
+    expect((await rest("DELETE", `${chatPath(L, N)}/participants/hum-carol`, { token: tok("hum-carol") })).status).toBe(
+      200,
+    );
     const after = await say(L, "hum-guest", N, "@carol are you still there?");
     expect(after.mentions).toEqual([]);
     expect(await audience(after.seq)).toEqual(["agt-a", "hum-guest", "hum-maintainer"]);
@@ -733,20 +1076,44 @@ describe("mentions (§9.2 Mentions, §8.6)", () => {
 
   it("M-156 a self-mention is listed and costs no ping; a repeated mention is one ping", async () => {
     const self = await say(L, "hum-maintainer", N, "@maintainer note to self");
-    expect(self.mentions).toEqual([{ member_id: "hum-maintainer", handle: "maintainer", field: "body", offset: 0, length: 11 }]);
+    expect(self.mentions).toEqual([
+      { member_id: "hum-maintainer", handle: "maintainer", field: "body", offset: 0, length: 11 },
+    ]);
     expect((await hub.db.event.findUniqueOrThrow({ where: { seq: self.seq }, select: { pings: true } })).pings).toBe(0);
     const twice = await say(L, "hum-maintainer", N, "@guest, yes @guest, and @agent-a");
-    expect(twice.mentions.map((x) => (x as { member_id: string }).member_id)).toEqual(["hum-guest", "hum-guest", "agt-a"]);
-    expect((await hub.db.event.findUniqueOrThrow({ where: { seq: twice.seq }, select: { pings: true } })).pings).toBe(2);
+    expect(twice.mentions.map((x) => (x as { member_id: string }).member_id)).toEqual([
+      "hum-guest",
+      "hum-guest",
+      "agt-a",
+    ]);
+    expect((await hub.db.event.findUniqueOrThrow({ where: { seq: twice.seq }, select: { pings: true } })).pings).toBe(
+      2,
+    );
   });
 
   it("M-156 M-255 the default ping rate is 60 pings per 600 s per writer; over it the message is refused whole", async () => {
     const P = await createChat(L, "hum-pat", ["hum-guest", "hum-carol", "hum-dave"], "Pings");
     for (let i = 1; i <= 20; i++) await say(L, "hum-pat", P, `@guest @carol @dave round ${i}`);
     const count = await eventCount();
-    const limited = { status: 429, body: { error: { code: "rate_limited", message: "at most 60 pings per 600 s", details: { limit: "pings", pings: 60, window_seconds: 600 } } } };
-    expect(await rest("POST", `${chatPath(L, P)}/messages`, { token: tok("hum-pat"), body: { body: "@guest one more" } })).toEqual(limited);
-    expect(await rest("POST", `${L}/events`, { token: tok("hum-pat"), body: { type: "chat", conversation_id: P, body: "@guest one more" } })).toEqual(limited);
+    const limited = {
+      status: 429,
+      body: {
+        error: {
+          code: "rate_limited",
+          message: "at most 60 pings per 600 s",
+          details: { limit: "pings", pings: 60, window_seconds: 600 },
+        },
+      },
+    };
+    expect(
+      await rest("POST", `${chatPath(L, P)}/messages`, { token: tok("hum-pat"), body: { body: "@guest one more" } }),
+    ).toEqual(limited);
+    expect(
+      await rest("POST", `${L}/events`, {
+        token: tok("hum-pat"),
+        body: { type: "chat", conversation_id: P, body: "@guest one more" },
+      }),
+    ).toEqual(limited);
     expect(await eventCount()).toBe(count);
     // What costs no ping still posts; another writer has its own rate.
     await say(L, "hum-pat", P, "no mention, no ping; @pat neither");
@@ -770,10 +1137,20 @@ describe("redaction in group chats (§9.2, §8.5)", () => {
 
   it("M-157 M-043 M-254 any human participant redacts, another's message too; it keeps its place and the reason shows to the redactor and admins only", async () => {
     const [original] = await history("hum-carol");
-    const res = await rest("POST", `${chatPath(L, D)}/messages/${at(d, 1)}/redact`, { token: tok("hum-carol"), body: { reason: "leaked key" } });
+    const res = await rest("POST", `${chatPath(L, D)}/messages/${at(d, 1)}/redact`, {
+      token: tok("hum-carol"),
+      body: { reason: "leaked key" },
+    });
     expect(res).toEqual({
       status: 200,
-      body: { ...original, body: null, mentions: [], attachments: [], redacted: true, redaction: { at: expect.any(String), by: "hum-carol", reason: "leaked key" } },
+      body: {
+        ...original,
+        body: null,
+        mentions: [],
+        attachments: [],
+        redacted: true,
+        redaction: { at: expect.any(String), by: "hum-carol", reason: "leaked key" },
+      },
     });
     const redaction = (reason: string | null) => ({ at: res.body.redaction.at, by: "hum-carol", reason });
     for (const [who, reason] of [
@@ -785,44 +1162,91 @@ describe("redaction in group chats (§9.2, §8.5)", () => {
     ] as const) {
       const items = await history(who);
       expect(items.map((x) => x.seq)).toEqual([d[1], d[2], d[3]]);
-      expect(items[0]).toMatchObject({ id: `evt-${d[1]}`, body: null, mentions: [], attachments: [], redacted: true, redaction: redaction(reason) });
+      expect(items[0]).toMatchObject({
+        id: `evt-${d[1]}`,
+        body: null,
+        mentions: [],
+        attachments: [],
+        redacted: true,
+        redaction: redaction(reason),
+      });
       expect(items[1]).toMatchObject({ body: "@agent-a please take that out", redacted: false, redaction: null });
     }
-    expect(await hub.db.event.findUniqueOrThrow({ where: { seq: at(d, 1) }, select: { body: true, mentions: true, redacted: true } })).toEqual({ body: null, mentions: [], redacted: true });
+    expect(
+      await hub.db.event.findUniqueOrThrow({
+        where: { seq: at(d, 1) },
+        select: { body: true, mentions: true, redacted: true },
+      }),
+    ).toEqual({ body: null, mentions: [], redacted: true });
 
-    const own = await rest("POST", `${chatPath(L, D)}/messages/${at(d, 2)}/redact`, { token: tok("hum-guest"), body: {} });
+    const own = await rest("POST", `${chatPath(L, D)}/messages/${at(d, 2)}/redact`, {
+      token: tok("hum-guest"),
+      body: {},
+    });
     expect(own.status).toBe(200);
-    expect(own.body).toMatchObject({ seq: d[2], body: null, mentions: [], redacted: true, redaction: { by: "hum-guest", reason: null } });
+    expect(own.body).toMatchObject({
+      seq: d[2],
+      body: null,
+      mentions: [],
+      redacted: true,
+      redaction: { by: "hum-guest", reason: null },
+    });
     // Redacting again answers the same message.
-    const again = await rest("POST", `${chatPath(L, D)}/messages/${at(d, 1)}/redact`, { token: tok("hum-guest"), body: { reason: "other reason" } });
+    const again = await rest("POST", `${chatPath(L, D)}/messages/${at(d, 1)}/redact`, {
+      token: tok("hum-guest"),
+      body: { reason: "other reason" },
+    });
     expect(again).toEqual({ status: 200, body: (await history("hum-guest"))[0] });
-    expect(await hub.db.redaction.findMany({ where: { eventSeq: at(d, 1) }, select: { byId: true, reason: true } })).toEqual([{ byId: "hum-carol", reason: "leaked key" }]);
+    expect(
+      await hub.db.redaction.findMany({ where: { eventSeq: at(d, 1) }, select: { byId: true, reason: true } }),
+    ).toEqual([{ byId: "hum-carol", reason: "leaked key" }]);
   });
 
   it("M-157 no agent redacts: forbidden with reason humans_only, nothing changes", async () => {
     const redactions = await hub.db.redaction.count();
-    expect(await rest("POST", `${chatPath(L, D)}/messages/${at(d, 3)}/redact`, { token: tok("agt-a"), body: {} })).toEqual({
+    expect(
+      await rest("POST", `${chatPath(L, D)}/messages/${at(d, 3)}/redact`, { token: tok("agt-a"), body: {} }),
+    ).toEqual({
       status: 403,
       body: { error: { code: "forbidden", message: "no agent redacts (§8.5)", details: { reason: "humans_only" } } },
     });
-    expect(await rest("POST", `${chatPath(L, D)}/messages/${at(d, 3)}/redact`, { token: tok("agt-d"), body: { reason: "x" } })).toMatchObject({
+    expect(
+      await rest("POST", `${chatPath(L, D)}/messages/${at(d, 3)}/redact`, {
+        token: tok("agt-d"),
+        body: { reason: "x" },
+      }),
+    ).toMatchObject({
       status: 403,
       body: { error: { details: { reason: "humans_only" } } },
     });
     expect(await hub.db.redaction.count()).toBe(redactions);
-    expect(await hub.db.event.findUniqueOrThrow({ where: { seq: at(d, 3) }, select: { redacted: true, body: true } })).toEqual({ redacted: false, body: "thanks" });
+    expect(
+      await hub.db.event.findUniqueOrThrow({ where: { seq: at(d, 3) }, select: { redacted: true, body: true } }),
+    ).toEqual({ redacted: false, body: "thanks" });
   });
 
   it("M-157 a message of another chat, or none, answers not_found alike; so does a chat the caller is not in", async () => {
     const redactions = await hub.db.redaction.count();
     const token = tok("hum-carol");
     const none = await rest("POST", `${chatPath(L, D)}/messages/999999999/redact`, { token, body: {} });
-    expect(none).toEqual({ status: 404, body: { error: { code: "not_found", message: "message not found", details: {} } } });
+    expect(none).toEqual({
+      status: 404,
+      body: { error: { code: "not_found", message: "message not found", details: {} } },
+    });
     expect(await rest("POST", `${chatPath(L, D)}/messages/${elsewhere}/redact`, { token, body: {} })).toEqual(none);
     expect(await rest("POST", `${chatPath(L, D)}/messages/abc/redact`, { token, body: {} })).toEqual(none);
-    const other = await hub.db.event.findUniqueOrThrow({ where: { seq: elsewhere }, select: { conversation: { select: { publicId: true } } } });
-    const hidden = await rest("POST", `${chatPath(L, other.conversation?.publicId ?? "")}/messages/${elsewhere}/redact`, { token, body: {} });
-    expect(hidden).toEqual(await rest("POST", `${chatPath(L, MISSING)}/messages/${elsewhere}/redact`, { token, body: {} }));
+    const other = await hub.db.event.findUniqueOrThrow({
+      where: { seq: elsewhere },
+      select: { conversation: { select: { publicId: true } } },
+    });
+    const hidden = await rest(
+      "POST",
+      `${chatPath(L, other.conversation?.publicId ?? "")}/messages/${elsewhere}/redact`,
+      { token, body: {} },
+    );
+    expect(hidden).toEqual(
+      await rest("POST", `${chatPath(L, MISSING)}/messages/${elsewhere}/redact`, { token, body: {} }),
+    );
     expect(hidden.status).toBe(404);
     expect(await hub.db.redaction.count()).toBe(redactions);
   });
@@ -836,7 +1260,10 @@ describe("the group message and its two write routes (§9.2 Message shape, §8.4
   const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/;
 
   it("M-160 M-161 M-162 M-163 a group message: to is the chat, the resolved mentions, no delivered_at, to_instance null", async () => {
-    const res = await rest("POST", `${chatPath(L, S)}/messages`, { token: tok("hum-maintainer"), body: { body: "@agent-a can we tag today?" } });
+    const res = await rest("POST", `${chatPath(L, S)}/messages`, {
+      token: tok("hum-maintainer"),
+      body: { body: "@agent-a can we tag today?" },
+    });
     expect(res.status).toBe(201);
     const seq = res.body.seq;
     expect(res.body).toEqual({
@@ -860,27 +1287,66 @@ describe("the group message and its two write routes (§9.2 Message shape, §8.4
     expect((await read(L, "hum-dave", S)).body.items).toEqual([res.body]);
     expect((await read(L, "agt-a", S, `?before=${seq + 1}`)).body.items).toEqual([res.body]);
     expect((await read(L, "hum-guest", S)).body.items).toEqual([]);
-    expect((await events(L, "hum-guest")).find((e) => e.seq === seq)).toEqual({ ...res.body, kind: "message", type: "chat" });
-    expect((await events(L, "agt-a")).find((e) => e.seq === seq)).toEqual({ ...res.body, kind: "message", type: "chat" });
+    expect((await events(L, "hum-guest")).find((e) => e.seq === seq)).toEqual({
+      ...res.body,
+      kind: "message",
+      type: "chat",
+    });
+    expect((await events(L, "agt-a")).find((e) => e.seq === seq)).toEqual({
+      ...res.body,
+      kind: "message",
+      type: "chat",
+    });
 
     const agent = await say(L, "agt-a", S, "tagging now", { "x-agent-instance": "agt-a-default" });
-    expect(agent).toMatchObject({ from: "agt-a", to: S, from_instance: "agt-a-default", to_instance: null, mentions: [] });
+    expect(agent).toMatchObject({
+      from: "agt-a",
+      to: S,
+      from_instance: "agt-a-default",
+      to_instance: null,
+      mentions: [],
+    });
     expect(agent).not.toHaveProperty("delivered_at");
-    const explicitNull = await rest("POST", `${chatPath(L, S)}/messages`, { token: tok("hum-guest"), body: { body: "ok", to_instance: null } });
+    const explicitNull = await rest("POST", `${chatPath(L, S)}/messages`, {
+      token: tok("hum-guest"),
+      body: { body: "ok", to_instance: null },
+    });
     expect(explicitNull.status).toBe(201);
     expect(explicitNull.body).toMatchObject({ to: S, to_instance: null });
   });
 
   it("M-161 M-158 a to_instance in a group chat is invalid on both routes; nothing is written", async () => {
     const count = await eventCount();
-    const invalid = { status: 400, body: { error: { code: "invalid", message: "to_instance names an instance in a direct conversation only", details: { fields: { to_instance: "direct_only" } } } } };
-    expect(await rest("POST", `${chatPath(L, S)}/messages`, { token: tok("hum-maintainer"), body: { body: "hi", to_instance: "agt-a-default" } })).toEqual(invalid);
-    expect(await rest("POST", `${L}/events`, { token: tok("hum-maintainer"), body: { type: "chat", conversation_id: S, body: "hi", to_instance: "agt-a-default" } })).toEqual(invalid);
+    const invalid = {
+      status: 400,
+      body: {
+        error: {
+          code: "invalid",
+          message: "to_instance names an instance in a direct conversation only",
+          details: { fields: { to_instance: "direct_only" } },
+        },
+      },
+    };
+    expect(
+      await rest("POST", `${chatPath(L, S)}/messages`, {
+        token: tok("hum-maintainer"),
+        body: { body: "hi", to_instance: "agt-a-default" },
+      }),
+    ).toEqual(invalid);
+    expect(
+      await rest("POST", `${L}/events`, {
+        token: tok("hum-maintainer"),
+        body: { type: "chat", conversation_id: S, body: "hi", to_instance: "agt-a-default" },
+      }),
+    ).toEqual(invalid);
     expect(await eventCount()).toBe(count);
   });
 
   it("M-158 M-253 POST /events with type chat and the conversation id is the same write as POST …/messages", async () => {
-    const viaEvents = await rest("POST", `${L}/events`, { token: tok("hum-maintainer"), body: { type: "chat", conversation_id: S, body: "@agent-a same write" } });
+    const viaEvents = await rest("POST", `${L}/events`, {
+      token: tok("hum-maintainer"),
+      body: { type: "chat", conversation_id: S, body: "@agent-a same write" },
+    });
     expect(viaEvents.status).toBe(201);
     expect(viaEvents.body).toEqual({
       id: `evt-${viaEvents.body.seq}`,
@@ -903,7 +1369,18 @@ describe("the group message and its two write routes (§9.2 Message shape, §8.4
     const row = (seq: number) =>
       hub.db.event.findUniqueOrThrow({
         where: { seq },
-        select: { kind: true, type: true, fromId: true, toId: true, toInstanceId: true, body: true, mentions: true, pings: true, conversationId: true, projectId: true },
+        select: {
+          kind: true,
+          type: true,
+          fromId: true,
+          toId: true,
+          toInstanceId: true,
+          body: true,
+          mentions: true,
+          pings: true,
+          conversationId: true,
+          projectId: true,
+        },
       });
     expect(await row(viaEvents.body.seq)).toEqual(await row(viaMessages.seq));
     expect(await row(viaEvents.body.seq)).toMatchObject({ kind: "message", type: "chat" });
@@ -918,27 +1395,99 @@ describe("the group message and its two write routes (§9.2 Message shape, §8.4
 
   it("M-158 M-253 both routes validate and refuse alike; nothing is written", async () => {
     const Z = await createChat(L, "hum-maintainer", ["hum-guest", "agt-a"], "To be closed");
-    expect((await rest("DELETE", `${chatPath(L, Z)}/participants/hum-maintainer`, { token: tok("hum-maintainer") })).status).toBe(200);
-    expect((await rest("DELETE", `${chatPath(L, Z)}/participants/hum-guest`, { token: tok("hum-guest") })).status).toBe(200);
+    expect(
+      (await rest("DELETE", `${chatPath(L, Z)}/participants/hum-maintainer`, { token: tok("hum-maintainer") })).status,
+    ).toBe(200);
+    expect((await rest("DELETE", `${chatPath(L, Z)}/participants/hum-guest`, { token: tok("hum-guest") })).status).toBe(
+      200,
+    );
     const count = await eventCount();
     const cases: [string, string, Record<string, unknown>, unknown][] = [
-      ["hum-maintainer", S, { body: "   " }, { status: 400, body: { error: { code: "invalid", message: "invalid input: body", details: { fields: { body: "required" } } } } }],
-      ["hum-maintainer", S, {}, { status: 400, body: { error: { code: "invalid", message: "invalid input: body", details: { fields: { body: "required" } } } } }],
-      ["hum-maintainer", S, { body: "x", extra: 1 }, { status: 400, body: { error: { code: "invalid", message: "invalid input: extra", details: { fields: { extra: "unknown_field" } } } } }],
+      [
+        "hum-maintainer",
+        S,
+        { body: "   " },
+        {
+          status: 400,
+          body: {
+            error: { code: "invalid", message: "invalid input: body", details: { fields: { body: "required" } } },
+          },
+        },
+      ],
+      [
+        "hum-maintainer",
+        S,
+        {},
+        {
+          status: 400,
+          body: {
+            error: { code: "invalid", message: "invalid input: body", details: { fields: { body: "required" } } },
+          },
+        },
+      ],
+      [
+        "hum-maintainer",
+        S,
+        { body: "x", extra: 1 },
+        {
+          status: 400,
+          body: {
+            error: {
+              code: "invalid",
+              message: "invalid input: extra",
+              details: { fields: { extra: "unknown_field" } },
+            },
+          },
+        },
+      ],
       ["hum-dave", S, { body: "from the observer" }, OBSERVER],
-      ["hum-carol", S, { body: "not in it" }, { status: 404, body: { error: { code: "not_found", message: "conversation not found", details: {} } } }],
-      ["hum-carol", MISSING, { body: "nowhere" }, { status: 404, body: { error: { code: "not_found", message: "conversation not found", details: {} } } }],
-      ["agt-a", Z, { body: "anyone?" }, { status: 409, body: { error: { code: "conversation_closed", message: "the group chat is closed", details: { closed_reason: "no_human" } } } }],
+      [
+        "hum-carol",
+        S,
+        { body: "not in it" },
+        { status: 404, body: { error: { code: "not_found", message: "conversation not found", details: {} } } },
+      ],
+      [
+        "hum-carol",
+        MISSING,
+        { body: "nowhere" },
+        { status: 404, body: { error: { code: "not_found", message: "conversation not found", details: {} } } },
+      ],
+      [
+        "agt-a",
+        Z,
+        { body: "anyone?" },
+        {
+          status: 409,
+          body: {
+            error: {
+              code: "conversation_closed",
+              message: "the group chat is closed",
+              details: { closed_reason: "no_human" },
+            },
+          },
+        },
+      ],
     ];
     for (const [who, chat, body, expected] of cases) {
       const viaMessages = await rest("POST", `${chatPath(L, chat)}/messages`, { token: tok(who), body });
-      const viaEvents = await rest("POST", `${L}/events`, { token: tok(who), body: { type: "chat", conversation_id: chat, ...body } });
+      const viaEvents = await rest("POST", `${L}/events`, {
+        token: tok(who),
+        body: { type: "chat", conversation_id: chat, ...body },
+      });
       expect({ who, chat, res: viaMessages }).toEqual({ who, chat, res: expected });
       expect({ who, chat, res: viaEvents }).toEqual({ who, chat, res: expected });
     }
-    expect(await rest("POST", `${L}/events`, { token: tok("hum-maintainer"), body: { type: "note", conversation_id: S, body: "x" } })).toEqual({
+    expect(
+      await rest("POST", `${L}/events`, {
+        token: tok("hum-maintainer"),
+        body: { type: "note", conversation_id: S, body: "x" },
+      }),
+    ).toEqual({
       status: 400,
-      body: { error: { code: "invalid", message: "invalid input: type", details: { fields: { type: "not_supported" } } } },
+      body: {
+        error: { code: "invalid", message: "invalid input: type", details: { fields: { type: "not_supported" } } },
+      },
     });
     expect(await eventCount()).toBe(count);
   });
@@ -947,10 +1496,16 @@ describe("the group message and its two write routes (§9.2 Message shape, §8.4
     const A = await createChat("/api/projects/maintainer/old", "hum-maintainer", ["hum-guest"], "Before the archive");
     expect((await admin("POST", "/api/admin/projects/maintainer/old/archive")).body.archived).toBe(true);
     const one = await say("/api/projects/maintainer/old", "hum-maintainer", A, "still here");
-    const two = await rest("POST", "/api/projects/maintainer/old/events", { token: tok("hum-guest"), body: { type: "chat", conversation_id: A, body: "me too" } });
+    const two = await rest("POST", "/api/projects/maintainer/old/events", {
+      token: tok("hum-guest"),
+      body: { type: "chat", conversation_id: A, body: "me too" },
+    });
     expect(two.status).toBe(201);
     expect(two.body).toMatchObject({ conversation_id: A, from: "hum-guest", to: A, body: "me too" });
-    expect(seqsOf(await read("/api/projects/maintainer/old", "hum-guest", A, "?after=0"))).toEqual([one.seq, two.body.seq]);
+    expect(seqsOf(await read("/api/projects/maintainer/old", "hum-guest", A, "?after=0"))).toEqual([
+      one.seq,
+      two.body.seq,
+    ]);
   });
 });
 
@@ -971,7 +1526,8 @@ describe("read and unread (§9.2 Read and unread)", () => {
   });
 
   it("M-164 M-129 …/messages keeps the highest seq it returned as the marker; before and refused reads move nothing", async () => {
-    const marker = async (memberId: string) => (await markers(U)).find((p) => p.memberId === memberId && p.leftAt === null)?.readMarkerSeq;
+    const marker = async (memberId: string) =>
+      (await markers(U)).find((p) => p.memberId === memberId && p.leftAt === null)?.readMarkerSeq;
     const first = await read(L, "hum-guest", U, "?limit=2");
     expect(first.body).toEqual({ items: expect.any(Array), next_cursor: String(u[2]) });
     expect(seqsOf(first)).toEqual([u[1], u[2]]);
@@ -1000,7 +1556,10 @@ describe("read and unread (§9.2 Read and unread)", () => {
     expect(await counts(L, "hum-maintainer", U)).toEqual({ unread: 0, mentions_unread: 0 });
     expect((await markers(U)).find((p) => p.memberId === "hum-maintainer")?.readMarkerSeq).toBe(u[5]);
     expect(await counts(L, "hum-guest", U)).toEqual({ unread: 2, mentions_unread: 0 });
-    const viaEvents = await rest("POST", `${L}/events`, { token: tok("hum-guest"), body: { type: "chat", conversation_id: U, body: "read it all" } });
+    const viaEvents = await rest("POST", `${L}/events`, {
+      token: tok("hum-guest"),
+      body: { type: "chat", conversation_id: U, body: "read it all" },
+    });
     expect(viaEvents.status).toBe(201);
     expect((await markers(U)).find((p) => p.memberId === "hum-guest")?.readMarkerSeq).toBe(viaEvents.body.seq);
     expect(await counts(L, "hum-guest", U)).toEqual({ unread: 0, mentions_unread: 0 });
@@ -1030,12 +1589,32 @@ describe("the ping rate from MAITY_PING_RATE (§1.7, M-156)", () => {
     // The operator's variable, through the settings (config.ts), into the hub it configures.
     hub2 = await testHub({ pingRate: readSettings({ MAITY_PING_RATE: "3/600" }).pingRate });
     rest2 = restClient(hub2);
-    for (const h of ["p1", "p2", "p3", "p4", "p5", "p6"]) expect((await rest2("POST", "/api/admin/humans", { token: ADMIN, body: { handle: h, name: h.toUpperCase(), password: `${h}-password` } })).status).toBe(201);
-    expect((await rest2("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "p1", handle: "agent-p" } })).body.id).toBe("agt-p");
-    expect((await rest2("POST", "/api/admin/projects", { token: ADMIN, body: { owner: "p1", slug: "ping", name: "Ping" } })).status).toBe(201);
-    for (const id of ["hum-p2", "hum-p3", "hum-p4", "hum-p5", "hum-p6", "agt-p"]) expect((await rest2("POST", `/api/admin/projects/p1/ping/members`, { token: ADMIN, body: { member_id: id } })).status).toBe(201);
-    for (const id of ["hum-p1", "hum-p2", "agt-p"]) t2[id] = (await rest2("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
-    const created = await rest2("POST", `${P2}/conversations`, { token: t2["hum-p1"], body: { participants: ["hum-p2", "hum-p3", "hum-p4", "hum-p5", "agt-p"] } });
+    for (const h of ["p1", "p2", "p3", "p4", "p5", "p6"])
+      expect(
+        (
+          await rest2("POST", "/api/admin/humans", {
+            token: ADMIN,
+            body: { handle: h, name: h.toUpperCase(), password: `${h}-password` },
+          })
+        ).status,
+      ).toBe(201);
+    expect(
+      (await rest2("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "p1", handle: "agent-p" } })).body.id,
+    ).toBe("agt-p");
+    expect(
+      (await rest2("POST", "/api/admin/projects", { token: ADMIN, body: { owner: "p1", slug: "ping", name: "Ping" } }))
+        .status,
+    ).toBe(201);
+    for (const id of ["hum-p2", "hum-p3", "hum-p4", "hum-p5", "hum-p6", "agt-p"])
+      expect(
+        (await rest2("POST", `/api/admin/projects/p1/ping/members`, { token: ADMIN, body: { member_id: id } })).status,
+      ).toBe(201);
+    for (const id of ["hum-p1", "hum-p2", "agt-p"])
+      t2[id] = (await rest2("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
+    const created = await rest2("POST", `${P2}/conversations`, {
+      token: t2["hum-p1"],
+      body: { participants: ["hum-p2", "hum-p3", "hum-p4", "hum-p5", "agt-p"] },
+    });
     expect(created.status).toBe(201);
     chat = created.body.id;
   });
@@ -1044,13 +1623,28 @@ describe("the ping rate from MAITY_PING_RATE (§1.7, M-156)", () => {
   });
 
   it("M-156 M-255 each mentioned participant other than the writer is one ping against the writer's rate; over it the message is refused whole", async () => {
-    const post = (who: string, body: string) => rest2("POST", `${P2}/conversations/${chat}/messages`, { token: t2[who], body: { body } });
-    const limited = { status: 429, body: { error: { code: "rate_limited", message: "at most 3 pings per 600 s", details: { limit: "pings", pings: 3, window_seconds: 600 } } } };
+    const post = (who: string, body: string) =>
+      rest2("POST", `${P2}/conversations/${chat}/messages`, { token: t2[who], body: { body } });
+    const limited = {
+      status: 429,
+      body: {
+        error: {
+          code: "rate_limited",
+          message: "at most 3 pings per 600 s",
+          details: { limit: "pings", pings: 3, window_seconds: 600 },
+        },
+      },
+    };
     const count = () => hub2.db.event.count();
     expect((await post("hum-p1", "@p2 @p3 two pings")).status).toBe(201);
     let before = await count();
     expect(await post("hum-p1", "@p4 @p5 would be four")).toEqual(limited);
-    expect(await rest2("POST", `${P2}/events`, { token: t2["hum-p1"], body: { type: "chat", conversation_id: chat, body: "@p4 @p5 would be four" } })).toEqual(limited);
+    expect(
+      await rest2("POST", `${P2}/events`, {
+        token: t2["hum-p1"],
+        body: { type: "chat", conversation_id: chat, body: "@p4 @p5 would be four" },
+      }),
+    ).toEqual(limited);
     expect(await count()).toBe(before);
     // A self-mention and a non-participant's handle cost nothing; a repeated mention is one ping.
     expect((await post("hum-p1", "@p1 to myself, @p6 is not in here")).status).toBe(201);

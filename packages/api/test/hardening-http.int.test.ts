@@ -319,7 +319,9 @@ describe("issue 13 #6: a change made with the session cookie must be same-origin
         }),
       );
     // Another hub over the same database (the session is the same), configured with a public URL.
-    const published = createHub(hub.database, { publicUrl: readSettings({ MAITY_PUBLIC_URL: "https://chat.example.org/" }).publicUrl });
+    const published = createHub(hub.database, {
+      publicUrl: readSettings({ MAITY_PUBLIC_URL: "https://chat.example.org/" }).publicUrl,
+    });
     expect((await call(published, "https://chat.example.org")).status).toBe(201);
     expect((await call(hub, "https://chat.example.org")).status).toBe(403);
     expect((await call(published, "https://evil.example.org")).status).toBe(403);

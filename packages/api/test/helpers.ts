@@ -11,14 +11,23 @@ export async function testHub(options: HubOptions = {}): Promise<Hub> {
 }
 
 export function restClient(hub: Hub, adminToken: string | undefined = ADMIN) {
-  return async (method: string, path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) => {
+  return async (
+    method: string,
+    path: string,
+    options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers["content-type"] = "application/json";
     const req = new Request(`${BASE}${path}`, {
       method,
       headers,
-      body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+      body:
+        options.body === undefined
+          ? undefined
+          : typeof options.body === "string"
+            ? options.body
+            : JSON.stringify(options.body),
     });
     const res = await handleRest(hub, req, { adminToken });
     const text = await res.text();
@@ -47,7 +56,18 @@ export function trpcBrowser(hub: Hub) {
       const pair = setCookie.split(";")[0] ?? "";
       cookie = pair.endsWith("=") ? null : pair;
     }
-    return { status: res.status, body: (await res.json()) as { result?: { data: unknown }; error?: { data: { hubError: { code: string; details: Record<string, unknown> } | null } } }, setCookie };
+    return {
+      status: res.status,
+      body: (await res.json()) as {
+        result?: { data: unknown };
+        error?: { data: { hubError: { code: string; details: Record<string, unknown> } | null } };
+      },
+      setCookie,
+    };
   };
-  return { query: (name: string, input?: unknown) => call("query", name, input), mutation: (name: string, input?: unknown) => call("mutation", name, input), cookie: () => cookie };
+  return {
+    query: (name: string, input?: unknown) => call("query", name, input),
+    mutation: (name: string, input?: unknown) => call("mutation", name, input),
+    cookie: () => cookie,
+  };
 }

@@ -79,10 +79,7 @@ async function agentCall(method: string, path: string, body?: unknown, token: st
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const res = await handleRest(
-    hub,
-    new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: payload }),
-  );
+  const res = await handleRest(hub, new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: payload }));
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

@@ -12,28 +12,53 @@ let token = "";
 let chat = "";
 
 beforeAll(async () => {
-  await rest("POST", "/api/admin/humans", { token: ADMIN, body: { handle: "maintainer", name: "Maintainer", password: "maintainer-pw" } });
-  await rest("POST", "/api/admin/humans", { token: ADMIN, body: { handle: "guest", name: "Guest", password: "guest-pass" } });
-  await rest("POST", "/api/admin/projects", { token: ADMIN, body: { owner: "maintainer", slug: "maity", name: "Maity" } });
-  await rest("POST", `/api/admin/projects/maintainer/maity/members`, { token: ADMIN, body: { member_id: "hum-guest" } });
+  await rest("POST", "/api/admin/humans", {
+    token: ADMIN,
+    body: { handle: "maintainer", name: "Maintainer", password: "maintainer-pw" },
+  });
+  await rest("POST", "/api/admin/humans", {
+    token: ADMIN,
+    body: { handle: "guest", name: "Guest", password: "guest-pass" },
+  });
+  await rest("POST", "/api/admin/projects", {
+    token: ADMIN,
+    body: { owner: "maintainer", slug: "maity", name: "Maity" },
+  });
+  await rest("POST", `/api/admin/projects/maintainer/maity/members`, {
+    token: ADMIN,
+    body: { member_id: "hum-guest" },
+  });
   await rest("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "maintainer", handle: "agent-a" } });
   await rest("POST", `/api/admin/projects/maintainer/maity/members`, { token: ADMIN, body: { member_id: "agt-a" } });
   token = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "hum-maintainer" } })).body.token;
-  chat = (await rest("POST", `${P}/conversations`, { token, body: { title: "Inputs", participants: ["hum-guest", "agt-a"] } })).body.id;
+  chat = (
+    await rest("POST", `${P}/conversations`, { token, body: { title: "Inputs", participants: ["hum-guest", "agt-a"] } })
+  ).body.id;
   await rest("POST", `${P}/conversations/${chat}/messages`, { token, body: { body: "first" } });
 });
 
 /** The state a refused request must leave untouched. */
 const snapshot = async () => ({
   events: await hub.db.event.count(),
-  conversations: await hub.db.conversation.findMany({ select: { title: true, closedAt: true }, orderBy: { number: "asc" } }),
+  conversations: await hub.db.conversation.findMany({
+    select: { title: true, closedAt: true },
+    orderBy: { number: "asc" },
+  }),
   participations: await hub.db.participation.count(),
   pins: await hub.db.pin.count(),
   meat: await hub.db.participation.findMany({ select: { meatProxyChat: true } }),
 });
 
 async function raw(method: string, path: string, body: string, headers: Record<string, string> = {}) {
-  const res = await handleRest(hub, new Request(`${BASE}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers }, body }), { adminToken: ADMIN });
+  const res = await handleRest(
+    hub,
+    new Request(`${BASE}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+      body,
+    }),
+    { adminToken: ADMIN },
+  );
   return { status: res.status, body: await res.json() };
 }
 
@@ -52,7 +77,16 @@ describe("bad JSON, non-objects and oversize bodies (M-240)", () => {
     const before = await snapshot();
     for (const [method, path] of writes()) {
       const res = await raw(method as string, path as string, '{"body": "unterminated');
-      expect(res, `${method} ${path}`).toEqual({ status: 400, body: { error: { code: "invalid", message: "the request body is not valid JSON", details: { fields: { body: "not_json" } } } } });
+      expect(res, `${method} ${path}`).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: "invalid",
+            message: "the request body is not valid JSON",
+            details: { fields: { body: "not_json" } },
+          },
+        },
+      });
     }
     expect(await snapshot()).toEqual(before);
   });
@@ -155,7 +189,10 @@ describe("unknown fields and wrong types name the field (M-240)", () => {
 
   it("POST /events: only type chat; the fields are those of a message plus conversation_id", async () => {
     const before = await snapshot();
-    const wrongType = await rest("POST", `${P}/events`, { token, body: { type: "card", conversation_id: chat, body: "x" } });
+    const wrongType = await rest("POST", `${P}/events`, {
+      token,
+      body: { type: "card", conversation_id: chat, body: "x" },
+    });
     expect(wrongType.body.error.details.fields).toEqual({ type: "not_supported" });
     const missing = await rest("POST", `${P}/events`, { token, body: { type: "chat", body: "x" } });
     expect(missing.body.error.details.fields).toEqual({ conversation_id: "required" });
@@ -165,9 +202,18 @@ describe("unknown fields and wrong types name the field (M-240)", () => {
   it("tRPC refuses the same input with the same fields", async () => {
     const browser = trpcBrowser(hub);
     await browser.mutation("auth.login", { handle: "maintainer", password: "maintainer-pw" });
-    const res = await browser.mutation("messages.post", { owner: "maintainer", slug: "maity", conversation_id: chat, body: "hi", color: "red" });
+    const res = await browser.mutation("messages.post", {
+      owner: "maintainer",
+      slug: "maity",
+      conversation_id: chat,
+      body: "hi",
+      color: "red",
+    });
     expect(res.status).toBe(400);
-    expect(res.body.error?.data.hubError).toMatchObject({ code: "invalid", details: { fields: { color: "unknown_field" } } });
+    expect(res.body.error?.data.hubError).toMatchObject({
+      code: "invalid",
+      details: { fields: { color: "unknown_field" } },
+    });
   });
 });
 
@@ -175,12 +221,32 @@ describe("every route and the OpenAPI document", () => {
   it("every REST route without credentials answers 401 unauthenticated (operator routes: 401 too), before reading the body", async () => {
     for (const route of restRoutes()) {
       if (route.access === "public") continue;
-      const path = route.meta.path.replace(/\{(\w+)\}/g, (_, k: string) => (k === "conversation_id" ? chat : k === "seq" ? "1" : k === "owner" ? "maintainer" : k === "slug" ? "maity" : k === "conversationId" ? chat : "hum-guest"));
-      const res = await handleRest(hub, new Request(`${BASE}${path}`, { method: route.meta.method, body: route.meta.method === "GET" || route.meta.method === "DELETE" ? undefined : "not json" }), { adminToken: ADMIN });
+      const path = route.meta.path.replace(/\{(\w+)\}/g, (_, k: string) =>
+        k === "conversation_id"
+          ? chat
+          : k === "seq"
+            ? "1"
+            : k === "owner"
+              ? "maintainer"
+              : k === "slug"
+                ? "maity"
+                : k === "conversationId"
+                  ? chat
+                  : "hum-guest",
+      );
+      const res = await handleRest(
+        hub,
+        new Request(`${BASE}${path}`, {
+          method: route.meta.method,
+          body: route.meta.method === "GET" || route.meta.method === "DELETE" ? undefined : "not json",
+        }),
+        { adminToken: ADMIN },
+      );
       expect(res.status, `${route.meta.method} ${route.meta.path}`).toBe(401);
       const body = await res.json();
       // The agent API answers in the protocol's words (B-011), the Maity routes in theirs.
-      if (route.style === "agent") expect(body).toEqual({ error: "missing or invalid agent token", code: "UNAUTHORIZED" });
+      if (route.style === "agent")
+        expect(body).toEqual({ error: "missing or invalid agent token", code: "UNAUTHORIZED" });
       else expect(body.error.code).toBe("unauthenticated");
     }
   });
@@ -189,13 +255,21 @@ describe("every route and the OpenAPI document", () => {
     const res = await rest("GET", "/api/openapi.json");
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
-    const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(
       [...restRoutes().map((r) => `${r.meta.method} ${r.meta.path}`), "GET /api/agent-api/ws"].sort(),
     );
     // The agent API from the same zod schemas its routes parse with (issue 5).
     const send = res.body.paths["/api/agent-api/conversations/{conversationId}/messages"].post;
-    expect(Object.keys(send.requestBody.content["application/json"].schema.properties)).toEqual(["content", "metadata", "replyToMessageId", "clientMessageId", "usage"]);
+    expect(Object.keys(send.requestBody.content["application/json"].schema.properties)).toEqual([
+      "content",
+      "metadata",
+      "replyToMessageId",
+      "clientMessageId",
+      "usage",
+    ]);
     expect(send.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
     expect(Object.keys(send.responses)).toContain("201");
     const updates = res.body.paths["/api/agent-api/updates"].get;
@@ -204,15 +278,26 @@ describe("every route and the OpenAPI document", () => {
     expect(res.body.paths["/api/agent-api/pair"].post.security).toEqual([]);
     const post = res.body.paths["/api/projects/{owner}/{slug}/conversations/{conversation_id}/messages"].post;
     expect(post.operationId).toBe("messages.post");
-    expect(post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:owner", "path:slug", "path:conversation_id", "header:idempotency-key"]);
+    expect(post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      "path:owner",
+      "path:slug",
+      "path:conversation_id",
+      "header:idempotency-key",
+    ]);
     const body = post.requestBody.content["application/json"].schema;
-    expect(body).toMatchObject({ additionalProperties: false, required: ["body"], properties: { body: { type: "string" } } });
+    expect(body).toMatchObject({
+      additionalProperties: false,
+      required: ["body"],
+      properties: { body: { type: "string" } },
+    });
     expect(Object.keys(post.responses)).toContain("201");
     const create = res.body.paths["/api/projects/{owner}/{slug}/conversations"].post;
     expect(create.parameters).toContainEqual(expect.objectContaining({ name: "idempotency-key", in: "header" }));
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "201"]));
     const list = res.body.paths["/api/projects/{owner}/{slug}/conversations"].get;
-    expect(list.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name)).toEqual(["observed", "limit", "cursor", "direction"]);
+    expect(
+      list.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name),
+    ).toEqual(["observed", "limit", "cursor", "direction"]);
     const pin = res.body.paths["/api/projects/{owner}/{slug}/conversations/{conversation_id}/pin"].put;
     expect(pin.responses["204"]).toEqual({ description: "No content" });
   });

@@ -58,19 +58,32 @@ async function newAgent(owner: Member, handle: string): Promise<Member> {
 async function newProject(owner: Member, slug: string, name: string): Promise<Project> {
   const res = await rest("POST", "/api/admin/projects", { token: ADMIN, body: { owner: owner.handle, slug, name } });
   expect(res.status).toBe(201);
-  return { owner: owner.handle, slug, name, base: `/api/projects/${owner.handle}/${slug}`, fullName: `${owner.handle}/${slug}` };
+  return {
+    owner: owner.handle,
+    slug,
+    name,
+    base: `/api/projects/${owner.handle}/${slug}`,
+    fullName: `${owner.handle}/${slug}`,
+  };
 }
 
 async function join(project: Project, ...members: Member[]): Promise<void> {
   for (const member of members) {
-    const res = await rest("POST", `/api/admin/projects/${project.owner}/${project.slug}/members`, { token: ADMIN, body: { member_id: member.id } });
+    const res = await rest("POST", `/api/admin/projects/${project.owner}/${project.slug}/members`, {
+      token: ADMIN,
+      body: { member_id: member.id },
+    });
     expect(res.status).toBe(201);
     await pause();
   }
 }
 
 async function dropMember(project: Project, member: Member): Promise<void> {
-  const res = await rest("DELETE", `/api/admin/projects/${project.owner}/${project.slug}/members/${member.id}?reason=removed`, { token: ADMIN });
+  const res = await rest(
+    "DELETE",
+    `/api/admin/projects/${project.owner}/${project.slug}/members/${member.id}?reason=removed`,
+    { token: ADMIN },
+  );
   expect(res.status).toBe(200);
 }
 
@@ -81,7 +94,10 @@ async function archive(project: Project): Promise<void> {
 
 /** A group chat created by `creator`; answers the §9.2 view. */
 async function group(project: Project, creator: Member, participants: Member[], title?: string) {
-  const body = title === undefined ? { participants: participants.map((p) => p.id) } : { title, participants: participants.map((p) => p.id) };
+  const body =
+    title === undefined
+      ? { participants: participants.map((p) => p.id) }
+      : { title, participants: participants.map((p) => p.id) };
   const res = await rest("POST", `${project.base}/conversations`, { token: creator.token, body });
   expect(res.status).toBe(201);
   await pause();
@@ -89,7 +105,10 @@ async function group(project: Project, creator: Member, participants: Member[], 
 }
 
 async function say(project: Project, author: Member, conversationId: string, body: string) {
-  const res = await rest("POST", `${project.base}/conversations/${conversationId}/messages`, { token: author.token, body: { body } });
+  const res = await rest("POST", `${project.base}/conversations/${conversationId}/messages`, {
+    token: author.token,
+    body: { body },
+  });
   expect(res.status).toBe(201);
   await pause();
   return res.body;
@@ -103,22 +122,31 @@ async function readNew(project: Project, reader: Member, conversationId: string)
 }
 
 async function addTo(project: Project, manager: Member, conversationId: string, member: Member): Promise<void> {
-  const res = await rest("POST", `${project.base}/conversations/${conversationId}/participants`, { token: manager.token, body: { member_id: member.id } });
+  const res = await rest("POST", `${project.base}/conversations/${conversationId}/participants`, {
+    token: manager.token,
+    body: { member_id: member.id },
+  });
   expect(res.status).toBe(200);
   await pause();
 }
 
 async function removeFrom(project: Project, actor: Member, conversationId: string, member: Member): Promise<void> {
-  const res = await rest("DELETE", `${project.base}/conversations/${conversationId}/participants/${member.id}`, { token: actor.token });
+  const res = await rest("DELETE", `${project.base}/conversations/${conversationId}/participants/${member.id}`, {
+    token: actor.token,
+  });
   expect(res.status).toBe(200);
   await pause();
 }
 
-const list = (project: Project, reader: Member, query = "") => rest("GET", `${project.base}/conversations${query}`, { token: reader.token });
+const list = (project: Project, reader: Member, query = "") =>
+  rest("GET", `${project.base}/conversations${query}`, { token: reader.token });
 const me = (reader: Member, query = "") => rest("GET", `/api/me/conversations${query}`, { token: reader.token });
-const getConversation = (project: Project, reader: Member, id: string) => rest("GET", `${project.base}/conversations/${id}`, { token: reader.token });
-const pin = (project: Project, human: Member, id: string) => rest("PUT", `${project.base}/conversations/${id}/pin`, { token: human.token });
-const unpin = (project: Project, human: Member, id: string) => rest("DELETE", `${project.base}/conversations/${id}/pin`, { token: human.token });
+const getConversation = (project: Project, reader: Member, id: string) =>
+  rest("GET", `${project.base}/conversations/${id}`, { token: reader.token });
+const pin = (project: Project, human: Member, id: string) =>
+  rest("PUT", `${project.base}/conversations/${id}/pin`, { token: human.token });
+const unpin = (project: Project, human: Member, id: string) =>
+  rest("DELETE", `${project.base}/conversations/${id}/pin`, { token: human.token });
 const setMeat = (project: Project, human: Member, id: string, value: unknown) =>
   rest("PUT", `${project.base}/conversations/${id}/meat-proxy`, { token: human.token, body: { meat_proxy: value } });
 
@@ -132,7 +160,8 @@ async function listItems(project: Project, reader: Member, query = "") {
 
 const ids = (items: { id: string }[]): string[] => items.map((i) => i.id);
 const sortedIds = (items: { id: string }[]): string[] => ids(items).sort();
-const meKeys = (items: { id: string; project: { full_name: string } }[]): string[] => items.map((i) => `${i.project.full_name} ${i.id}`);
+const meKeys = (items: { id: string; project: { full_name: string } }[]): string[] =>
+  items.map((i) => `${i.project.full_name} ${i.id}`);
 
 /** A JSON value as the REST client parses it. */
 type Json = ReturnType<typeof JSON.parse>;
@@ -166,7 +195,12 @@ const humanEntry = (human: Member, extra: Record<string, unknown> = {}) => ({
   meat_proxy_chat: null,
   ...extra,
 });
-const agentEntry = (agent: Member, owner: Member) => ({ member_id: agent.id, kind: "agent", handle: agent.handle, name: `${owner.handle}/${agent.handle}` });
+const agentEntry = (agent: Member, owner: Member) => ({
+  member_id: agent.id,
+  kind: "agent",
+  handle: agent.handle,
+  name: `${owner.handle}/${agent.handle}`,
+});
 
 /** Every page of a list, following next_cursor from the start. */
 async function allPages(path: string, reader: Member, limit: number, extra = "") {
@@ -194,9 +228,18 @@ async function allPages(path: string, reader: Member, limit: number, extra = "")
 async function snapshot() {
   return {
     events: await hub.db.event.count(),
-    pins: await hub.db.pin.findMany({ select: { humanId: true, conversationId: true }, orderBy: [{ humanId: "asc" }, { conversationId: "asc" }] }),
-    participations: await hub.db.participation.findMany({ select: { id: true, meatProxyChat: true, readMarkerSeq: true, leftAt: true }, orderBy: { id: "asc" } }),
-    humans: await hub.db.human.findMany({ select: { id: true, meatProxyLead: true, meatProxyHands: true, meatProxyNote: true }, orderBy: { id: "asc" } }),
+    pins: await hub.db.pin.findMany({
+      select: { humanId: true, conversationId: true },
+      orderBy: [{ humanId: "asc" }, { conversationId: "asc" }],
+    }),
+    participations: await hub.db.participation.findMany({
+      select: { id: true, meatProxyChat: true, readMarkerSeq: true, leftAt: true },
+      orderBy: { id: "asc" },
+    }),
+    humans: await hub.db.human.findMany({
+      select: { id: true, meatProxyLead: true, meatProxyHands: true, meatProxyNote: true },
+      orderBy: { id: "asc" },
+    }),
   };
 }
 
@@ -262,7 +305,12 @@ describe("§9.3 the list endpoint and its contents", () => {
     const items = await listItems(alpha, ann, "?observed=true");
     expect(sortedIds(items)).toEqual([a1.id, a2.id, g1.id, g2.id, g4.id, g5.id].sort());
     expect(itemOf(items, g2.id)).toMatchObject({ access: "observer", unread: null, mentions_unread: null });
-    expect(itemOf(items, g4.id)).toMatchObject({ access: "observer", unread: null, mentions_unread: null, closed_at: expect.any(String) });
+    expect(itemOf(items, g4.id)).toMatchObject({
+      access: "observer",
+      unread: null,
+      mentions_unread: null,
+      closed_at: expect.any(String),
+    });
     // G5 has ann and ann's agent: one item, as a participant.
     expect(itemOf(items, g5.id).access).toBe("participant");
     expect(items.filter((i: { id: string }) => i.id === g5.id)).toHaveLength(1);
@@ -273,7 +321,8 @@ describe("§9.3 the list endpoint and its contents", () => {
     expect(await list(alpha, cat)).toEqual({ status: 200, body: { items: [], next_cursor: null } });
     const observed = await listItems(alpha, cat, "?observed=true");
     expect(sortedIds(observed)).toEqual([g2.id, g3.id, g4.id].sort());
-    for (const item of observed) expect(item).toMatchObject({ access: "observer", unread: null, mentions_unread: null, pinned: false });
+    for (const item of observed)
+      expect(item).toMatchObject({ access: "observer", unread: null, mentions_unread: null, pinned: false });
 
     const missing = await rest("GET", "/api/projects/ann/no-such-project/conversations", { token: dan.token });
     expect(missing.status).toBe(404);
@@ -296,7 +345,11 @@ describe("§9.3 the list endpoint and its contents", () => {
     expect(view.status).toBe(200);
     expect(view.body).toMatchObject({ closed_at: expect.any(String), closed_reason: "no_human" });
     for (const agent of [a2, c1]) {
-      expect(itemOf(await listItems(alpha, agent), g4.id)).toMatchObject({ kind: "group", access: "participant", closed_at: view.body.closed_at });
+      expect(itemOf(await listItems(alpha, agent), g4.id)).toMatchObject({
+        kind: "group",
+        access: "participant",
+        closed_at: view.body.closed_at,
+      });
     }
     expect(ids(await listItems(alpha, bob, "?observed=true"))).not.toContain(g4.id);
   });
@@ -339,7 +392,16 @@ describe("§9.3 the list endpoint and its contents", () => {
     expect(item).not.toHaveProperty("created_at");
     // The agent's own list shows the same conversation with the same parties.
     const agentSide = itemOf(await listItems(alpha, a1), a1.id);
-    expect(agentSide).toMatchObject({ id: a1.id, kind: "direct", agent_id: a1.id, title: null, access: "party", closed_at: null, mentions_unread: 0, pinned: false });
+    expect(agentSide).toMatchObject({
+      id: a1.id,
+      kind: "direct",
+      agent_id: a1.id,
+      title: null,
+      access: "party",
+      closed_at: null,
+      mentions_unread: 0,
+      pinned: false,
+    });
     expect(agentSide.participants).toStrictEqual([humanEntry(ann), agentEntry(a1, ann)]);
     expect(agentSide).not.toHaveProperty("created_at");
   });
@@ -392,7 +454,8 @@ describe("§9.3 the list endpoint and its contents", () => {
       pinned: false,
       last_message: null,
     });
-    for (const item of items.filter((i: { kind: string }) => i.kind === "group")) expect(item).not.toHaveProperty("agent_id");
+    for (const item of items.filter((i: { kind: string }) => i.kind === "group"))
+      expect(item).not.toHaveProperty("agent_id");
   });
 
   it("M-168 the query is refused with the field named: limit outside 1–200, observed not a boolean, a bad cursor, an unknown field", async () => {
@@ -404,13 +467,23 @@ describe("§9.3 the list endpoint and its contents", () => {
       ["?observed=maybe", "observed", null],
       ["?cursor=not-a-cursor", "cursor", "bad_cursor"],
       [`?cursor=${base64url("{}")}`, "cursor", "bad_cursor"],
-      [`?cursor=${base64url(JSON.stringify([7, "2026-01-01T00:00:00.000Z", "ann/alpha", "agt-a1"]))}`, "cursor", "bad_cursor"],
+      [
+        `?cursor=${base64url(JSON.stringify([7, "2026-01-01T00:00:00.000Z", "ann/alpha", "agt-a1"]))}`,
+        "cursor",
+        "bad_cursor",
+      ],
       ["?sort=asc", "sort", "unknown_field"],
     ];
     for (const [query, field, value] of cases) {
       const res = await list(alpha, ann, query);
       expect(res.status, query).toBe(400);
-      expect(res.body, query).toStrictEqual({ error: { code: "invalid", message: expect.any(String), details: { fields: { [field]: value ?? expect.any(String) } } } });
+      expect(res.body, query).toStrictEqual({
+        error: {
+          code: "invalid",
+          message: expect.any(String),
+          details: { fields: { [field]: value ?? expect.any(String) } },
+        },
+      });
     }
     const most = await list(alpha, ann, "?limit=200");
     expect(most.status).toBe(200);
@@ -422,7 +495,9 @@ describe("§9.3 the list endpoint and its contents", () => {
     const forged = base64url(JSON.stringify([3, "not-a-timestamp", "ann/alpha", "agt-a1"]));
     const res = await list(alpha, ann, `?cursor=${forged}`);
     expect(res.status).toBe(400);
-    expect(res.body).toStrictEqual({ error: { code: "invalid", message: expect.any(String), details: { fields: { cursor: "bad_cursor" } } } });
+    expect(res.body).toStrictEqual({
+      error: { code: "invalid", message: expect.any(String), details: { fields: { cursor: "bad_cursor" } } },
+    });
   });
 });
 
@@ -469,7 +544,8 @@ describe("§9.3 the four bands, activity order and the cursor", () => {
 
   it("M-175 M-176 M-198 four bands: pinned with unread, unread, pinned, the rest; an observer's null unread counts as none", async () => {
     const { eve, e1, e2, bands, B1, B2, B3, B4, B5, B6, B7, B8, B9, Obs } = B;
-    const band = (items: { id: string; pinned: boolean; unread: number | null }[]) => items.map((i) => [i.id, i.pinned, i.unread]);
+    const band = (items: { id: string; pinned: boolean; unread: number | null }[]) =>
+      items.map((i) => [i.id, i.pinned, i.unread]);
     expect(band(await listItems(bands, eve))).toEqual([
       [B2, true, 1],
       [B1, true, 1],
@@ -573,7 +649,10 @@ async function worldC() {
   const longMessage = await say(prev, gil, g1.id, long);
   const redactedChat = await group(prev, gil, [hal], "Redacted");
   const secret = await say(prev, hal, redactedChat.id, "a secret");
-  const redaction = await rest("POST", `${prev.base}/conversations/${redactedChat.id}/messages/${secret.seq}/redact`, { token: gil.token, body: { reason: "private" } });
+  const redaction = await rest("POST", `${prev.base}/conversations/${redactedChat.id}/messages/${secret.seq}/redact`, {
+    token: gil.token,
+    body: { reason: "private" },
+  });
   expect(redaction.status).toBe(200);
   const windowed = await group(prev, gil, [hal], "Window");
   await say(prev, hal, windowed.id, "before ivy 1");
@@ -596,7 +675,13 @@ describe("§9.3 last_message", () => {
     const cut = Array.from(long).slice(0, 200).join("");
     for (const reader of [gil, g1]) {
       const item = itemOf(await listItems(prev, reader), g1.id);
-      expect(item.last_message).toStrictEqual({ seq: longMessage.seq, from: gil.id, body: cut, sent_at: longMessage.sent_at, redacted: false });
+      expect(item.last_message).toStrictEqual({
+        seq: longMessage.seq,
+        from: gil.id,
+        body: cut,
+        sent_at: longMessage.sent_at,
+        redacted: false,
+      });
       expect(Array.from(item.last_message.body)).toHaveLength(200);
       expect(item.last_message.body).toHaveLength(1 + 199 * 2);
     }
@@ -609,14 +694,25 @@ describe("§9.3 last_message", () => {
     for (const reader of [gil, hal]) {
       const item = itemOf(await listItems(prev, reader), redactedChat.id);
       expect(item.last_message_at).toBe(secret.sent_at);
-      expect(item.last_message).toStrictEqual({ seq: secret.seq, from: hal.id, body: null, sent_at: secret.sent_at, redacted: true });
+      expect(item.last_message).toStrictEqual({
+        seq: secret.seq,
+        from: hal.id,
+        body: null,
+        sent_at: secret.sent_at,
+        redacted: true,
+      });
     }
   });
 
   it("M-185 last_message lies within the caller's window: a newcomer, or a member added again, sees nothing from before its join", async () => {
     const { gil, hal, ivy, prev, windowed, lastBeforeIvy } = C;
     expect(itemOf(await listItems(prev, gil), windowed.id).last_message.seq).toBe(lastBeforeIvy.seq);
-    expect(itemOf(await listItems(prev, ivy), windowed.id)).toMatchObject({ last_message: null, last_message_at: null, unread: 0, mentions_unread: 0 });
+    expect(itemOf(await listItems(prev, ivy), windowed.id)).toMatchObject({
+      last_message: null,
+      last_message_at: null,
+      unread: 0,
+      mentions_unread: 0,
+    });
     const after = await say(prev, hal, windowed.id, "after ivy");
     expect(itemOf(await listItems(prev, ivy), windowed.id)).toMatchObject({
       last_message: { seq: after.seq, from: hal.id, body: "after ivy", sent_at: after.sent_at, redacted: false },
@@ -626,7 +722,12 @@ describe("§9.3 last_message", () => {
     // hal leaves and is added again: its window starts at the latest join.
     await removeFrom(prev, hal, windowed.id, hal);
     await addTo(prev, gil, windowed.id, hal);
-    expect(itemOf(await listItems(prev, hal), windowed.id)).toMatchObject({ last_message: null, last_message_at: null, unread: 0, mentions_unread: 0 });
+    expect(itemOf(await listItems(prev, hal), windowed.id)).toMatchObject({
+      last_message: null,
+      last_message_at: null,
+      unread: 0,
+      mentions_unread: 0,
+    });
   });
 
   it("M-185 M-186 an observer's preview lies within its agent's window and its counts are null", async () => {
@@ -640,9 +741,25 @@ describe("§9.3 last_message", () => {
       mentions_unread: null,
     });
     const after = await say(prev, hal, observed.id, "after agent-i1 @ivy");
-    const preview = { seq: after.seq, from: hal.id, body: "after agent-i1 @ivy", sent_at: after.sent_at, redacted: false };
-    expect(itemOf(await listItems(prev, ivy, "?observed=true"), observed.id)).toMatchObject({ access: "observer", last_message: preview, unread: null, mentions_unread: null });
-    expect(itemOf(await listItems(prev, i1), observed.id)).toMatchObject({ access: "participant", last_message: preview, unread: 1, mentions_unread: 0 });
+    const preview = {
+      seq: after.seq,
+      from: hal.id,
+      body: "after agent-i1 @ivy",
+      sent_at: after.sent_at,
+      redacted: false,
+    };
+    expect(itemOf(await listItems(prev, ivy, "?observed=true"), observed.id)).toMatchObject({
+      access: "observer",
+      last_message: preview,
+      unread: null,
+      mentions_unread: null,
+    });
+    expect(itemOf(await listItems(prev, i1), observed.id)).toMatchObject({
+      access: "participant",
+      last_message: preview,
+      unread: 1,
+      mentions_unread: 0,
+    });
   });
 });
 
@@ -673,7 +790,8 @@ async function worldD() {
   return { jo, kim, lee, ola, j1, k1, o1, pins, gp, hidden, along, closed, outside, both, rejoin, removal };
 }
 
-const pinRow = (humanId: string, publicId: string) => hub.db.pin.count({ where: { humanId, conversation: { publicId } } });
+const pinRow = (humanId: string, publicId: string) =>
+  hub.db.pin.count({ where: { humanId, conversation: { publicId } } });
 
 describe("§9.3 pins", () => {
   let D: Awaited<ReturnType<typeof worldD>>;
@@ -700,7 +818,10 @@ describe("§9.3 pins", () => {
     const before = await snapshot();
     for (const id of [j1.id, along.id]) {
       for (const res of [await pin(pins, j1, id), await unpin(pins, j1, id)]) {
-        expect(res).toStrictEqual({ status: 403, body: { error: { code: "forbidden", message: expect.any(String), details: { reason: "humans_only" } } } });
+        expect(res).toStrictEqual({
+          status: 403,
+          body: { error: { code: "forbidden", message: expect.any(String), details: { reason: "humans_only" } } },
+        });
       }
     }
     expect(await snapshot()).toEqual(before);
@@ -715,7 +836,10 @@ describe("§9.3 pins", () => {
     expect(itemOf(items, along.id)).toMatchObject({ access: "observer", pinned: true });
     expect(itemOf(items, closed.id)).toMatchObject({ access: "observer", pinned: true, closed_at: expect.any(String) });
     expect(await pin(pins, ola, outside.id)).toEqual(NO_CONTENT);
-    expect(itemOf(await listItems(pins, ola, "?observed=true"), outside.id)).toMatchObject({ access: "observer", pinned: true });
+    expect(itemOf(await listItems(pins, ola, "?observed=true"), outside.id)).toMatchObject({
+      access: "observer",
+      pinned: true,
+    });
     for (const id of [j1.id, gp.id, along.id, closed.id]) expect(await unpin(pins, jo, id)).toEqual(NO_CONTENT);
     expect(await unpin(pins, ola, outside.id)).toEqual(NO_CONTENT);
   });
@@ -767,7 +891,8 @@ describe("§9.3 pins", () => {
     expect((await browser.mutation("auth.login", { handle: jo.handle, password: PASSWORD })).status).toBe(200);
     const viaSession = await browser.query("conversations.list", { owner: pins.owner, slug: pins.slug });
     expect(viaSession.status).toBe(200);
-    const items = (viaSession.body.result?.data as { items: { id: string; pinned: boolean }[] } | undefined)?.items ?? [];
+    const items =
+      (viaSession.body.result?.data as { items: { id: string; pinned: boolean }[] } | undefined)?.items ?? [];
     expect(itemOf(items, gp.id).pinned).toBe(true);
     expect(await pinRow(jo.id, gp.id)).toBe(1);
     expect(await unpin(pins, second, gp.id)).toEqual(NO_CONTENT);
@@ -817,7 +942,10 @@ describe("§9.3 pins", () => {
     const { jo, kim, gp, pins } = D;
     expect(await pin(pins, jo, gp.id)).toEqual(NO_CONTENT);
     expect(await pin(pins, kim, gp.id)).toEqual(NO_CONTENT);
-    const renamed = await rest("PATCH", `${pins.base}/conversations/${gp.id}`, { token: jo.token, body: { title: "Together, renamed" } });
+    const renamed = await rest("PATCH", `${pins.base}/conversations/${gp.id}`, {
+      token: jo.token,
+      body: { title: "Together, renamed" },
+    });
     expect(renamed.status).toBe(200);
     for (const reader of [jo, kim]) {
       const events = await rest("GET", `${pins.base}/events?after=0&limit=200`, { token: reader.token });
@@ -830,7 +958,10 @@ describe("§9.3 pins", () => {
       expect(updated.payload.conversation).not.toHaveProperty("pinned");
       expect(JSON.stringify(events.body.items)).not.toContain('"pinned"');
     }
-    const stored = await hub.db.event.findMany({ where: { kind: { in: ["conversation_created", "conversation_updated"] } }, select: { payload: true } });
+    const stored = await hub.db.event.findMany({
+      where: { kind: { in: ["conversation_created", "conversation_updated"] } },
+      select: { payload: true },
+    });
     expect(stored.length).toBeGreaterThan(0);
     expect(JSON.stringify(stored)).not.toContain('"pinned"');
     expect(await unpin(pins, jo, gp.id)).toEqual(NO_CONTENT);
@@ -928,7 +1059,10 @@ describe("§9.3 at most 20 pins per human", () => {
     expect(await hub.db.pin.count({ where: { humanId: max.id } })).toBe(20);
     const before = await snapshot();
     const refused = await pin(p2, max, at(two, 9));
-    expect(refused).toStrictEqual({ status: 400, body: { error: { code: "invalid", message: expect.any(String), details: { fields: { pin: "too_many" } } } } });
+    expect(refused).toStrictEqual({
+      status: 400,
+      body: { error: { code: "invalid", message: expect.any(String), details: { fields: { pin: "too_many" } } } },
+    });
     expect(await snapshot()).toEqual(before);
     expect(itemOf(await listItems(p2, max), at(two, 9)).pinned).toBe(false);
     expect(await pin(p1, max, at(one, 0))).toEqual(NO_CONTENT);
@@ -973,11 +1107,19 @@ async function worldM() {
 }
 
 async function profile(human: Member, lead: boolean, hands: boolean, note: string | null = null): Promise<void> {
-  await hub.db.human.update({ where: { id: human.id }, data: { meatProxyLead: lead, meatProxyHands: hands, meatProxyNote: note } });
+  await hub.db.human.update({
+    where: { id: human.id },
+    data: { meatProxyLead: lead, meatProxyHands: hands, meatProxyNote: note },
+  });
 }
 
 const chatValue = async (human: Member, publicId: string) =>
-  (await hub.db.participation.findFirstOrThrow({ where: { memberId: human.id, leftAt: null, conversation: { publicId } }, select: { meatProxyChat: true } })).meatProxyChat;
+  (
+    await hub.db.participation.findFirstOrThrow({
+      where: { memberId: human.id, leftAt: null, conversation: { publicId } },
+      select: { meatProxyChat: true },
+    })
+  ).meatProxyChat;
 
 const MEAT_KEYS = ["meat_proxy_lead", "meat_proxy_hands", "meat_proxy", "meat_proxy_chat"];
 
@@ -1021,13 +1163,19 @@ describe("§9.3 the meat proxy per chat", () => {
       status: 403,
       body: { error: { code: "forbidden", message: expect.any(String), details: { reason: "humans_only" } } },
     });
-    expect(await setMeat(meat, m1, m1.id, true)).toMatchObject({ status: 403, body: { error: { details: { reason: "humans_only" } } } });
+    expect(await setMeat(meat, m1, m1.id, true)).toMatchObject({
+      status: 403,
+      body: { error: { details: { reason: "humans_only" } } },
+    });
     const missing = await setMeat(meat, mo, "cnv-9999", true);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("not_found");
     expect(await setMeat(meat, mo, p1.id, true)).toEqual(missing);
     expect(await getConversation(meat, mo, p1.id)).toEqual(missing);
-    const alongOnly = { status: 403, body: { error: { code: "forbidden", message: expect.any(String), details: { reason: "not_a_participant" } } } };
+    const alongOnly = {
+      status: 403,
+      body: { error: { code: "forbidden", message: expect.any(String), details: { reason: "not_a_participant" } } },
+    };
     expect(await setMeat(meat, mo, patChat.id, true)).toStrictEqual(alongOnly);
     // An owner outside the project reads its agent's chat along: not_a_participant there, not_found elsewhere.
     expect(await setMeat(meat, oz, ozChat.id, true)).toStrictEqual(alongOnly);
@@ -1078,7 +1226,12 @@ describe("§9.3 the meat proxy per chat", () => {
         }
       }
       // The profile is untouched, and a chat without a value of its own follows it.
-      expect(await hub.db.human.findUniqueOrThrow({ where: { id: mo.id }, select: { meatProxyLead: true, meatProxyHands: true, meatProxyNote: true } })).toEqual({
+      expect(
+        await hub.db.human.findUniqueOrThrow({
+          where: { id: mo.id },
+          select: { meatProxyLead: true, meatProxyHands: true, meatProxyNote: true },
+        }),
+      ).toEqual({
         meatProxyLead: profileLead,
         meatProxyHands: profileHands,
         meatProxyNote: NOTE,
@@ -1115,7 +1268,13 @@ describe("§9.3 the meat proxy per chat", () => {
       for (const id of [mg.id, patChat.id]) check((await getConversation(meat, reader, id)).body.participants);
     }
     const direct = itemOf(await listItems(meat, mo), m1.id);
-    expect(entryOf(direct.participants, mo.id)).toMatchObject({ meat_proxy_lead: true, meat_proxy_hands: false, meat_proxy: true, meat_proxy_chat: null, meat_proxy_note: expect.any(String) });
+    expect(entryOf(direct.participants, mo.id)).toMatchObject({
+      meat_proxy_lead: true,
+      meat_proxy_hands: false,
+      meat_proxy: true,
+      meat_proxy_chat: null,
+      meat_proxy_note: expect.any(String),
+    });
     expect(entryOf(itemOf(await listItems(meat, mo), other.id).participants, pat.id)).toStrictEqual(humanEntry(pat));
     await profile(mo, false, false);
   });
@@ -1132,10 +1291,16 @@ describe("§9.3 the meat proxy per chat", () => {
       entryOf(itemOf(await listItems(meat, reader), mg.id).participants, pat.id),
       entryOf((await getConversation(meat, reader, mg.id)).body.participants, pat.id),
     ];
-    for (const entry of await moEntries(mo)) expect(entry).toMatchObject({ meat_proxy_lead: true, meat_proxy_chat: true });
-    for (const reader of [pat, m1]) for (const entry of await moEntries(reader)) expect(entry).toMatchObject({ meat_proxy_lead: true, meat_proxy_chat: null });
-    for (const entry of await patEntries(pat)) expect(entry).toMatchObject({ meat_proxy_lead: false, meat_proxy_chat: false });
-    for (const reader of [mo, m1]) for (const entry of await patEntries(reader)) expect(entry).toMatchObject({ meat_proxy_lead: false, meat_proxy_chat: null });
+    for (const entry of await moEntries(mo))
+      expect(entry).toMatchObject({ meat_proxy_lead: true, meat_proxy_chat: true });
+    for (const reader of [pat, m1])
+      for (const entry of await moEntries(reader))
+        expect(entry).toMatchObject({ meat_proxy_lead: true, meat_proxy_chat: null });
+    for (const entry of await patEntries(pat))
+      expect(entry).toMatchObject({ meat_proxy_lead: false, meat_proxy_chat: false });
+    for (const reader of [mo, m1])
+      for (const entry of await patEntries(reader))
+        expect(entry).toMatchObject({ meat_proxy_lead: false, meat_proxy_chat: null });
     expect(await setMeat(meat, mo, mg.id, null)).toEqual(NO_CONTENT);
     expect(await setMeat(meat, pat, mg.id, null)).toEqual(NO_CONTENT);
   });
@@ -1151,7 +1316,13 @@ describe("§9.3 the meat proxy per chat", () => {
     expect(await agentGroup()).toMatchObject({ meat_proxy_lead: true, meat_proxy: true, meat_proxy_chat: null });
     await profile(mo, false, false);
     expect(await setMeat(meat, mo, m1.id, true)).toEqual(NO_CONTENT);
-    expect(await agentDirect()).toMatchObject({ meat_proxy_lead: true, meat_proxy_hands: false, meat_proxy: true, meat_proxy_chat: null, meat_proxy_note: expect.any(String) });
+    expect(await agentDirect()).toMatchObject({
+      meat_proxy_lead: true,
+      meat_proxy_hands: false,
+      meat_proxy: true,
+      meat_proxy_chat: null,
+      meat_proxy_note: expect.any(String),
+    });
     expect(await agentGroup()).toStrictEqual(humanEntry(mo));
     expect(await setMeat(meat, mo, m1.id, null)).toEqual(NO_CONTENT);
   });
@@ -1159,8 +1330,16 @@ describe("§9.3 the meat proxy per chat", () => {
   it("M-211 only the human sets its own value: no member_id is taken, another human's PUT sets its own; the value grants and denies nothing", async () => {
     const { mo, pat, mg, meat } = M;
     const before = await snapshot();
-    const named = await rest("PUT", `${meat.base}/conversations/${mg.id}/meat-proxy`, { token: pat.token, body: { meat_proxy: true, member_id: mo.id } });
-    expect(named).toStrictEqual({ status: 400, body: { error: { code: "invalid", message: expect.any(String), details: { fields: { member_id: "unknown_field" } } } } });
+    const named = await rest("PUT", `${meat.base}/conversations/${mg.id}/meat-proxy`, {
+      token: pat.token,
+      body: { meat_proxy: true, member_id: mo.id },
+    });
+    expect(named).toStrictEqual({
+      status: 400,
+      body: {
+        error: { code: "invalid", message: expect.any(String), details: { fields: { member_id: "unknown_field" } } },
+      },
+    });
     expect(await snapshot()).toEqual(before);
     expect(await setMeat(meat, pat, mg.id, true)).toEqual(NO_CONTENT);
     expect(await chatValue(pat, mg.id)).toBe(true);
@@ -1168,8 +1347,22 @@ describe("§9.3 the meat proxy per chat", () => {
     // Not a permission: with either value mo posts and manages the chat as before.
     for (const value of [true, false]) {
       expect(await setMeat(meat, mo, mg.id, value)).toEqual(NO_CONTENT);
-      expect((await rest("POST", `${meat.base}/conversations/${mg.id}/messages`, { token: mo.token, body: { body: `with ${value}` } })).status).toBe(201);
-      expect((await rest("PATCH", `${meat.base}/conversations/${mg.id}`, { token: mo.token, body: { title: `Meat ${value}` } })).status).toBe(200);
+      expect(
+        (
+          await rest("POST", `${meat.base}/conversations/${mg.id}/messages`, {
+            token: mo.token,
+            body: { body: `with ${value}` },
+          })
+        ).status,
+      ).toBe(201);
+      expect(
+        (
+          await rest("PATCH", `${meat.base}/conversations/${mg.id}`, {
+            token: mo.token,
+            body: { title: `Meat ${value}` },
+          })
+        ).status,
+      ).toBe(200);
     }
     expect(await setMeat(meat, pat, mg.id, null)).toEqual(NO_CONTENT);
     expect(await setMeat(meat, mo, mg.id, null)).toEqual(NO_CONTENT);
@@ -1179,7 +1372,8 @@ describe("§9.3 the meat proxy per chat", () => {
     const { mo, m1, mg, meat } = M;
     const events = await hub.db.event.count();
     const spy = busSpy();
-    for (const id of [mg.id, m1.id]) for (const value of [true, false, null]) expect(await setMeat(meat, mo, id, value)).toEqual(NO_CONTENT);
+    for (const id of [mg.id, m1.id])
+      for (const value of [true, false, null]) expect(await setMeat(meat, mo, id, value)).toEqual(NO_CONTENT);
     spy.stop();
     expect(spy.seen).toEqual([]);
     expect(await hub.db.event.count()).toBe(events);
@@ -1190,20 +1384,45 @@ describe("§9.3 the meat proxy per chat", () => {
     const eventsOf = async (id: string) => {
       const res = await rest("GET", `${meat.base}/events?after=0&limit=200`, { token: pat.token });
       expect(res.status).toBe(200);
-      return res.body.items.filter((e: { kind: string; conversation_id: string }) => e.kind !== "message" && e.conversation_id === id);
+      return res.body.items.filter(
+        (e: { kind: string; conversation_id: string }) => e.kind !== "message" && e.conversation_id === id,
+      );
     };
     expect(await setMeat(meat, mo, mg.id, true)).toEqual(NO_CONTENT);
-    expect((await rest("PATCH", `${meat.base}/conversations/${mg.id}`, { token: mo.token, body: { title: "Meat v2" } })).status).toBe(200);
+    expect(
+      (await rest("PATCH", `${meat.base}/conversations/${mg.id}`, { token: mo.token, body: { title: "Meat v2" } }))
+        .status,
+    ).toBe(200);
     expect(await setMeat(meat, mo, mg.id, false)).toEqual(NO_CONTENT);
-    expect((await rest("PATCH", `${meat.base}/conversations/${mg.id}`, { token: mo.token, body: { title: "Meat v3" } })).status).toBe(200);
+    expect(
+      (await rest("PATCH", `${meat.base}/conversations/${mg.id}`, { token: mo.token, body: { title: "Meat v3" } }))
+        .status,
+    ).toBe(200);
     const events = await eventsOf(mg.id);
-    const v2 = events.find((e: { payload: { changed?: { title?: string } } }) => e.payload.changed?.title === "Meat v2");
-    const v3 = events.find((e: { payload: { changed?: { title?: string } } }) => e.payload.changed?.title === "Meat v3");
-    expect(entryOf(v2.payload.conversation.participants, mo.id)).toMatchObject({ meat_proxy_lead: true, meat_proxy: true, meat_proxy_chat: null, meat_proxy_note: expect.any(String) });
+    const v2 = events.find(
+      (e: { payload: { changed?: { title?: string } } }) => e.payload.changed?.title === "Meat v2",
+    );
+    const v3 = events.find(
+      (e: { payload: { changed?: { title?: string } } }) => e.payload.changed?.title === "Meat v3",
+    );
+    expect(entryOf(v2.payload.conversation.participants, mo.id)).toMatchObject({
+      meat_proxy_lead: true,
+      meat_proxy: true,
+      meat_proxy_chat: null,
+      meat_proxy_note: expect.any(String),
+    });
     const v3Entry = entryOf(v3.payload.conversation.participants, mo.id);
-    expect(v3Entry).toMatchObject({ meat_proxy_lead: false, meat_proxy_hands: false, meat_proxy: false, meat_proxy_chat: null });
+    expect(v3Entry).toMatchObject({
+      meat_proxy_lead: false,
+      meat_proxy_hands: false,
+      meat_proxy: false,
+      meat_proxy_chat: null,
+    });
     expect(v3Entry).not.toHaveProperty("meat_proxy_note");
-    expect(entryOf((await getConversation(meat, mo, mg.id)).body.participants, mo.id)).toMatchObject({ meat_proxy_lead: false, meat_proxy_chat: false });
+    expect(entryOf((await getConversation(meat, mo, mg.id)).body.participants, mo.id)).toMatchObject({
+      meat_proxy_lead: false,
+      meat_proxy_chat: false,
+    });
 
     // conversation_created: the profile's value when the chat was made, whatever it is now.
     await profile(mo, true, false);
@@ -1211,8 +1430,15 @@ describe("§9.3 the meat proxy per chat", () => {
     await profile(mo, false, false);
     const [created] = await eventsOf(later.id);
     expect(created.kind).toBe("conversation_created");
-    expect(entryOf(created.payload.conversation.participants, mo.id)).toMatchObject({ meat_proxy_lead: true, meat_proxy: true, meat_proxy_chat: null });
-    expect(entryOf((await getConversation(meat, pat, later.id)).body.participants, mo.id)).toMatchObject({ meat_proxy_lead: false, meat_proxy: false });
+    expect(entryOf(created.payload.conversation.participants, mo.id)).toMatchObject({
+      meat_proxy_lead: true,
+      meat_proxy: true,
+      meat_proxy_chat: null,
+    });
+    expect(entryOf((await getConversation(meat, pat, later.id)).body.participants, mo.id)).toMatchObject({
+      meat_proxy_lead: false,
+      meat_proxy: false,
+    });
     expect(await setMeat(meat, mo, mg.id, null)).toEqual(NO_CONTENT);
   });
 });
@@ -1271,7 +1497,10 @@ describe("§9.3 GET /me/conversations", () => {
   it("M-216 an agent gets forbidden, humans_only", async () => {
     const { q1 } = Q;
     for (const query of ["", "?observed=true&limit=5"]) {
-      expect(await me(q1, query)).toStrictEqual({ status: 403, body: { error: { code: "forbidden", message: expect.any(String), details: { reason: "humans_only" } } } });
+      expect(await me(q1, query)).toStrictEqual({
+        status: 403,
+        body: { error: { code: "forbidden", message: expect.any(String), details: { reason: "humans_only" } } },
+      });
     }
   });
 
@@ -1294,7 +1523,13 @@ describe("§9.3 GET /me/conversations", () => {
     for (const [query, field, value] of cases) {
       const bad = await me(quinn, query);
       expect(bad.status, query).toBe(400);
-      expect(bad.body, query).toStrictEqual({ error: { code: "invalid", message: expect.any(String), details: { fields: { [field]: value ?? expect.any(String) } } } });
+      expect(bad.body, query).toStrictEqual({
+        error: {
+          code: "invalid",
+          message: expect.any(String),
+          details: { fields: { [field]: value ?? expect.any(String) } },
+        },
+      });
     }
     expect((await me(quinn, "?limit=200")).status).toBe(200);
   });
@@ -1305,10 +1540,14 @@ describe("§9.3 GET /me/conversations", () => {
       const res = await me(quinn, `?observed=${observed}`);
       expect(res.status).toBe(200);
       const items: { id: string; project: { full_name: string } }[] = res.body.items;
-      expect([...new Set(items.map((i) => i.project.full_name))].sort()).toEqual([alpha.fullName, beta.fullName, gamma.fullName].sort());
+      expect([...new Set(items.map((i) => i.project.full_name))].sort()).toEqual(
+        [alpha.fullName, beta.fullName, gamma.fullName].sort(),
+      );
       for (const project of [alpha, beta, gamma]) {
         const perProject = await listItems(project, quinn, `?observed=${observed}`);
-        const here = items.filter((i) => i.project.full_name === project.fullName).map(({ project: _project, ...item }) => item);
+        const here = items
+          .filter((i) => i.project.full_name === project.fullName)
+          .map(({ project: _project, ...item }) => item);
         expect(here, `${project.fullName} observed=${observed}`).toStrictEqual(perProject);
       }
       expect(ids(items)).not.toContain(qo1.id);
@@ -1330,7 +1569,10 @@ describe("§9.3 GET /me/conversations", () => {
       `${alpha.fullName} ${q2.id}`, // pinned, no message: the agent's joined_at
     ];
     expect(meKeys((await me(quinn)).body.items)).toEqual(expected);
-    expect(meKeys((await me(quinn, "?observed=true")).body.items)).toEqual([...expected, `${alpha.fullName} ${qa2.id}`]);
+    expect(meKeys((await me(quinn, "?observed=true")).body.items)).toEqual([
+      ...expected,
+      `${alpha.fullName} ${qa2.id}`,
+    ]);
     const items = (await me(quinn, "?observed=true")).body.items;
     expect(items.map((i: { pinned: boolean; unread: number | null }) => [i.pinned, i.unread])).toEqual([
       [true, 1],
@@ -1345,11 +1587,21 @@ describe("§9.3 GET /me/conversations", () => {
 
   it("M-222 each item carries project {owner, slug, full_name, name}", async () => {
     const { quinn, alpha, beta, gamma } = Q;
-    const projects = Object.fromEntries([alpha, beta, gamma].map((p) => [p.fullName, { owner: p.owner, slug: p.slug, full_name: p.fullName, name: p.name }]));
+    const projects = Object.fromEntries(
+      [alpha, beta, gamma].map((p) => [
+        p.fullName,
+        { owner: p.owner, slug: p.slug, full_name: p.fullName, name: p.name },
+      ]),
+    );
     const items = (await me(quinn, "?observed=true")).body.items;
     expect(items.length).toBe(7);
     for (const item of items) expect(item.project).toStrictEqual(projects[item.project.full_name]);
-    expect(itemOf(items, Q.qg1.id).project).toStrictEqual({ owner: "quinn", slug: "gamma", full_name: "quinn/gamma", name: "Gamma" });
+    expect(itemOf(items, Q.qg1.id).project).toStrictEqual({
+      owner: "quinn",
+      slug: "gamma",
+      full_name: "quinn/gamma",
+      name: "Gamma",
+    });
   });
 
   it("M-224 M-178 totals are over all items and the same on every page, whatever limit and cursor; pages concatenate to the list", async () => {
@@ -1371,7 +1623,10 @@ describe("§9.3 GET /me/conversations", () => {
     expect(itemOf(observed.items, qa2.id)).toMatchObject({ access: "observer", unread: null, mentions_unread: null });
     expect(observed.totals).toStrictEqual((await me(quinn)).body.totals);
     for (const query of ["", "?observed=true"]) {
-      expect(await me(zed, query)).toStrictEqual({ status: 200, body: { items: [], next_cursor: null, totals: { unread: 0, mentions_unread: 0 } } });
+      expect(await me(zed, query)).toStrictEqual({
+        status: 200,
+        body: { items: [], next_cursor: null, totals: { unread: 0, mentions_unread: 0 } },
+      });
     }
     // zed does read a chat there, through that project's routes.
     expect(ids(await listItems(outside, zed, "?observed=true"))).toEqual([zo.id]);
@@ -1380,11 +1635,18 @@ describe("§9.3 GET /me/conversations", () => {
   it("M-223 the same agent id names one direct conversation per project; with project.full_name the project's routes read and write it", async () => {
     const { quinn, q1, alpha, beta } = Q;
     const directs = (await me(quinn)).body.items.filter((i: { id: string }) => i.id === q1.id);
-    expect(directs.map((i: { project: { full_name: string } }) => i.project.full_name)).toEqual([beta.fullName, alpha.fullName]);
+    expect(directs.map((i: { project: { full_name: string } }) => i.project.full_name)).toEqual([
+      beta.fullName,
+      alpha.fullName,
+    ]);
     expect(directs.map((i: { unread: number }) => i.unread)).toEqual([2, 1]);
     for (const direct of directs) {
       const { project, ...item } = direct;
-      expect(await rest("GET", `/api/projects/${project.owner}/${project.slug}/conversations/${q1.id}`, { token: quinn.token })).toStrictEqual({ status: 200, body: item });
+      expect(
+        await rest("GET", `/api/projects/${project.owner}/${project.slug}/conversations/${q1.id}`, {
+          token: quinn.token,
+        }),
+      ).toStrictEqual({ status: 200, body: item });
     }
     const read = await readNew(beta, quinn, q1.id);
     expect(read.items.map((m: { body: string; conversation_id: string }) => [m.conversation_id, m.body])).toEqual([
@@ -1393,15 +1655,21 @@ describe("§9.3 GET /me/conversations", () => {
     ]);
     const posted = await say(alpha, quinn, q1.id, "only in alpha");
     const after = (await me(quinn)).body;
-    const alphaItem = after.items.find((i: { id: string; project: { full_name: string } }) => i.id === q1.id && i.project.full_name === alpha.fullName);
-    const betaItem = after.items.find((i: { id: string; project: { full_name: string } }) => i.id === q1.id && i.project.full_name === beta.fullName);
+    const alphaItem = after.items.find(
+      (i: { id: string; project: { full_name: string } }) => i.id === q1.id && i.project.full_name === alpha.fullName,
+    );
+    const betaItem = after.items.find(
+      (i: { id: string; project: { full_name: string } }) => i.id === q1.id && i.project.full_name === beta.fullName,
+    );
     expect(alphaItem).toMatchObject({ unread: 0, last_message: { seq: posted.seq, body: "only in alpha" } });
     expect(betaItem).toMatchObject({ unread: 0, last_message: { body: "q1 in beta 2" } });
     expect(after.totals).toStrictEqual({ unread: 3, mentions_unread: 2 });
     // A pin under alpha pins alpha's conversation only.
     expect(await pin(alpha, quinn, q1.id)).toEqual(NO_CONTENT);
     const pinned = (await me(quinn)).body.items.filter((i: { id: string }) => i.id === q1.id);
-    expect(pinned.map((i: { project: { full_name: string }; pinned: boolean }) => [i.project.full_name, i.pinned]).sort()).toEqual([
+    expect(
+      pinned.map((i: { project: { full_name: string }; pinned: boolean }) => [i.project.full_name, i.pinned]).sort(),
+    ).toEqual([
       [alpha.fullName, true],
       [beta.fullName, false],
     ]);
@@ -1422,7 +1690,10 @@ async function worldT() {
   // Equal activity for all six: the same joined_at for the agents, the same created_at for the chats.
   const tie = new Date("2020-01-01T00:00:00.000Z");
   await hub.db.membership.updateMany({ where: { memberId: { in: [t1.id, t2.id] } }, data: { joinedAt: tie } });
-  await hub.db.conversation.updateMany({ where: { kind: "group", publicId: { in: [g1.id, g2.id] } }, data: { createdAt: tie } });
+  await hub.db.conversation.updateMany({
+    where: { kind: "group", publicId: { in: [g1.id, g2.id] } },
+    data: { createdAt: tie },
+  });
   return { tia, uma, t1, t2, one, two, g1, g2 };
 }
 
@@ -1434,7 +1705,14 @@ describe("§9.3 GET /me/conversations: equal activity", () => {
 
   it("M-218 M-178 equal activity orders by project.full_name, then id, both ascending, and pages the same way", async () => {
     const { tia, t1, t2, one, two, g1, g2 } = T;
-    const expected = [`tia/one ${t1.id}`, `tia/one ${t2.id}`, `tia/one ${g1.id}`, `uma/two ${t1.id}`, `uma/two ${t2.id}`, `uma/two ${g2.id}`];
+    const expected = [
+      `tia/one ${t1.id}`,
+      `tia/one ${t2.id}`,
+      `tia/one ${g1.id}`,
+      `uma/two ${t1.id}`,
+      `uma/two ${t2.id}`,
+      `uma/two ${g2.id}`,
+    ];
     expect(meKeys((await me(tia)).body.items)).toEqual(expected);
     for (const limit of [1, 2, 4]) {
       const { items } = await allPages("/api/me/conversations", tia, limit);
@@ -1444,7 +1722,10 @@ describe("§9.3 GET /me/conversations: equal activity", () => {
     expect(ids(await listItems(two, tia))).toEqual([t1.id, t2.id, g2.id]);
     // Newer activity comes before the name order.
     await say(two, tia, g2.id, "newest");
-    expect(meKeys((await me(tia)).body.items)).toEqual([`uma/two ${g2.id}`, ...expected.filter((k) => k !== `uma/two ${g2.id}`)]);
+    expect(meKeys((await me(tia)).body.items)).toEqual([
+      `uma/two ${g2.id}`,
+      ...expected.filter((k) => k !== `uma/two ${g2.id}`),
+    ]);
   });
 });
 

@@ -15,10 +15,14 @@ const human = (id: string, handle: string) => ({ kind: "human" as const, id, han
 function feed(caller: ReturnType<typeof human>, lastEventId?: string) {
   const controller = new AbortController();
   const ctx = { hub, caller, session: null, resHeaders: new Headers(), secure: false, admin: "hidden" as const };
-  const iterable = appRouter.createCaller(ctx, { signal: controller.signal }).live.feed(lastEventId ? { lastEventId } : undefined);
+  const iterable = appRouter
+    .createCaller(ctx, { signal: controller.signal })
+    .live.feed(lastEventId ? { lastEventId } : undefined);
   let iterator: AsyncIterator<unknown> | null = null;
   return {
-    async next(): Promise<{ id?: string; data?: { seq: number; kind: string; conversation_id: string | null } } & Record<string, unknown>> {
+    async next(): Promise<
+      { id?: string; data?: { seq: number; kind: string; conversation_id: string | null } } & Record<string, unknown>
+    > {
       iterator ??= (await iterable)[Symbol.asyncIterator]();
       const { value } = await iterator.next();
       // tracked() items arrive as [id, data, symbol]; plain ones as the object.
@@ -31,29 +35,46 @@ function feed(caller: ReturnType<typeof human>, lastEventId?: string) {
 
 beforeAll(async () => {
   await seedDemo(hub);
-  for (const id of ["hum-maintainer", "hum-guest"]) tokens[id] = (await rest("POST", "/api/admin/tokens", { body: { member_id: id }, token: ADMIN })).body.token;
+  for (const id of ["hum-maintainer", "hum-guest"])
+    tokens[id] = (await rest("POST", "/api/admin/tokens", { body: { member_id: id }, token: ADMIN })).body.token;
 });
 
 describe("live.feed", () => {
   it("pushes a message posted over REST to a participant, tracked by its seq, with the message rendered once (issue 12); redaction comes as its own item", async () => {
-    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Live", participants: ["hum-guest"] } })).body.id;
+    const chat = (
+      await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Live", participants: ["hum-guest"] } })
+    ).body.id;
     const guest = feed(human("hum-guest", "guest"));
     const first = guest.next();
     await new Promise((r) => setTimeout(r, 50));
-    const posted = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "live?" } });
+    const posted = await rest("POST", `${P}/${chat}/messages`, {
+      token: tokens["hum-maintainer"],
+      body: { body: "live?" },
+    });
     expect(await first).toEqual({
       id: String(posted.body.seq),
       // The open chat adds the message from the event: the same message the writer's POST answered.
-      data: { seq: posted.body.seq, kind: "message", conversation_id: chat, project: { owner: "maintainer", slug: "maity" }, message: posted.body },
+      data: {
+        seq: posted.body.seq,
+        kind: "message",
+        conversation_id: chat,
+        project: { owner: "maintainer", slug: "maity" },
+        message: posted.body,
+      },
     });
     const redaction = guest.next();
-    await rest("POST", `${P}/${chat}/messages/${posted.body.seq}/redact`, { token: tokens["hum-maintainer"], body: {} });
+    await rest("POST", `${P}/${chat}/messages/${posted.body.seq}/redact`, {
+      token: tokens["hum-maintainer"],
+      body: {},
+    });
     expect((await redaction).data).toMatchObject({ seq: posted.body.seq, kind: "redaction", conversation_id: chat });
     guest.stop();
   });
 
   it("resumes after lastEventId with what it missed, in order, without doubles", async () => {
-    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Resume", participants: ["hum-guest"] } })).body.id;
+    const chat = (
+      await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Resume", participants: ["hum-guest"] } })
+    ).body.id;
     const a = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "one" } });
     const b = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "two" } });
     const c = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "three" } });
@@ -61,14 +82,22 @@ describe("live.feed", () => {
     expect((await resumed.next()).id).toBe(String(b.body.seq));
     expect((await resumed.next()).id).toBe(String(c.body.seq));
     const d = resumed.next();
-    const posted = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "four" } });
+    const posted = await rest("POST", `${P}/${chat}/messages`, {
+      token: tokens["hum-maintainer"],
+      body: { body: "four" },
+    });
     expect((await d).id).toBe(String(posted.body.seq));
     resumed.stop();
   });
 
   it("a read on one device tells the reader's other devices (the badge clears)", async () => {
-    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Read", participants: ["hum-guest"] } })).body.id;
-    const posted = await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "read me" } });
+    const chat = (
+      await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Read", participants: ["hum-guest"] } })
+    ).body.id;
+    const posted = await rest("POST", `${P}/${chat}/messages`, {
+      token: tokens["hum-maintainer"],
+      body: { body: "read me" },
+    });
     const guest = feed(human("hum-guest", "guest"));
     const next = guest.next();
     await new Promise((r) => setTimeout(r, 50));
@@ -78,45 +107,105 @@ describe("live.feed", () => {
   });
 
   it("nothing reaches a member outside the audience", async () => {
-    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Private", participants: ["agt-a", "agt-x"] } })).body.id;
+    const chat = (
+      await rest("POST", P, {
+        token: tokens["hum-maintainer"],
+        body: { title: "Private", participants: ["agt-a", "agt-x"] },
+      })
+    ).body.id;
     const guest = feed(human("hum-guest", "guest"));
     const next = guest.next();
     await new Promise((r) => setTimeout(r, 50));
-    await rest("POST", `${P}/${chat}/messages`, { token: tokens["hum-maintainer"], body: { body: "not for the guest" } });
-    const marker = await rest("POST", `${P}/agt-x/messages`, { token: tokens["hum-guest"], body: { body: "the guest's own" } });
+    await rest("POST", `${P}/${chat}/messages`, {
+      token: tokens["hum-maintainer"],
+      body: { body: "not for the guest" },
+    });
+    const marker = await rest("POST", `${P}/agt-x/messages`, {
+      token: tokens["hum-guest"],
+      body: { body: "the guest's own" },
+    });
     // The first item the guest sees is its own direct message, not the chat it only reads along.
     expect((await next).data).toMatchObject({ seq: marker.body.seq, conversation_id: "agt-x" });
     guest.stop();
   });
 
   it("agent protocol §7: an agent's POST …/typing reaches the chat's people as a typing item (untracked), never the agent itself", async () => {
-    const agentToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "agt-a" }, token: ADMIN })).body.token as string;
+    const agentToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "agt-a" }, token: ADMIN })).body
+      .token as string;
     const rooms = (await (
-      await handleRest(hub, new Request("http://127.0.0.1/api/agent-api/conversations", { headers: { authorization: `Bearer ${agentToken}` } }))
+      await handleRest(
+        hub,
+        new Request("http://127.0.0.1/api/agent-api/conversations", {
+          headers: { authorization: `Bearer ${agentToken}` },
+        }),
+      )
     ).json()) as { conversations: { id: string; type: string }[] };
     const dm = rooms.conversations.find((r) => r.type === "DM")?.id as string;
     const owner = feed(human("hum-maintainer", "maintainer"));
     const next = owner.next();
     await new Promise((r) => setTimeout(r, 50));
-    const res = await handleRest(hub, new Request(`http://127.0.0.1/api/agent-api/conversations/${dm}/typing`, { method: "POST", headers: { authorization: `Bearer ${agentToken}` } }));
+    const res = await handleRest(
+      hub,
+      new Request(`http://127.0.0.1/api/agent-api/conversations/${dm}/typing`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${agentToken}` },
+      }),
+    );
     expect(res.status).toBe(200);
-    expect(await next).toEqual({ data: { seq: 0, kind: "typing", conversation_id: "agt-a", project: { owner: "maintainer", slug: "maity" }, member_id: "agt-a" } });
+    expect(await next).toEqual({
+      data: {
+        seq: 0,
+        kind: "typing",
+        conversation_id: "agt-a",
+        project: { owner: "maintainer", slug: "maity" },
+        member_id: "agt-a",
+      },
+    });
     owner.stop();
   });
 
   it("issue 15: a person's messages.typing reaches the chat's other participants as a typing item, not the writer; an observer is refused", async () => {
-    const chat = (await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Typing", participants: ["hum-guest", "agt-x"] } })).body.id;
+    const chat = (
+      await rest("POST", P, {
+        token: tokens["hum-maintainer"],
+        body: { title: "Typing", participants: ["hum-guest", "agt-x"] },
+      })
+    ).body.id;
     const guest = feed(human("hum-guest", "guest"));
     const next = guest.next();
     await new Promise((r) => setTimeout(r, 50));
-    const ctx = (caller: ReturnType<typeof human>) => ({ hub, caller, session: null, resHeaders: new Headers(), secure: false, admin: "hidden" as const });
+    const ctx = (caller: ReturnType<typeof human>) => ({
+      hub,
+      caller,
+      session: null,
+      resHeaders: new Headers(),
+      secure: false,
+      admin: "hidden" as const,
+    });
     const maintainer = appRouter.createCaller(ctx(human("hum-maintainer", "maintainer")));
-    expect(await maintainer.messages.typing({ owner: "maintainer", slug: "maity", conversation_id: chat })).toEqual({ ok: true });
-    expect(await next).toEqual({ data: { seq: 0, kind: "typing", conversation_id: chat, project: { owner: "maintainer", slug: "maity" }, member_id: "hum-maintainer" } });
+    expect(await maintainer.messages.typing({ owner: "maintainer", slug: "maity", conversation_id: chat })).toEqual({
+      ok: true,
+    });
+    expect(await next).toEqual({
+      data: {
+        seq: 0,
+        kind: "typing",
+        conversation_id: chat,
+        project: { owner: "maintainer", slug: "maity" },
+        member_id: "hum-maintainer",
+      },
+    });
     guest.stop();
     // The demo's group chat: the guest reads along as agent-x's owner, and an observer does not write.
-    const observed = (await hub.db.conversation.findFirstOrThrow({ where: { title: "Release 0.2 go/no-go" }, select: { publicId: true } })).publicId;
+    const observed = (
+      await hub.db.conversation.findFirstOrThrow({
+        where: { title: "Release 0.2 go/no-go" },
+        select: { publicId: true },
+      })
+    ).publicId;
     const observer = appRouter.createCaller(ctx(human("hum-guest", "guest")));
-    await expect(observer.messages.typing({ owner: "maintainer", slug: "maity", conversation_id: observed })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      observer.messages.typing({ owner: "maintainer", slug: "maity", conversation_id: observed }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

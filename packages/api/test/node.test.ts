@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { toRequest, writeResponse } from "../src/node.ts";
 
@@ -20,7 +26,10 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 }
 
 function bounded<T>(promise: Promise<T>, what: string, ms = 5_000): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)),
+  ]);
 }
 
 describe("writeResponse", () => {
@@ -29,7 +38,10 @@ describe("writeResponse", () => {
     const writer = body.writable.getWriter();
     const push = (text: string) => void writer.write(new TextEncoder().encode(text));
     const url = await serve((_req, res) => {
-      void writeResponse(new Response(body.readable, { status: 200, headers: { "content-type": "text/event-stream" } }), res);
+      void writeResponse(
+        new Response(body.readable, { status: 200, headers: { "content-type": "text/event-stream" } }),
+        res,
+      );
     });
     const res = await bounded(fetch(url), "head");
     expect(res.headers.get("content-type")).toBe("text/event-stream");
@@ -100,13 +112,16 @@ describe("toRequest", () => {
     );
     const answer = await bounded(
       new Promise<string>((resolve, reject) => {
-        const req = httpRequest({ host: url.hostname, port: url.port, path: "/api/x", headers: { host: "a b" } }, (res) => {
-          let text = "";
-          res.on("data", (chunk) => {
-            text += chunk;
-          });
-          res.on("end", () => resolve(text));
-        });
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path: "/api/x", headers: { host: "a b" } },
+          (res) => {
+            let text = "";
+            res.on("data", (chunk) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve(text));
+          },
+        );
         req.on("error", reject);
         req.end();
       }),

@@ -11,20 +11,28 @@ let humanToken = "";
 beforeAll(async () => {
   expect(await seedDemo(hub)).toBe(true);
   agentToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "agt-a" }, token: ADMIN })).body.token;
-  humanToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "hum-maintainer" }, token: ADMIN })).body.token;
+  humanToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "hum-maintainer" }, token: ADMIN })).body
+    .token;
 });
 
 describe("demo data (issue 2 §5)", () => {
   it("seeds the spec's example once", async () => {
     expect(await seedDemo(hub)).toBe(false);
-    const members = await hub.db.membership.findMany({ where: { project: { slug: "maity" } }, select: { memberId: true, permissions: true }, orderBy: { memberId: "asc" } });
+    const members = await hub.db.membership.findMany({
+      where: { project: { slug: "maity" } },
+      select: { memberId: true, permissions: true },
+      orderBy: { memberId: "asc" },
+    });
     expect(members).toEqual([
       { memberId: "agt-a", permissions: [] },
       { memberId: "agt-x", permissions: [] },
       { memberId: "hum-guest", permissions: [] },
       { memberId: "hum-maintainer", permissions: ["members:admin"] },
     ]);
-    const chat = await hub.db.conversation.findFirstOrThrow({ where: { kind: "group" }, select: { title: true, publicId: true } });
+    const chat = await hub.db.conversation.findFirstOrThrow({
+      where: { kind: "group" },
+      select: { title: true, publicId: true },
+    });
     expect(chat.title).toBe("Release 0.2 go/no-go");
     expect(chat.publicId).toMatch(/^cnv-\d{4}$/);
   });
@@ -39,19 +47,32 @@ describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by
     expect(login.setCookie).toMatch(/^maity_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
 
     const list = await browser.query("conversations.list", { owner: "maintainer", slug: "maity" });
-    const { items } = (list.body.result?.data ?? { items: [] }) as { items: { id: string; kind: string; unread: number }[] };
+    const { items } = (list.body.result?.data ?? { items: [] }) as {
+      items: { id: string; kind: string; unread: number }[];
+    };
     // Both kinds in one list (M-005): the seeded group chat's message is the newest activity.
     expect(items.map((i) => i.kind)).toEqual(["group", "direct"]);
     const direct = items.find((i) => i.id === "agt-a");
     expect(direct?.unread).toBe(0); // the human's own message after the agent's moved the marker
 
     const body = `Slice check ${Date.now()}`;
-    const posted = await browser.mutation("messages.post", { owner: "maintainer", slug: "maity", conversation_id: "agt-a", body });
+    const posted = await browser.mutation("messages.post", {
+      owner: "maintainer",
+      slug: "maity",
+      conversation_id: "agt-a",
+      body,
+    });
     expect(posted.status).toBe(200);
-    const message = (posted.body.result?.data as { message: { seq: number; from: string; to: string; delivered_at: string | null } } | undefined)?.message as { seq: number; from: string; to: string; delivered_at: string | null };
+    const message = (
+      posted.body.result?.data as
+        | { message: { seq: number; from: string; to: string; delivered_at: string | null } }
+        | undefined
+    )?.message as { seq: number; from: string; to: string; delivered_at: string | null };
     expect(message).toMatchObject({ from: "hum-maintainer", to: "agt-a", delivered_at: null });
 
-    const read = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages", { token: agentToken });
+    const read = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages", {
+      token: agentToken,
+    });
     expect(read.status).toBe(200);
     const last = read.body.items.at(-1);
     expect(last).toMatchObject({
@@ -70,12 +91,17 @@ describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by
     });
     // §9.1: delivered_at is set on the first return to the recipient, and only once.
     expect(last.delivered_at).toEqual(expect.any(String));
-    const again = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages?after=0", { token: agentToken });
+    const again = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages?after=0", {
+      token: agentToken,
+    });
     expect(again.body.items.at(-1).delivered_at).toBe(last.delivered_at);
   });
 
   it("the agent's reply counts as unread for the human until read", async () => {
-    const reply = await rest("POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", { token: agentToken, body: { body: "Done." } });
+    const reply = await rest("POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", {
+      token: agentToken,
+      body: { body: "Done." },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({ from: "agt-a", to: "hum-maintainer" });
     const before = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a", { token: humanToken });
@@ -89,11 +115,16 @@ describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by
   it("posting refuses bad input with the field named and writes nothing", async () => {
     const seqBefore = await hub.db.event.count();
     for (const body of [{}, { body: "   " }, { body: 5 }, { body: "x".repeat(20_001) }]) {
-      const res = await rest("POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", { token: humanToken, body });
+      const res = await rest("POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", {
+        token: humanToken,
+        body,
+      });
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.error.details.fields)).toEqual(["body"]);
     }
-    const both = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages?after=1&before=3", { token: humanToken });
+    const both = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages?after=1&before=3", {
+      token: humanToken,
+    });
     expect(both.status).toBe(400);
     expect(await hub.db.event.count()).toBe(seqBefore);
   });
@@ -102,13 +133,21 @@ describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by
     const browser = trpcBrowser(hub);
     const res = await browser.mutation("auth.login", { handle: "", password: "" });
     expect(res.status).toBe(400);
-    expect(res.body.error?.data.hubError).toMatchObject({ code: "invalid", details: { fields: { handle: "required", password: "required" } } });
+    expect(res.body.error?.data.hubError).toMatchObject({
+      code: "invalid",
+      details: { fields: { handle: "required", password: "required" } },
+    });
   });
 
   it("hidden answers like missing: guest cannot see maintainer's direct conversation", async () => {
-    const guestToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "hum-guest" }, token: ADMIN })).body.token;
-    const hidden = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages", { token: guestToken });
-    const missing = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-nope/messages", { token: guestToken });
+    const guestToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "hum-guest" }, token: ADMIN }))
+      .body.token;
+    const hidden = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-a/messages", {
+      token: guestToken,
+    });
+    const missing = await rest("GET", "/api/projects/maintainer/maity/conversations/agt-nope/messages", {
+      token: guestToken,
+    });
     expect(hidden).toEqual(missing);
     expect(hidden.status).toBe(404);
     const project = await rest("GET", "/api/projects/nobody/nothing/conversations", { token: guestToken });
@@ -147,7 +186,8 @@ describe("tokens (issue 2: stored as SHA-256, revocable, 401 without telling)", 
 
   it("a bad, missing or revoked bearer answers the same 401", async () => {
     const path = "/api/projects/maintainer/maity/conversations";
-    const fresh = (await rest("POST", "/api/admin/tokens", { body: { member_id: "hum-maintainer" }, token: ADMIN })).body.token;
+    const fresh = (await rest("POST", "/api/admin/tokens", { body: { member_id: "hum-maintainer" }, token: ADMIN }))
+      .body.token;
     expect((await rest("GET", path, { token: fresh })).status).toBe(200);
     const revoke = await rest("POST", "/api/admin/tokens/revoke", { body: { token: fresh }, token: ADMIN });
     expect(revoke).toEqual({ status: 200, body: { revoked: true } });

@@ -53,7 +53,11 @@ afterAll(async () => {
 async function agentApi(on: Hub, token: string, method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const req = new Request(`${BASE}/api/agent-api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const req = new Request(`${BASE}/api/agent-api${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const res = await handleRest(on, req);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
@@ -65,15 +69,23 @@ async function newAgent(on: Hub, handle: string): Promise<{ id: string; token: s
   const agent = await rest("POST", "/api/admin/agents", { token: ADMIN, body: { owner: "maintainer", handle } });
   expect(agent.status).toBe(201);
   const id = agent.body.id as string;
-  expect((await rest("POST", "/api/admin/projects/maintainer/maity/members", { token: ADMIN, body: { member_id: id } })).status).toBe(201);
-  const token = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token as string;
-  const human = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "hum-maintainer" } })).body.token as string;
+  expect(
+    (await rest("POST", "/api/admin/projects/maintainer/maity/members", { token: ADMIN, body: { member_id: id } }))
+      .status,
+  ).toBe(201);
+  const token = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body
+    .token as string;
+  const human = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "hum-maintainer" } })).body
+    .token as string;
   return { id, token, human };
 }
 
 /** The maintainer writes in the agent's direct conversation: one delivery is queued for the agent. */
 async function say(on: Hub, agent: { id: string; human: string }, body: string): Promise<void> {
-  const res = await restClient(on)("POST", `/api/projects/maintainer/maity/conversations/${agent.id}/messages`, { token: agent.human, body: { body } });
+  const res = await restClient(on)("POST", `/api/projects/maintainer/maity/conversations/${agent.id}/messages`, {
+    token: agent.human,
+    body: { body },
+  });
   expect(res.status).toBe(201);
 }
 
@@ -127,7 +139,11 @@ describe("issue 13 #1 registration refuses what is not public", () => {
     const res = await agentApi(hub, agent.token, "POST", "/webhook", { url });
     expect(res).toEqual({
       status: 400,
-      body: { error: expect.stringMatching(/^webhooks go to public addresses only: /), code: "INVALID_REQUEST", fields: { url: "a public address" } },
+      body: {
+        error: expect.stringMatching(/^webhooks go to public addresses only: /),
+        code: "INVALID_REQUEST",
+        fields: { url: "a public address" },
+      },
     });
     expect((await agentApi(hub, agent.token, "GET", "/webhook")).status).toBe(404);
   });
@@ -142,23 +158,36 @@ describe("issue 13 #1 registration refuses what is not public", () => {
     // No oracle on the hub's own DNS: an internal name and an unknown one read alike.
     const inside = await agentApi(hub, agent.token, "POST", "/webhook", { url: "http://metadata.google.internal/" });
     const nowhere = await agentApi(hub, agent.token, "POST", "/webhook", { url: "http://nowhere.example.net/" });
-    expect(inside.body.error).toBe("webhooks go to public addresses only: metadata.google.internal does not resolve to public addresses only");
+    expect(inside.body.error).toBe(
+      "webhooks go to public addresses only: metadata.google.internal does not resolve to public addresses only",
+    );
     expect(nowhere).toEqual({
       status: 400,
-      body: { error: "webhooks go to public addresses only: nowhere.example.net does not resolve to public addresses only", code: "INVALID_REQUEST", fields: { url: "a public address" } },
+      body: {
+        error: "webhooks go to public addresses only: nowhere.example.net does not resolve to public addresses only",
+        code: "INVALID_REQUEST",
+        fields: { url: "a public address" },
+      },
     });
   });
 
   it("issue 13 #1 credentials in the URL are refused (field url)", async () => {
     const res = await agentApi(hub, agent.token, "POST", "/webhook", { url: `http://user:pw@127.0.0.1:${PORT}/hook` });
-    expect(res).toEqual({ status: 400, body: { error: "invalid input: url", code: "INVALID_REQUEST", fields: { url: "no user name or password" } } });
-    const publicOne = await agentApi(hub, agent.token, "POST", "/webhook", { url: "https://user:pw@hooks.example.com/hook" });
+    expect(res).toEqual({
+      status: 400,
+      body: { error: "invalid input: url", code: "INVALID_REQUEST", fields: { url: "no user name or password" } },
+    });
+    const publicOne = await agentApi(hub, agent.token, "POST", "/webhook", {
+      url: "https://user:pw@hooks.example.com/hook",
+    });
     expect(publicOne.body.fields).toEqual({ url: "no user name or password" });
   });
 
   it("issue 13 #1 a public URL is still accepted", async () => {
     const other = await newAgent(hub, "ssrf-public");
-    expect(await agentApi(hub, other.token, "POST", "/webhook", { url: "https://hooks.example.com/maity" })).toMatchObject({ status: 200, body: { url: "https://hooks.example.com/maity" } });
+    expect(
+      await agentApi(hub, other.token, "POST", "/webhook", { url: "https://hooks.example.com/maity" }),
+    ).toMatchObject({ status: 200, body: { url: "https://hooks.example.com/maity" } });
   });
 });
 
@@ -167,10 +196,18 @@ describe("issue 13 #1 delivery checks the address it connects to, every time", (
   it.each([...FORMS, ["user:pw@127.0.0.1", `http://user:pw@127.0.0.1:${PORT}/hook`]])(
     "issue 13 #1 a stored %s webhook: the delivery fails at once (address not allowed), nothing is sent",
     async (_, url) => {
-      await hub.db.webhook.upsert({ where: { agentId: agent.id }, create: { agentId: agent.id, url, secret: "s".repeat(16) }, update: { url } });
+      await hub.db.webhook.upsert({
+        where: { agentId: agent.id },
+        create: { agentId: agent.id, url, secret: "s".repeat(16) },
+        update: { url },
+      });
       await say(hub, agent, `to ${url}`);
       const row = await settled(hub, agent.id);
-      expect({ status: row.status, attempts: row.attempts, lastStatus: row.lastStatus }).toEqual({ status: "failed", attempts: 1, lastStatus: null });
+      expect({ status: row.status, attempts: row.attempts, lastStatus: row.lastStatus }).toEqual({
+        status: "failed",
+        attempts: 1,
+        lastStatus: null,
+      });
       expect(row.lastError).toMatch(/^address not allowed: /);
       expect(hits).toEqual([]);
     },
@@ -213,7 +250,9 @@ describe("issue 13 #1 delivery checks the address it connects to, every time", (
     // One bad address among good ones is enough.
     dns.set("rebind.example.com", [PUBLIC, "::ffff:10.0.0.1"]);
     await say(hub, rebind, "half rebound");
-    expect((await settled(hub, rebind.id)).lastError).toBe("address not allowed: rebind.example.com resolves to ::ffff:10.0.0.1, a private address");
+    expect((await settled(hub, rebind.id)).lastError).toBe(
+      "address not allowed: rebind.example.com resolves to ::ffff:10.0.0.1, a private address",
+    );
     expect(hits).toEqual([]);
   });
 
@@ -225,18 +264,25 @@ describe("issue 13 #1 delivery checks the address it connects to, every time", (
 describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW) opens local receivers", () => {
   // A second app instance on the same database, as the operator configured it (its services only:
   // closing it would close the shared database, so only its webhook worker is stopped).
-  const local = createHub(hub.database, { webhooks: { allow: ["127.0.0.0/8"], lookup, backoffMs: [20], timeoutMs: 1500 } });
+  const local = createHub(hub.database, {
+    webhooks: { allow: ["127.0.0.0/8"], lookup, backoffMs: [20], timeoutMs: 1500 },
+  });
   stops.push(() => local.webhooks.close());
 
   it("issue 13 #1 with 127.0.0.0/8 allowed the local receiver gets the delivery, also through a name pinned to the checked address", async () => {
     const a = await newAgent(local, "allowed-receiver");
-    expect((await agentApi(local, a.token, "POST", "/webhook", { url: `http://127.0.0.1:${PORT}/allowed` })).status).toBe(200);
+    expect(
+      (await agentApi(local, a.token, "POST", "/webhook", { url: `http://127.0.0.1:${PORT}/allowed` })).status,
+    ).toBe(200);
     await say(local, a, "to the local receiver");
     expect((await settled(local, a.id)).status).toBe("delivered");
     // A name only this test's DNS knows: the hub connects to the address it checked (no second
     // lookup by the HTTP client), with the name as the Host header.
     dns.set("dev-receiver.example.com", ["127.0.0.1"]);
-    expect((await agentApi(local, a.token, "POST", "/webhook", { url: `http://dev-receiver.example.com:${PORT}/named` })).status).toBe(200);
+    expect(
+      (await agentApi(local, a.token, "POST", "/webhook", { url: `http://dev-receiver.example.com:${PORT}/named` }))
+        .status,
+    ).toBe(200);
     await say(local, a, "through the name");
     expect((await settled(local, a.id)).status).toBe("delivered");
     expect(hits.map((h) => [h.path, h.headers.host, h.headers["x-maity-event"]])).toEqual([
@@ -244,14 +290,20 @@ describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW) opens loca
       ["/named", `dev-receiver.example.com:${PORT}`, "message.created"],
     ]);
     // The system resolver (no test DNS): localhost, with both its addresses allowed.
-    const system = createHub(hub.database, { webhooks: { allow: ["127.0.0.0/8", "::1"], backoffMs: [20], timeoutMs: 1500 } });
+    const system = createHub(hub.database, {
+      webhooks: { allow: ["127.0.0.0/8", "::1"], backoffMs: [20], timeoutMs: 1500 },
+    });
     stops.push(() => system.webhooks.close());
-    expect((await agentApi(system, a.token, "POST", "/webhook", { url: `http://localhost:${PORT}/system` })).status).toBe(200);
+    expect(
+      (await agentApi(system, a.token, "POST", "/webhook", { url: `http://localhost:${PORT}/system` })).status,
+    ).toBe(200);
     await say(system, a, "through the system resolver");
     expect((await settled(system, a.id)).status).toBe("delivered");
     expect(hits.slice(2).map((h) => [h.path, h.headers.host])).toEqual([["/system", `localhost:${PORT}`]]);
     // What the list does not name stays refused.
-    expect((await agentApi(local, a.token, "POST", "/webhook", { url: "http://10.0.0.1/hook" })).body.fields).toEqual({ url: "a public address" });
+    expect((await agentApi(local, a.token, "POST", "/webhook", { url: "http://10.0.0.1/hook" })).body.fields).toEqual({
+      url: "a public address",
+    });
   });
 
   it("issue 13 #1 a redirect is never followed: the 307 is the answer, retried and failed; its target hears nothing", async () => {
@@ -266,10 +318,17 @@ describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW) opens loca
       const b = await newAgent(local, "redirected-receiver");
       const before = hits.length;
       const port = (redirector.address() as { port: number }).port;
-      expect((await agentApi(local, b.token, "POST", "/webhook", { url: `http://127.0.0.1:${port}/hook` })).status).toBe(200);
+      expect(
+        (await agentApi(local, b.token, "POST", "/webhook", { url: `http://127.0.0.1:${port}/hook` })).status,
+      ).toBe(200);
       await say(local, b, "follow me");
       const row = await settled(local, b.id);
-      expect({ status: row.status, attempts: row.attempts, lastStatus: row.lastStatus, lastError: row.lastError }).toEqual({
+      expect({
+        status: row.status,
+        attempts: row.attempts,
+        lastStatus: row.lastStatus,
+        lastError: row.lastError,
+      }).toEqual({
         status: "failed",
         attempts: 2,
         lastStatus: 307,

@@ -41,7 +41,13 @@ export class CommandError extends Error {
     readonly conversationId: string | undefined,
     readonly source: Identity["source"] | undefined,
   ) {
-    super(describeError(original, { baseUrl, ...(conversationId ? { conversationId } : {}), ...(source ? { source } : {}) }));
+    super(
+      describeError(original, {
+        baseUrl,
+        ...(conversationId ? { conversationId } : {}),
+        ...(source ? { source } : {}),
+      }),
+    );
   }
 }
 
@@ -67,12 +73,18 @@ const json = (value: unknown): string => JSON.stringify(value, null, 2);
  * the command (refusing over a number is worse than the disease, 004 §2). Compared with the
  * version seen last, or — the first time — with the one this CLI was built against.
  */
-export function versionNote(previous: string | undefined, current: string): { level: "none" | "quiet" | "loud"; text: string } {
+export function versionNote(
+  previous: string | undefined,
+  current: string,
+): { level: "none" | "quiet" | "loud"; text: string } {
   const before = previous ?? PROTOCOL_VERSION;
   if (before === current) return { level: "none", text: "" };
   const major = (v: string) => v.split(".")[0];
   if (major(before) === major(current)) {
-    return { level: "quiet", text: `note: the hub speaks agent protocol ${current} (last seen ${before}); its changelog says what is new` };
+    return {
+      level: "quiet",
+      text: `note: the hub speaks agent protocol ${current} (last seen ${before}); its changelog says what is new`,
+    };
   }
   const bar = "!".repeat(72);
   return {
@@ -138,7 +150,11 @@ async function anchor(client: AgentClient, conversationId: string): Promise<Room
  * millisecond before the cursor's time and drops the ids already read there, so a message written
  * in the same millisecond as the last one read is not lost.
  */
-async function readAfter(client: AgentClient, conversationId: string, cursor: RoomCursor): Promise<{ messages: AgentMessage[]; cursor: RoomCursor }> {
+async function readAfter(
+  client: AgentClient,
+  conversationId: string,
+  cursor: RoomCursor,
+): Promise<{ messages: AgentMessage[]; cursor: RoomCursor }> {
   const messages: AgentMessage[] = [];
   let { since, ids } = cursor;
   for (let page = 0; page < 100; page++) {
@@ -158,7 +174,10 @@ async function readAfter(client: AgentClient, conversationId: string, cursor: Ro
 }
 
 /** One check: anchor the first time (nothing printed), else read on and advance. */
-async function checkOnce(session: Session, conversationId: string): Promise<{ anchored: boolean; shown: AgentMessage[] }> {
+async function checkOnce(
+  session: Session,
+  conversationId: string,
+): Promise<{ anchored: boolean; shown: AgentMessage[] }> {
   const { identity, client } = session;
   const [me, key] = [await session.me(), await session.key()];
   const cursor = readState(identity.configDir, key).cursors[conversationId];
@@ -210,7 +229,9 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
       if (asJson) io.out(json({ ...answer, baseUrl: identity.baseUrl, credentials: identity.source }));
       else {
         const from = identity.source === "env" ? "MAITY_TOKEN" : identity.configDir;
-        io.out(`${sanitize(answer.name)} (${answer.id}) on ${identity.baseUrl}, agent protocol ${answer.protocolVersion}; credentials from ${from}`);
+        io.out(
+          `${sanitize(answer.name)} (${answer.id}) on ${identity.baseUrl}, agent protocol ${answer.protocolVersion}; credentials from ${from}`,
+        );
       }
       return 0;
     }
@@ -233,7 +254,9 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
         `you: ${sanitize(you.name)} (${you.id})${you.isOrchestrator ? ", the orchestrator" : ""}`,
         `policy: ${policy.effectiveRule}${policy.maxAgentRounds === null ? "" : `, at most ${policy.maxAgentRounds} agent rounds`}`,
         "participants:",
-        ...participants.map((p) => `  ${sanitize(p.name)} (${p.kind}, ${p.role})${p.description ? `: ${sanitize(p.description)}` : ""}`),
+        ...participants.map(
+          (p) => `  ${sanitize(p.name)} (${p.kind}, ${p.role})${p.description ? `: ${sanitize(p.description)}` : ""}`,
+        ),
         "instructions:",
         envelope.instructions,
       ];
@@ -243,7 +266,8 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
     case "check": {
       const me = await session.me();
       const result = await checkOnce(session, command.conversationId);
-      if (asJson) io.out(json({ conversationId: command.conversationId, anchored: result.anchored, messages: result.shown }));
+      if (asJson)
+        io.out(json({ conversationId: command.conversationId, anchored: result.anchored, messages: result.shown }));
       else if (result.anchored) io.err("cursor anchored at now: from here on, check prints what is new");
       else if (result.shown.length) io.out(result.shown.map((m) => renderLine(m, me.id)).join("\n"));
       return 0;
@@ -276,7 +300,14 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
  * quietly (exit 2: "watch again"). The first watch of a room anchors first (B-093), so only what
  * arrives from then on counts.
  */
-async function watch(session: Session, conversationId: string, interval: number, timeout: number, asJson: boolean, io: Io): Promise<number> {
+async function watch(
+  session: Session,
+  conversationId: string,
+  interval: number,
+  timeout: number,
+  asJson: boolean,
+  io: Io,
+): Promise<number> {
   const me = await session.me();
   const deadline = Date.now() + timeout * 1000;
   for (;;) {
@@ -334,7 +365,11 @@ async function hook(session: Session, io: Io): Promise<number> {
           const answer = await client.updates({ cursor, wait: 0 });
           for (const event of answer.events) {
             if (event.message.shouldRespond && isShown(event.message, me.id)) {
-              waiting.push({ conversationId: event.conversationId, title: event.conversation.title, message: event.message });
+              waiting.push({
+                conversationId: event.conversationId,
+                title: event.conversation.title,
+                message: event.message,
+              });
             }
           }
           cursor = answer.cursor;
@@ -374,7 +409,8 @@ async function catchUp(client: AgentClient, me: string, since: string): Promise<
   const waiting: Waiting[] = [];
   for (const room of await client.conversations()) {
     const { messages } = await client.messages(room.id, { since, limit: PAGE });
-    for (const m of messages) if (m.shouldRespond && isShown(m, me)) waiting.push({ conversationId: room.id, title: room.title, message: m });
+    for (const m of messages)
+      if (m.shouldRespond && isShown(m, me)) waiting.push({ conversationId: room.id, title: room.title, message: m });
   }
   return waiting;
 }
@@ -423,9 +459,20 @@ async function pairCommand(code: string, baseUrl: string, asJson: boolean, io: I
 
 const resolveConfigDir = (io: Io): string => configDirOf(io.env);
 
-function reportLinked(credential: { baseUrl: string; agent: { id: string; name: string } }, file: string, asJson: boolean, io: Io): void {
-  if (asJson) io.out(JSON.stringify({ status: "approved", baseUrl: credential.baseUrl, agent: credential.agent, credentials: file }));
-  else io.out(`paired as ${sanitize(credential.agent.name)} (${credential.agent.id}) on ${credential.baseUrl}; credentials in ${file}`);
+function reportLinked(
+  credential: { baseUrl: string; agent: { id: string; name: string } },
+  file: string,
+  asJson: boolean,
+  io: Io,
+): void {
+  if (asJson)
+    io.out(
+      JSON.stringify({ status: "approved", baseUrl: credential.baseUrl, agent: credential.agent, credentials: file }),
+    );
+  else
+    io.out(
+      `paired as ${sanitize(credential.agent.name)} (${credential.agent.id}) on ${credential.baseUrl}; credentials in ${file}`,
+    );
 }
 
 /**
@@ -438,19 +485,30 @@ async function linkCommand(label: string | undefined, baseUrl: string, asJson: b
   try {
     const opened = await openLink(baseUrl, label ?? defaultLabel(), { allowInsecureHttp: insecureAllowed(io) });
     if (asJson) {
-      io.out(JSON.stringify({ status: "pending", approveUrl: opened.approveUrl, code: opened.code, expiresAt: opened.expiresAt }));
+      io.out(
+        JSON.stringify({
+          status: "pending",
+          approveUrl: opened.approveUrl,
+          code: opened.code,
+          expiresAt: opened.expiresAt,
+        }),
+      );
     } else {
       let qr = "";
       qrcode.generate(opened.approveUrl, { small: true }, (text) => {
         qr = text;
       });
-      io.out(`${qr}\nScan the code, or open ${opened.approveUrl} (code ${opened.code}), and approve this computer for one of your agents.`);
+      io.out(
+        `${qr}\nScan the code, or open ${opened.approveUrl} (code ${opened.code}), and approve this computer for one of your agents.`,
+      );
     }
     const expires = Date.parse(opened.expiresAt);
     const start = Date.now();
     for (;;) {
       if (io.signal.aborted) return 130;
-      const answer = await pollLink(baseUrl, opened.id, opened.secret, { allowInsecureHttp: insecureAllowed(io) }).catch((error: unknown) => {
+      const answer = await pollLink(baseUrl, opened.id, opened.secret, {
+        allowInsecureHttp: insecureAllowed(io),
+      }).catch((error: unknown) => {
         // The hub answers 404 once the request expired (or was collected): say it in those words.
         if (error instanceof Error && "status" in error && error.status === 404) return { status: "expired" as const };
         throw error;

@@ -1,10 +1,7 @@
 import { parseArgs } from "node:util";
 
 /** One command, parsed from argv (pure: tested without a hub). */
-export type Command =
-  | { kind: "help" }
-  | AdminCommand
-  | AgentCommand;
+export type Command = { kind: "help" } | AdminCommand | AgentCommand;
 
 /** `maity admin …`: the operator's commands (MAITY_ADMIN_TOKEN). */
 export type AdminCommand =
@@ -32,7 +29,16 @@ export type AgentCommand =
   | { kind: "hook" }
   | { kind: "mcp" };
 
-export const ADMIN_KINDS = ["human", "agent", "project", "member-add", "member-remove", "archive", "token", "revoke"] as const;
+export const ADMIN_KINDS = [
+  "human",
+  "agent",
+  "project",
+  "member-add",
+  "member-remove",
+  "archive",
+  "token",
+  "revoke",
+] as const;
 export const isAdminCommand = (command: Command): command is AdminCommand =>
   (ADMIN_KINDS as readonly string[]).includes(command.kind);
 
@@ -134,7 +140,15 @@ export function parseCommand(argv: string[]): Parsed {
   if (scope !== "admin") return { json, command: parseAgentCommand(scope, positionals.slice(1), values) };
   switch (verb) {
     case "human":
-      return { json, command: { kind: "human", handle: need(args[0], "<handle>"), name: need(values.name, "--name"), password: need(values.password, "--password") } };
+      return {
+        json,
+        command: {
+          kind: "human",
+          handle: need(args[0], "<handle>"),
+          name: need(values.name, "--name"),
+          password: need(values.password, "--password"),
+        },
+      };
     case "agent":
       return {
         json,
@@ -147,14 +161,35 @@ export function parseCommand(argv: string[]): Parsed {
         },
       };
     case "project":
-      return { json, command: { kind: "project", owner: need(args[0], "<owner>"), slug: need(args[1], "<slug>"), name: need(values.name, "--name") } };
+      return {
+        json,
+        command: {
+          kind: "project",
+          owner: need(args[0], "<owner>"),
+          slug: need(args[1], "<slug>"),
+          name: need(values.name, "--name"),
+        },
+      };
     case "member": {
       const [action, ref, memberId] = args;
-      if (action === "add") return { json, command: { kind: "member-add", ...projectRef(ref), memberId: need(memberId, "<member_id>"), admin: values.admin ?? false } };
+      if (action === "add")
+        return {
+          json,
+          command: {
+            kind: "member-add",
+            ...projectRef(ref),
+            memberId: need(memberId, "<member_id>"),
+            admin: values.admin ?? false,
+          },
+        };
       if (action === "remove") {
         const reason = values.reason ?? "removed";
-        if (reason !== "removed" && reason !== "isolated") throw new UsageError(`--reason must be removed or isolated, got "${reason}"`);
-        return { json, command: { kind: "member-remove", ...projectRef(ref), memberId: need(memberId, "<member_id>"), reason } };
+        if (reason !== "removed" && reason !== "isolated")
+          throw new UsageError(`--reason must be removed or isolated, got "${reason}"`);
+        return {
+          json,
+          command: { kind: "member-remove", ...projectRef(ref), memberId: need(memberId, "<member_id>"), reason },
+        };
       }
       throw new UsageError(action ? `unknown member action "${action}"` : "missing add or remove");
     }

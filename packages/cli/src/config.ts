@@ -16,7 +16,8 @@ export const STATE_FILE = "state.json";
 export type Env = Record<string, string | undefined>;
 
 /** MAITY_<name>, else BAYCHAT_<name>; an empty value counts as unset. */
-export const envOf = (env: Env, name: string): string | undefined => env[`MAITY_${name}`] || env[`BAYCHAT_${name}`] || undefined;
+export const envOf = (env: Env, name: string): string | undefined =>
+  env[`MAITY_${name}`] || env[`BAYCHAT_${name}`] || undefined;
 
 /** B-021: MAITY_CONFIG_DIR / BAYCHAT_CONFIG_DIR, else ~/.maity. */
 export const configDirOf = (env: Env): string => envOf(env, "CONFIG_DIR") ?? path.join(env.HOME || homedir(), ".maity");
@@ -43,13 +44,20 @@ export function resolveIdentity(env: Env): Identity {
   const token = envOf(env, "TOKEN");
   if (token) return { baseUrl: trimUrl(urlOverride ?? DEFAULT_BASE_URL), token, agent: null, source: "env", configDir };
   const credentials = readCredentials(configDir);
-  return { baseUrl: trimUrl(urlOverride ?? credentials.baseUrl), token: credentials.token, agent: credentials.agent, source: "file", configDir };
+  return {
+    baseUrl: trimUrl(urlOverride ?? credentials.baseUrl),
+    token: credentials.token,
+    agent: credentials.agent,
+    source: "file",
+    configDir,
+  };
 }
 
 const trimUrl = (url: string): string => url.replace(/\/+$/, "");
 
 /** The hub a pre-auth command (pair, link) talks to: --url, else MAITY_API_URL, else the default. */
-export const preauthBaseUrl = (env: Env, flag: string | undefined): string => trimUrl(flag ?? envOf(env, "API_URL") ?? DEFAULT_BASE_URL);
+export const preauthBaseUrl = (env: Env, flag: string | undefined): string =>
+  trimUrl(flag ?? envOf(env, "API_URL") ?? DEFAULT_BASE_URL);
 
 export function readCredentials(configDir: string): AgentCredential {
   const file = path.join(configDir, CREDENTIALS_FILE);
@@ -69,7 +77,10 @@ export function readCredentials(configDir: string): AgentCredential {
     throw new ConfigError(`${file} is not valid JSON: run maity pair <code> or maity link again`);
   }
   const parsed = agentCredentialSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(`${file} is not a credentials file ({ baseUrl, token, agent: { id, name } }): run maity pair again`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${file} is not a credentials file ({ baseUrl, token, agent: { id, name } }): run maity pair again`,
+    );
   return parsed.data;
 }
 
@@ -92,7 +103,11 @@ export function writePrivateFile(dir: string, name: string, content: string): st
 /** B-020: exactly `{ baseUrl, token, agent: { id, name } }`. */
 export function writeCredentials(configDir: string, credential: AgentCredential): string {
   const { baseUrl, token, agent } = credential;
-  return writePrivateFile(configDir, CREDENTIALS_FILE, `${JSON.stringify({ baseUrl, token, agent: { id: agent.id, name: agent.name } }, null, 2)}\n`);
+  return writePrivateFile(
+    configDir,
+    CREDENTIALS_FILE,
+    `${JSON.stringify({ baseUrl, token, agent: { id: agent.id, name: agent.name } }, null, 2)}\n`,
+  );
 }
 
 // ---- the CLI's state: cursors and the last protocol version seen, beside the credentials --------

@@ -33,7 +33,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /** The SDK's events() when the client has it, else the /updates loop below. */
 export function eventsOf(client: AgentClient): EventSource {
   const sdk = (client as { events?: EventSource }).events;
-  return typeof sdk === "function" ? (options) => sdk.call(client, options) : (options) => updatesEvents(client, options);
+  return typeof sdk === "function"
+    ? (options) => sdk.call(client, options)
+    : (options) => updatesEvents(client, options);
 }
 
 /**

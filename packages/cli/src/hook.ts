@@ -55,7 +55,8 @@ export function hookReason(waiting: Waiting[], me: { id: string; name: string })
 /** The JSON answer for the event that ran the hook; null when it must not block (a Stop after a block). */
 export function hookAnswer(input: HookInput, reason: string): Record<string, unknown> | null {
   const event = input.hook_event_name;
-  if (event && CONTEXT_EVENTS.has(event)) return { hookSpecificOutput: { hookEventName: event, additionalContext: reason } };
+  if (event && CONTEXT_EVENTS.has(event))
+    return { hookSpecificOutput: { hookEventName: event, additionalContext: reason } };
   // Blocking a stop that a hook already blocked could keep Claude going for ever while people
   // keep writing: the messages wait for the next turn instead.
   if (input.stop_hook_active) return null;

@@ -6,10 +6,17 @@ import { CommandError, type Io, runAgent } from "./agent.ts";
 import { type AdminCommand, type AgentCommand, isAdminCommand, parseCommand, USAGE, UsageError } from "./commands.ts";
 import { ConfigError } from "./config.ts";
 
-async function run(command: AdminCommand, client: ReturnType<typeof createRestClient>): Promise<{ line: string; raw: unknown }> {
+async function run(
+  command: AdminCommand,
+  client: ReturnType<typeof createRestClient>,
+): Promise<{ line: string; raw: unknown }> {
   switch (command.kind) {
     case "human": {
-      const r = await client.call("admin.createHuman", { handle: command.handle, name: command.name, password: command.password });
+      const r = await client.call("admin.createHuman", {
+        handle: command.handle,
+        name: command.name,
+        password: command.password,
+      });
       return { line: `created human ${r.id} (${r.name})`, raw: r };
     }
     case "agent": {
@@ -18,15 +25,32 @@ async function run(command: AdminCommand, client: ReturnType<typeof createRestCl
       return { line: `created agent ${r.id} (${r.name})`, raw: r };
     }
     case "project": {
-      const r = await client.call("admin.createProject", { owner: command.owner, slug: command.slug, name: command.name });
+      const r = await client.call("admin.createProject", {
+        owner: command.owner,
+        slug: command.slug,
+        name: command.name,
+      });
       return { line: `created project ${r.full_name} (${r.name}); ${command.owner} is its admin`, raw: r };
     }
     case "member-add": {
-      const r = await client.call("admin.addMember", { owner: command.owner, slug: command.slug, member_id: command.memberId, ...(command.admin ? { permissions: ["members:admin" as const] } : {}) });
-      return { line: `${r.member_id} is an active member of ${command.owner}/${command.slug}${r.permissions.length ? ` (${r.permissions.join(", ")})` : ""}`, raw: r };
+      const r = await client.call("admin.addMember", {
+        owner: command.owner,
+        slug: command.slug,
+        member_id: command.memberId,
+        ...(command.admin ? { permissions: ["members:admin" as const] } : {}),
+      });
+      return {
+        line: `${r.member_id} is an active member of ${command.owner}/${command.slug}${r.permissions.length ? ` (${r.permissions.join(", ")})` : ""}`,
+        raw: r,
+      };
     }
     case "member-remove": {
-      const r = await client.call("admin.removeMember", { owner: command.owner, slug: command.slug, member_id: command.memberId, reason: command.reason });
+      const r = await client.call("admin.removeMember", {
+        owner: command.owner,
+        slug: command.slug,
+        member_id: command.memberId,
+        reason: command.reason,
+      });
       return { line: `${command.memberId} ${command.reason} from ${command.owner}/${command.slug}`, raw: r };
     }
     case "archive": {
@@ -39,7 +63,10 @@ async function run(command: AdminCommand, client: ReturnType<typeof createRestCl
     }
     case "revoke": {
       const r = await client.call("admin.revokeToken", { token: command.token });
-      return { line: r.revoked ? "token revoked" : "no active token matched (already revoked or never minted)", raw: r };
+      return {
+        line: r.revoked ? "token revoked" : "no active token matched (already revoked or never minted)",
+        raw: r,
+      };
     }
   }
 }
@@ -99,7 +126,9 @@ async function main(argv: string[]): Promise<number> {
   if (!isAdminCommand(parsed.command)) return runAgentCommand(parsed.command, parsed.json);
   const token = process.env.MAITY_ADMIN_TOKEN;
   if (!token) {
-    console.error("error: MAITY_ADMIN_TOKEN is not set (the hub's operator token; the admin routes are off without it)");
+    console.error(
+      "error: MAITY_ADMIN_TOKEN is not set (the hub's operator token; the admin routes are off without it)",
+    );
     return 2;
   }
   const baseUrl = process.env.MAITY_URL || "http://127.0.0.1:3000";

@@ -93,7 +93,8 @@ export function describeError(error: unknown, context: ErrorContext): string {
       const fix = context.source === "env" ? "check MAITY_TOKEN or run maity pair" : "run maity pair";
       return `token revoked or wrong: ${fix} ${code}`;
     }
-    if (error.status === 403 && error.code === "NOT_PARTICIPANT") return `you are not a participant of conversation${room} ${code}`;
+    if (error.status === 403 && error.code === "NOT_PARTICIPANT")
+      return `you are not a participant of conversation${room} ${code}`;
     if (error.status === 404 && context.conversationId !== undefined) {
       return `no conversation${room} that you are in (or no such message to reply to): ${error.message} ${code}`;
     }

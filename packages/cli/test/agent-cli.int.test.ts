@@ -19,7 +19,11 @@ async function http(method: string, route: string, options: { token?: string; bo
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${api.url}${route}`, { method, headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+  const res = await fetch(`${api.url}${route}`, {
+    method,
+    headers,
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -35,10 +39,14 @@ async function newAgent(handle: string): Promise<{ id: string; name: string }> {
 }
 /** A group chat of the maintainer with agent-a and agent-x; its id for agents (the key) and for Maity. */
 async function newChat(title: string, patch?: Record<string, unknown>): Promise<{ id: string; key: string }> {
-  const created = await http("POST", `${P}/conversations`, { token: T.maintainer, body: { title, participants: ["agt-a", "agt-x"] } });
+  const created = await http("POST", `${P}/conversations`, {
+    token: T.maintainer,
+    body: { title, participants: ["agt-a", "agt-x"] },
+  });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
-  if (patch) expect((await http("PATCH", `${P}/conversations/${id}`, { token: T.maintainer, body: patch })).status).toBe(200);
+  if (patch)
+    expect((await http("PATCH", `${P}/conversations/${id}`, { token: T.maintainer, body: patch })).status).toBe(200);
   const rooms = await http("GET", "/api/agent-api/conversations", { token: T["agt-a"] });
   const key = (rooms.body.conversations as { id: string; maity: { id: string } }[]).find((r) => r.maity.id === id)?.id;
   if (!key) throw new Error(`${title} is not a room of agt-a`);
@@ -49,8 +57,15 @@ async function humanSays(chat: { id: string }, body: string): Promise<{ seq: num
   expect(res.status).toBe(201);
   return res.body;
 }
-async function agentSays(agent: string, chat: { key: string }, content: string): Promise<{ id: string; createdAt: string }> {
-  const res = await http("POST", `/api/agent-api/conversations/${chat.key}/messages`, { token: T[agent], body: { content } });
+async function agentSays(
+  agent: string,
+  chat: { key: string },
+  content: string,
+): Promise<{ id: string; createdAt: string }> {
+  const res = await http("POST", `/api/agent-api/conversations/${chat.key}/messages`, {
+    token: T[agent],
+    body: { content },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -63,7 +78,12 @@ async function history(chat: { key: string }): Promise<{ id: string; content: st
 const hhmm = (iso: string) => new Date(iso).toISOString().slice(11, 16);
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 /** An environment that reaches the hub with a bare token (B-022) and its own config folder. */
-const tokenEnv = (agent: string, dir = tempDir("token")) => ({ HOME: dir, MAITY_CONFIG_DIR: path.join(dir, "cfg"), MAITY_TOKEN: T[agent] ?? "", MAITY_API_URL: api.url });
+const tokenEnv = (agent: string, dir = tempDir("token")) => ({
+  HOME: dir,
+  MAITY_CONFIG_DIR: path.join(dir, "cfg"),
+  MAITY_TOKEN: T[agent] ?? "",
+  MAITY_API_URL: api.url,
+});
 
 beforeAll(async () => {
   await seedDemo(hub);
@@ -122,21 +142,39 @@ describe("credentials and environment (004 §2)", () => {
     expect(JSON.parse(who.stdout)).toMatchObject({ id: "agt-a", baseUrl: api.url, credentials: "env" });
     // Without the token the same folder is read, and its fault is one line.
     const refused = await run(["whoami"], { HOME: broken, MAITY_CONFIG_DIR: broken, MAITY_API_URL: api.url });
-    expect(refused).toEqual({ code: 1, stdout: "", stderr: `error: ${path.join(broken, "credentials.json")} is not valid JSON: run maity pair <code> or maity link again\n` });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `error: ${path.join(broken, "credentials.json")} is not valid JSON: run maity pair <code> or maity link again\n`,
+    });
   });
 
   it("B-021 B-022 B-023 B-025 BAYCHAT_TOKEN, BAYCHAT_API_URL and BAYCHAT_CONFIG_DIR are accepted; MAITY_* wins", async () => {
     const dir = tempDir("baychat");
-    const who = await run(["whoami", "--json"], { HOME: dir, BAYCHAT_CONFIG_DIR: dir, BAYCHAT_TOKEN: T["agt-x"] ?? "", BAYCHAT_API_URL: api.url });
+    const who = await run(["whoami", "--json"], {
+      HOME: dir,
+      BAYCHAT_CONFIG_DIR: dir,
+      BAYCHAT_TOKEN: T["agt-x"] ?? "",
+      BAYCHAT_API_URL: api.url,
+    });
     expect(who.code).toBe(0);
     expect(JSON.parse(who.stdout)).toMatchObject({ id: "agt-x", baseUrl: api.url });
-    const both = await run(["whoami", "--json"], { HOME: dir, MAITY_TOKEN: T["agt-a"] ?? "", BAYCHAT_TOKEN: "bay_wrong", MAITY_API_URL: api.url, BAYCHAT_API_URL: "http://127.0.0.1:1" });
+    const both = await run(["whoami", "--json"], {
+      HOME: dir,
+      MAITY_TOKEN: T["agt-a"] ?? "",
+      BAYCHAT_TOKEN: "bay_wrong",
+      MAITY_API_URL: api.url,
+      BAYCHAT_API_URL: "http://127.0.0.1:1",
+    });
     expect(JSON.parse(both.stdout)).toMatchObject({ id: "agt-a", baseUrl: api.url });
   });
 
   it("B-025 MAITY_API_URL overrides the credentials file's baseUrl", async () => {
     const dir = tempDir("override");
-    writeFileSync(path.join(dir, "credentials.json"), JSON.stringify({ baseUrl: "http://127.0.0.1:1", token: T["agt-a"], agent: { id: "agt-a", name: "agent-a" } }));
+    writeFileSync(
+      path.join(dir, "credentials.json"),
+      JSON.stringify({ baseUrl: "http://127.0.0.1:1", token: T["agt-a"], agent: { id: "agt-a", name: "agent-a" } }),
+    );
     const unreachable = await run(["whoami"], { HOME: dir, MAITY_CONFIG_DIR: dir });
     expect(unreachable).toEqual({ code: 1, stdout: "", stderr: "error: cannot reach the hub at http://127.0.0.1:1\n" });
     const who = await run(["whoami", "--json"], { HOME: dir, MAITY_CONFIG_DIR: dir, MAITY_API_URL: api.url });
@@ -147,15 +185,23 @@ describe("credentials and environment (004 §2)", () => {
   it("B-035 whoami compares protocolVersion with the last one seen: minor → a quiet line, major → a loud warning, never a refusal", async () => {
     const env = tokenEnv("agt-a");
     const state = (version: string) =>
-      writeFileSync(path.join(env.MAITY_CONFIG_DIR, "state.json"), JSON.stringify({ agents: { [`agt-a@${api.url}`]: { protocolVersion: version, cursors: {} } } }));
+      writeFileSync(
+        path.join(env.MAITY_CONFIG_DIR, "state.json"),
+        JSON.stringify({ agents: { [`agt-a@${api.url}`]: { protocolVersion: version, cursors: {} } } }),
+      );
     const first = await run(["whoami"], env);
     expect(first.code).toBe(0);
     expect(first.stderr).toBe("");
-    expect(JSON.parse(readFileSync(path.join(env.MAITY_CONFIG_DIR, "state.json"), "utf8")).agents[`agt-a@${api.url}`].protocolVersion).toBe("1.23");
+    expect(
+      JSON.parse(readFileSync(path.join(env.MAITY_CONFIG_DIR, "state.json"), "utf8")).agents[`agt-a@${api.url}`]
+        .protocolVersion,
+    ).toBe("1.23");
     state("1.22");
     const minor = await run(["whoami"], env);
     expect(minor.code).toBe(0);
-    expect(minor.stderr).toBe("note: the hub speaks agent protocol 1.23 (last seen 1.22); its changelog says what is new\n");
+    expect(minor.stderr).toBe(
+      "note: the hub speaks agent protocol 1.23 (last seen 1.22); its changelog says what is new\n",
+    );
     state("0.9");
     const major = await run(["whoami"], env);
     expect(major.code).toBe(0);
@@ -169,7 +215,11 @@ describe("reading the room (004 §4–§5)", () => {
   it("B-090 maity conversations prints one line per room: <id> [<type>] <title>", async () => {
     const listed = await run(["conversations"], tokenEnv("agt-x"));
     expect(listed.code).toBe(0);
-    const rooms = (await http("GET", "/api/agent-api/conversations", { token: T["agt-x"] })).body.conversations as { id: string; type: string; title: string | null }[];
+    const rooms = (await http("GET", "/api/agent-api/conversations", { token: T["agt-x"] })).body.conversations as {
+      id: string;
+      type: string;
+      title: string | null;
+    }[];
     expect(listed.stdout).toBe(`${rooms.map((r) => `${r.id} [${r.type}] ${r.title ?? "(direct)"}`).join("\n")}\n`);
     expect(listed.stdout).toMatch(/^\S+ \[GROUP\] Release 0\.2 go\/no-go$/m);
     expect(listed.stdout).toMatch(/^\S+ \[DM\] \(direct\)$/m);
@@ -180,12 +230,23 @@ describe("reading the room (004 §4–§5)", () => {
     const env = tokenEnv("agt-a");
     await humanSays(chat, "history before the first check");
     const first = await run(["check", chat.key], env);
-    expect(first).toEqual({ code: 0, stdout: "", stderr: "cursor anchored at now: from here on, check prints what is new\n" });
+    expect(first).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "cursor anchored at now: from here on, check prints what is new\n",
+    });
 
     await humanSays(chat, "@agent-a please look at the build");
     await humanSays(chat, "plain hello to the room");
     const redacted = await humanSays(chat, "a message taken back");
-    expect((await http("POST", `${P}/conversations/${chat.id}/messages/${redacted.seq}/redact`, { token: T.maintainer, body: {} })).status).toBe(200);
+    expect(
+      (
+        await http("POST", `${P}/conversations/${chat.id}/messages/${redacted.seq}/redact`, {
+          token: T.maintainer,
+          body: {},
+        })
+      ).status,
+    ).toBe(200);
     // With no agent rounds left, agent-x's @mention of agent-a is recorded but not routed (B-074).
     await agentSays("agt-x", chat, "@agent-a over to you");
     const sent = await run(["send", chat.key, "my own words"], env);
@@ -223,14 +284,19 @@ describe("reading the room (004 §4–§5)", () => {
     await humanSays(chat, "@agent-a are you there?");
     const done = await watching.done;
     expect(done.code).toBe(0);
-    expect(done.stdout).toMatch(/^\[\d\d:\d\d\] Maintainer \(creator\): @agent-a are you there\? → you should respond\n$/);
+    expect(done.stdout).toMatch(
+      /^\[\d\d:\d\d\] Maintainer \(creator\): @agent-a are you there\? → you should respond\n$/,
+    );
   });
 
   it("B-115 send posts (with --reply-to) and a human reads it back over REST", async () => {
     const chat = await newChat("CLI send");
     await humanSays(chat, "question for the agent");
     const question = (await history(chat)).find((m) => m.content === "question for the agent");
-    const sent = await run(["send", chat.key, "the answer, from the CLI", "--reply-to", question?.id ?? ""], tokenEnv("agt-a"));
+    const sent = await run(
+      ["send", chat.key, "the answer, from the CLI", "--reply-to", question?.id ?? ""],
+      tokenEnv("agt-a"),
+    );
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/^sent evt-\d+ at \d\d:\d\d\n$/);
     const read = await http("GET", `${P}/conversations/${chat.id}/messages?after=0`, { token: T.maintainer });
@@ -252,7 +318,11 @@ describe("reading the room (004 §4–§5)", () => {
     listening.child.kill("SIGINT");
     const done = await listening.done;
     expect(done.code).toBe(0);
-    expect(done.stdout).toMatch(new RegExp(`^${chat.key} \\[\\d\\d:\\d\\d\\] Maintainer \\(creator\\): @agent-a hello, listener → you should respond\\n$`));
+    expect(done.stdout).toMatch(
+      new RegExp(
+        `^${chat.key} \\[\\d\\d:\\d\\d\\] Maintainer \\(creator\\): @agent-a hello, listener → you should respond\\n$`,
+      ),
+    );
   });
 });
 
@@ -267,7 +337,9 @@ describe("maity link: reverse QR linking (004 §2)", () => {
     expect(linking.stdout()).toMatch(/[▄▀█]{10}/);
     await linking.waitFor("stderr", /waiting for approval/);
     const browser = trpcBrowser(hub);
-    expect((await browser.mutation("auth.login", { handle: "maintainer", password: "maintainer-demo" })).status).toBe(200);
+    expect((await browser.mutation("auth.login", { handle: "maintainer", password: "maintainer-demo" })).status).toBe(
+      200,
+    );
     expect((await browser.mutation("links.approve", { code, agent_id: agent.id })).status).toBe(200);
     const done = await linking.done;
     expect(done.code).toBe(0);
@@ -301,7 +373,9 @@ describe("maity hook: the wake contract for Claude Code", () => {
     const message = (await history(chat)).find((m) => m.content === "@agent-a please answer this");
     expect(Object.keys(answer)).toEqual(["decision", "reason"]);
     expect(answer.decision).toBe("block");
-    expect(answer.reason).toContain(`- [${hhmm(message?.createdAt ?? "")}] Maintainer (creator): @agent-a please answer this → you should respond`);
+    expect(answer.reason).toContain(
+      `- [${hhmm(message?.createdAt ?? "")}] Maintainer (creator): @agent-a please answer this → you should respond`,
+    );
     expect(answer.reason).toContain(`conversation ${chat.key} ("CLI hook"), message ${message?.id}`);
     expect(answer.reason).toContain("send_message");
     expect(answer.reason).not.toContain("not for any agent");
@@ -313,10 +387,17 @@ describe("maity hook: the wake contract for Claude Code", () => {
     await humanSays(chat, "@agent-a and this too");
     const again = JSON.stringify({ hook_event_name: "Stop", stop_hook_active: true });
     expect(await run(["hook"], env, { stdin: again })).toEqual({ code: 0, stdout: "", stderr: "" });
-    const post = await run(["hook"], env, { stdin: JSON.stringify({ hook_event_name: "PostToolUse", tool_name: "Bash" }) });
+    const post = await run(["hook"], env, {
+      stdin: JSON.stringify({ hook_event_name: "PostToolUse", tool_name: "Bash" }),
+    });
     expect(post.code).toBe(0);
     const context = JSON.parse(post.stdout);
-    expect(context).toEqual({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: expect.stringContaining("@agent-a and this too → you should respond") } });
+    expect(context).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PostToolUse",
+        additionalContext: expect.stringContaining("@agent-a and this too → you should respond"),
+      },
+    });
   });
 });
 
@@ -328,21 +409,36 @@ describe("errors: one line on stderr, exit 1, never a stack", () => {
     expect(refused).toEqual({
       code: 1,
       stdout: "",
-      stderr: "error: refusing to send credentials over plain http to hub.invalid: use https (or allow it for a trusted network)\n",
+      stderr:
+        "error: refusing to send credentials over plain http to hub.invalid: use https (or allow it for a trusted network)\n",
     });
-    const tokenOnly = await run(["conversations"], { ...env, MAITY_TOKEN: "bay_x", MAITY_API_URL: "http://hub.invalid" });
+    const tokenOnly = await run(["conversations"], {
+      ...env,
+      MAITY_TOKEN: "bay_x",
+      MAITY_API_URL: "http://hub.invalid",
+    });
     expect(tokenOnly.code).toBe(1);
     expect(tokenOnly.stderr).toMatch(/^error: refusing to send credentials over plain http to hub.invalid/);
     // Allowed, it tries: the name does not resolve.
-    const allowed = await run(["pair", "K7QM-2XHP-9RTA", "--url", "http://hub.invalid"], { ...env, MAITY_ALLOW_INSECURE_HTTP: "1" });
+    const allowed = await run(["pair", "K7QM-2XHP-9RTA", "--url", "http://hub.invalid"], {
+      ...env,
+      MAITY_ALLOW_INSECURE_HTTP: "1",
+    });
     expect(allowed).toEqual({ code: 1, stdout: "", stderr: "error: cannot reach the hub at http://hub.invalid\n" });
   });
 
   it("401 → token revoked or wrong; 403 NOT_PARTICIPANT; 404; an unreachable hub; a usage error exits 2 with the usage", async () => {
     const wrong = await run(["conversations"], { ...tokenEnv("agt-a"), MAITY_TOKEN: "bay_not_a_real_token" });
-    expect(wrong).toEqual({ code: 1, stdout: "", stderr: "error: token revoked or wrong: check MAITY_TOKEN or run maity pair (401 UNAUTHORIZED)\n" });
+    expect(wrong).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: token revoked or wrong: check MAITY_TOKEN or run maity pair (401 UNAUTHORIZED)\n",
+    });
 
-    const xRooms = (await http("GET", "/api/agent-api/conversations", { token: T["agt-x"] })).body.conversations as { id: string; type: string }[];
+    const xRooms = (await http("GET", "/api/agent-api/conversations", { token: T["agt-x"] })).body.conversations as {
+      id: string;
+      type: string;
+    }[];
     const dmOfX = xRooms.find((r) => r.type === "DM")?.id ?? "";
     const notHers = await run(["context", dmOfX], tokenEnv("agt-a"));
     expect(notHers.code).toBe(1);
@@ -365,20 +461,37 @@ describe("errors: one line on stderr, exit 1, never a stack", () => {
   it("B-017 a revoked token in the credentials file says to pair again", async () => {
     const dir = tempDir("revoked");
     const token = await mintToken("agt-x");
-    writeFileSync(path.join(dir, "credentials.json"), JSON.stringify({ baseUrl: api.url, token, agent: { id: "agt-x", name: "agent-x" } }));
-    expect((await http("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } })).status).toBeLessThan(300);
+    writeFileSync(
+      path.join(dir, "credentials.json"),
+      JSON.stringify({ baseUrl: api.url, token, agent: { id: "agt-x", name: "agent-x" } }),
+    );
+    expect((await http("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } })).status).toBeLessThan(
+      300,
+    );
     const revoked = await run(["whoami"], { HOME: dir, MAITY_CONFIG_DIR: dir });
-    expect(revoked).toEqual({ code: 1, stdout: "", stderr: "error: token revoked or wrong: run maity pair (401 UNAUTHORIZED)\n" });
+    expect(revoked).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: token revoked or wrong: run maity pair (401 UNAUTHORIZED)\n",
+    });
   });
 
   it("B-027 B-030 maity mcp serves MCP on stdio with the CLI's credentials: stdout carries protocol frames only", async () => {
     const frames = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
     ];
     const r = await run(["mcp"], tokenEnv("agt-a"), { stdin: `${frames.map((f) => JSON.stringify(f)).join("\n")}\n` });
-    const answers = r.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const answers = r.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[0].result.serverInfo.version).toBe("1.23");
     expect(answers[1].result.tools.map((t: { name: string }) => t.name)).toContain("send_message");

@@ -3,12 +3,30 @@ import { parseCommand } from "../src/commands.ts";
 
 describe("maity admin: parseCommand (issue 2 §4)", () => {
   it.each([
-    [["admin", "human", "alice", "--name", "Alice", "--password", "pw-123456"], { kind: "human", handle: "alice", name: "Alice", password: "pw-123456" }],
-    [["admin", "agent", "alice", "agent-q", "--description", "Q&A"], { kind: "agent", owner: "alice", handle: "agent-q", description: "Q&A" }],
-    [["admin", "project", "alice", "lab", "--name", "Lab"], { kind: "project", owner: "alice", slug: "lab", name: "Lab" }],
-    [["admin", "member", "add", "alice/lab", "hum-bob", "--admin"], { kind: "member-add", owner: "alice", slug: "lab", memberId: "hum-bob", admin: true }],
-    [["admin", "member", "remove", "alice/lab", "agt-q", "--reason", "isolated"], { kind: "member-remove", owner: "alice", slug: "lab", memberId: "agt-q", reason: "isolated" }],
-    [["admin", "member", "remove", "alice/lab", "agt-q"], { kind: "member-remove", owner: "alice", slug: "lab", memberId: "agt-q", reason: "removed" }],
+    [
+      ["admin", "human", "alice", "--name", "Alice", "--password", "pw-123456"],
+      { kind: "human", handle: "alice", name: "Alice", password: "pw-123456" },
+    ],
+    [
+      ["admin", "agent", "alice", "agent-q", "--description", "Q&A"],
+      { kind: "agent", owner: "alice", handle: "agent-q", description: "Q&A" },
+    ],
+    [
+      ["admin", "project", "alice", "lab", "--name", "Lab"],
+      { kind: "project", owner: "alice", slug: "lab", name: "Lab" },
+    ],
+    [
+      ["admin", "member", "add", "alice/lab", "hum-bob", "--admin"],
+      { kind: "member-add", owner: "alice", slug: "lab", memberId: "hum-bob", admin: true },
+    ],
+    [
+      ["admin", "member", "remove", "alice/lab", "agt-q", "--reason", "isolated"],
+      { kind: "member-remove", owner: "alice", slug: "lab", memberId: "agt-q", reason: "isolated" },
+    ],
+    [
+      ["admin", "member", "remove", "alice/lab", "agt-q"],
+      { kind: "member-remove", owner: "alice", slug: "lab", memberId: "agt-q", reason: "removed" },
+    ],
     [["admin", "archive", "alice/lab"], { kind: "archive", owner: "alice", slug: "lab" }],
     [["admin", "token", "agt-q"], { kind: "token", memberId: "agt-q" }],
     [["admin", "revoke", "bay_x"], { kind: "revoke", token: "bay_x" }],
@@ -41,7 +59,10 @@ describe("maity admin: parseCommand (issue 2 §4)", () => {
 describe("maity agent commands: parseCommand (004 §2–§7)", () => {
   it.each([
     [["pair", "ABCD-EFGH-JKMN"], { kind: "pair", code: "ABCD-EFGH-JKMN" }],
-    [["pair", "ABCD-EFGH-JKMN", "--url", "http://hub:3000"], { kind: "pair", code: "ABCD-EFGH-JKMN", url: "http://hub:3000" }],
+    [
+      ["pair", "ABCD-EFGH-JKMN", "--url", "http://hub:3000"],
+      { kind: "pair", code: "ABCD-EFGH-JKMN", url: "http://hub:3000" },
+    ],
     [["link"], { kind: "link" }],
     [["link", "--label", "laptop"], { kind: "link", label: "laptop" }],
     [["whoami"], { kind: "whoami" }],
@@ -50,9 +71,15 @@ describe("maity agent commands: parseCommand (004 §2–§7)", () => {
     [["check", "c1"], { kind: "check", conversationId: "c1" }],
     // B-091: every 5 s, for at most 300 s, unless told.
     [["watch", "c1"], { kind: "watch", conversationId: "c1", interval: 5, timeout: 300 }],
-    [["watch", "c1", "--interval", "0.5", "--timeout", "0"], { kind: "watch", conversationId: "c1", interval: 0.5, timeout: 0 }],
+    [
+      ["watch", "c1", "--interval", "0.5", "--timeout", "0"],
+      { kind: "watch", conversationId: "c1", interval: 0.5, timeout: 0 },
+    ],
     [["send", "c1", "hello there"], { kind: "send", conversationId: "c1", content: "hello there" }],
-    [["send", "c1", "yes", "--reply-to", "evt-9"], { kind: "send", conversationId: "c1", content: "yes", replyTo: "evt-9" }],
+    [
+      ["send", "c1", "yes", "--reply-to", "evt-9"],
+      { kind: "send", conversationId: "c1", content: "yes", replyTo: "evt-9" },
+    ],
     [["listen"], { kind: "listen" }],
     [["hook"], { kind: "hook" }],
     [["mcp"], { kind: "mcp" }],

@@ -2,7 +2,14 @@ import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { configDirOf, DEFAULT_BASE_URL, readState, resolveIdentity, updateState, writeCredentials } from "../src/config.ts";
+import {
+  configDirOf,
+  DEFAULT_BASE_URL,
+  readState,
+  resolveIdentity,
+  updateState,
+  writeCredentials,
+} from "../src/config.ts";
 
 const temp = () => mkdtempSync(path.join(tmpdir(), "maity-config-"));
 const credential = { baseUrl: "http://hub.example:3000", token: "bay_secret", agent: { id: "agt-q", name: "Q" } };
@@ -16,8 +23,15 @@ describe("credentials and environment (004 §2)", () => {
   it("B-022 B-023 a token in the environment: the file is not read; the URL is MAITY_API_URL or the local hub", () => {
     const dir = temp();
     writeFileSync(path.join(dir, "credentials.json"), "broken");
-    expect(resolveIdentity({ MAITY_CONFIG_DIR: dir, MAITY_TOKEN: "bay_t" })).toMatchObject({ baseUrl: DEFAULT_BASE_URL, token: "bay_t", agent: null, source: "env" });
-    expect(resolveIdentity({ MAITY_CONFIG_DIR: dir, BAYCHAT_TOKEN: "bay_b", BAYCHAT_API_URL: "http://b/" })).toMatchObject({ baseUrl: "http://b", token: "bay_b" });
+    expect(resolveIdentity({ MAITY_CONFIG_DIR: dir, MAITY_TOKEN: "bay_t" })).toMatchObject({
+      baseUrl: DEFAULT_BASE_URL,
+      token: "bay_t",
+      agent: null,
+      source: "env",
+    });
+    expect(
+      resolveIdentity({ MAITY_CONFIG_DIR: dir, BAYCHAT_TOKEN: "bay_b", BAYCHAT_API_URL: "http://b/" }),
+    ).toMatchObject({ baseUrl: "http://b", token: "bay_b" });
     expect(() => resolveIdentity({ MAITY_CONFIG_DIR: dir })).toThrow("is not valid JSON");
   });
   it("B-017 B-020 B-025 the file: written 0600 in 0700 with exactly its three fields; MAITY_API_URL overrides its baseUrl", () => {

@@ -28,7 +28,11 @@ export interface Running {
 }
 
 /** Starts the binary; it is killed after `killAfterMs` whatever happens (every run is bounded). */
-export function start(args: string[], env: Record<string, string>, options: { stdin?: string; killAfterMs?: number } = {}): Running {
+export function start(
+  args: string[],
+  env: Record<string, string>,
+  options: { stdin?: string; killAfterMs?: number } = {},
+): Running {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? "", TZ: "UTC", ...env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -72,4 +76,5 @@ export function start(args: string[], env: Record<string, string>, options: { st
   return { child, stdout: () => out, stderr: () => err, waitFor, done };
 }
 
-export const run = (args: string[], env: Record<string, string>, options: { stdin?: string } = {}): Promise<Run> => start(args, env, options).done;
+export const run = (args: string[], env: Record<string, string>, options: { stdin?: string } = {}): Promise<Run> =>
+  start(args, env, options).done;

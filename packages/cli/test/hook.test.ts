@@ -35,7 +35,10 @@ describe("maity hook's answer (Claude Code hooks)", () => {
     );
   });
   it("Stop blocks with the reason; never again when stop_hook_active; PostToolUse adds context", () => {
-    expect(hookAnswer(parseHookInput('{"hook_event_name":"Stop","stop_hook_active":false}'), reason)).toEqual({ decision: "block", reason });
+    expect(hookAnswer(parseHookInput('{"hook_event_name":"Stop","stop_hook_active":false}'), reason)).toEqual({
+      decision: "block",
+      reason,
+    });
     expect(hookAnswer(parseHookInput('{"hook_event_name":"Stop","stop_hook_active":true}'), reason)).toBeNull();
     expect(hookAnswer(parseHookInput('{"hook_event_name":"PostToolUse","tool_name":"Bash"}'), reason)).toEqual({
       hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: reason },
@@ -52,7 +55,10 @@ describe("B-035 the protocol version", () => {
   it("same: nothing; minor: a quiet note; major: a loud warning; first time: against the built-in version", () => {
     expect(versionNote("1.23", "1.23")).toEqual({ level: "none", text: "" });
     expect(versionNote("1.22", "1.23").level).toBe("quiet");
-    expect(versionNote("1.23", "2.0")).toMatchObject({ level: "loud", text: expect.stringContaining("MAJOR version: 1.23 → 2.0") });
+    expect(versionNote("1.23", "2.0")).toMatchObject({
+      level: "loud",
+      text: expect.stringContaining("MAJOR version: 1.23 → 2.0"),
+    });
     expect(versionNote(undefined, "1.23").level).toBe("none");
     expect(versionNote(undefined, "2.1").level).toBe("loud");
   });

@@ -46,19 +46,28 @@ export function sendsInClear(baseUrl: string): boolean {
   }
   if (url.protocol !== "http:" && url.protocol !== "ws:") return false;
   const host = url.hostname.toLowerCase();
-  return !(host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host));
+  return !(
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
 }
 
 /** The refusal of a plain-http hub on another machine (B-161), before anything is sent. */
 export class InsecureUrlError extends Error {
   constructor(readonly baseUrl: string) {
-    super(`refusing to send credentials over plain http to ${new URL(baseUrl).host}: use https (or allow it for a trusted network)`);
+    super(
+      `refusing to send credentials over plain http to ${new URL(baseUrl).host}: use https (or allow it for a trusted network)`,
+    );
     this.name = "InsecureUrlError";
   }
 }
 
 /** Throws InsecureUrlError when a call would carry credentials in clear text to another machine. */
-export function assertSecureTransport(options: Pick<AgentClientOptions, "baseUrl" | "fetch" | "allowInsecureHttp">): void {
+export function assertSecureTransport(
+  options: Pick<AgentClientOptions, "baseUrl" | "fetch" | "allowInsecureHttp">,
+): void {
   // A fetch of the caller's own (in process, a test's) carries nothing over the network here.
   if (options.fetch || options.allowInsecureHttp) return;
   if (sendsInClear(options.baseUrl)) throw new InsecureUrlError(options.baseUrl);

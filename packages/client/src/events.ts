@@ -47,7 +47,7 @@ const REPROBE_MS = 15 * 60_000;
 /** Catch-up pages per room at most (200 messages each): bounded whatever the hub answers. */
 const CATCH_UP_PAGES = 1_000;
 
-type Frame = { t: "event" } & UpdatesEvent | { t: "cursor"; cursor: string } | { t: "reset" } | { t: string };
+type Frame = ({ t: "event" } & UpdatesEvent) | { t: "cursor"; cursor: string } | { t: "reset" } | { t: string };
 type SocketItem =
   | { kind: "frame"; frame: Frame }
   | { kind: "closed"; code: number; reason: string }

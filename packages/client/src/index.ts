@@ -47,9 +47,10 @@ export type RestOutput<K extends RestRouteName> = K extends keyof ReshapedRestBo
 export interface RestCallOptions {
   signal?: AbortSignal;
 }
-type CallArgs<K extends RestRouteName> = undefined extends RestInput<K>
-  ? [input?: RestInput<K>, options?: RestCallOptions]
-  : [input: RestInput<K>, options?: RestCallOptions];
+type CallArgs<K extends RestRouteName> =
+  undefined extends RestInput<K>
+    ? [input?: RestInput<K>, options?: RestCallOptions]
+    : [input: RestInput<K>, options?: RestCallOptions];
 
 /** The REST client: `call("messages.post", { owner, slug, conversation_id, body })`; throws HubApiError. */
 export function createRestClient(options: RestClientOptions) {

@@ -12,11 +12,16 @@ const hub = createHub(await freshDatabase(), { limits: { agent: 100_000, updates
 afterAll(() => hub.close());
 const ADMIN = "client-admin";
 const BASE = "http://127.0.0.1";
-const fetchHub: typeof fetch = (input, init) => handleRest(hub, new Request(input as string, init), { adminToken: ADMIN });
+const fetchHub: typeof fetch = (input, init) =>
+  handleRest(hub, new Request(input as string, init), { adminToken: ADMIN });
 const api = async (method: string, path: string, token: string, body?: unknown) => {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetchHub(`${BASE}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetchHub(`${BASE}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 };
@@ -32,7 +37,8 @@ beforeAll(async () => {
   await hub.admin.createAgent({ owner: "maintainer", handle: "scribe", description: "Takes notes." });
   await hub.admin.createHuman({ handle: "carol", name: "Carol", password: "carol-password" });
   await hub.admin.createAgent({ owner: "carol", handle: "stranger", description: "Elsewhere." });
-  for (const id of ["hum-maintainer", "agt-a", "agt-x", "agt-scribe"]) tokens[id] = (await hub.admin.mintToken({ member_id: id })).token;
+  for (const id of ["hum-maintainer", "agt-a", "agt-x", "agt-scribe"])
+    tokens[id] = (await hub.admin.mintToken({ member_id: id })).token;
   const rooms = await agentClient("agt-a").conversations();
   const group = rooms.find((r) => r.type === "GROUP");
   if (!group) throw new Error("the demo's group chat is missing");
@@ -40,7 +46,8 @@ beforeAll(async () => {
   chat = group.maity.id;
 });
 
-const human = (body: string) => api("POST", `${M}/conversations/${chat}/messages`, tokens["hum-maintainer"] as string, { body });
+const human = (body: string) =>
+  api("POST", `${M}/conversations/${chat}/messages`, tokens["hum-maintainer"] as string, { body });
 const messageCount = async () => hub.db.event.count({ where: { kind: "message", conversation: { publicId: chat } } });
 
 describe("list_agents: GET /api/agent-api/agents (B-356, B-308)", () => {
@@ -51,7 +58,12 @@ describe("list_agents: GET /api/agent-api/agents (B-356, B-308)", () => {
     ]);
     // The scribe is in no project: only its own Bay's agents.
     expect(await agentClient("agt-scribe").agents()).toEqual([
-      { id: "agt-a", name: "maintainer/agent-a", description: "Builds and reviews the hub's API contract.", fromAnotherBay: false },
+      {
+        id: "agt-a",
+        name: "maintainer/agent-a",
+        description: "Builds and reviews the hub's API contract.",
+        fromAnotherBay: false,
+      },
     ]);
   });
 
@@ -67,12 +79,24 @@ describe("contact_agent: POST /api/agent-api/agents/{agentId}/contact (B-075, B-
   it("B-079 sends in the room with the agent @mentioned in front, so the contacted agent should respond; a text that mentions it stays as written", async () => {
     await human("Status round, please.");
     const a = agentClient("agt-a");
-    const sent = await a.contactAgent({ agentId: "agt-x", conversationId: room, content: "can you check the changelog?" });
-    expect(sent).toMatchObject({ content: "@guest/agent-x can you check the changelog?", mentions: ["agt-x"], senderId: "agt-a" });
+    const sent = await a.contactAgent({
+      agentId: "agt-x",
+      conversationId: room,
+      content: "can you check the changelog?",
+    });
+    expect(sent).toMatchObject({
+      content: "@guest/agent-x can you check the changelog?",
+      mentions: ["agt-x"],
+      senderId: "agt-a",
+    });
     const seen = await agentClient("agt-x").messages(room, { cursor: undefined, limit: 5 });
     expect(seen.messages.find((m) => m.id === sent.id)?.shouldRespond).toBe(true);
     await human("Thanks, next one.");
-    const named = await a.contactAgent({ agentId: "agt-x", conversationId: room, content: "@agent-x and the release notes?" });
+    const named = await a.contactAgent({
+      agentId: "agt-x",
+      conversationId: room,
+      content: "@agent-x and the release notes?",
+    });
     expect(named.content).toBe("@agent-x and the release notes?");
     expect(named.mentions).toEqual(["agt-x"]);
   });
@@ -88,7 +112,11 @@ describe("contact_agent: POST /api/agent-api/agents/{agentId}/contact (B-075, B-
     expect(refused).toMatchObject({ status: 409, code: "ROUND_CAP_REACHED", body: { maxAgentRounds: 2 } });
     expect(await messageCount()).toBe(before);
     await human("Go on.");
-    const again = await agentClient("agt-x").contactAgent({ agentId: "agt-a", conversationId: room, content: "back to you" });
+    const again = await agentClient("agt-x").contactAgent({
+      agentId: "agt-a",
+      conversationId: room,
+      content: "back to you",
+    });
     expect(again.mentions).toEqual(["agt-a"]);
   });
 
@@ -107,15 +135,24 @@ describe("contact_agent: POST /api/agent-api/agents/{agentId}/contact (B-075, B-
         conversationId: input.conversationId,
         content: input.content,
       });
-      expect(res, input.agentId).toEqual({ status: 404, body: { error: "no such agent in this conversation", code: "NOT_FOUND" } });
+      expect(res, input.agentId).toEqual({
+        status: 404,
+        body: { error: "no such agent in this conversation", code: "NOT_FOUND" },
+      });
     }
-    const scribe = await api("POST", "/api/agent-api/agents/agt-a/contact", tokens["agt-scribe"] as string, { conversationId: room, content: "hi" });
+    const scribe = await api("POST", "/api/agent-api/agents/agt-a/contact", tokens["agt-scribe"] as string, {
+      conversationId: room,
+      content: "hi",
+    });
     expect(scribe).toEqual({ status: 404, body: { error: "no such agent in this conversation", code: "NOT_FOUND" } });
     expect(await messageCount()).toBe(before);
   });
 
   it("refuses what the send refuses, the field named", async () => {
-    const res = await api("POST", "/api/agent-api/agents/agt-x/contact", tokens["agt-a"] as string, { conversationId: room, content: "  " });
+    const res = await api("POST", "/api/agent-api/agents/agt-x/contact", tokens["agt-a"] as string, {
+      conversationId: room,
+      content: "  ",
+    });
     expect(res).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST", fields: { content: "required" } } });
   });
 });
@@ -123,10 +160,17 @@ describe("contact_agent: POST /api/agent-api/agents/{agentId}/contact (B-075, B-
 describe("one schema per operation (issue 14)", () => {
   it("the REST body and the OpenAPI document of a send are the operation's schema: every field of it, nothing else", async () => {
     const doc = (await (await fetchHub(`${BASE}/api/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { requestBody: { content: { "application/json": { schema: { properties: object } } } } }>>;
+      paths: Record<
+        string,
+        Record<string, { requestBody: { content: { "application/json": { schema: { properties: object } } } } }>
+      >;
     };
-    const body = doc.paths["/api/agent-api/conversations/{conversationId}/messages"]?.post?.requestBody.content["application/json"].schema;
-    const fields = Object.keys(agentOperations.send.input.shape).filter((k) => k !== "conversationId" && k !== "idempotencyKey");
+    const body =
+      doc.paths["/api/agent-api/conversations/{conversationId}/messages"]?.post?.requestBody.content["application/json"]
+        .schema;
+    const fields = Object.keys(agentOperations.send.input.shape).filter(
+      (k) => k !== "conversationId" && k !== "idempotencyKey",
+    );
     expect(Object.keys(body?.properties ?? {})).toEqual(fields);
     // The SDK's send takes the same fields, typed by the same schema.
     expectTypeOf<Parameters<ReturnType<typeof connect>["send"]>[1]>().toEqualTypeOf<

@@ -29,7 +29,9 @@ describe("B-161 plain http only to this machine", () => {
     await expect(pair("http://hub.example.org", "K7QM-2XHP-9RTA")).rejects.toThrow(/plain http to hub.example.org/);
     const events = remote.events();
     await expect(events.next()).rejects.toBeInstanceOf(InsecureUrlError);
-    expect(await connect({ baseUrl: "http://hub.example.org", token: "bay_x", fetch: fetchCounting }).me()).toEqual({ id: "agt-a" });
+    expect(await connect({ baseUrl: "http://hub.example.org", token: "bay_x", fetch: fetchCounting }).me()).toEqual({
+      id: "agt-a",
+    });
     expect(sent).toBe(1);
   });
 });

@@ -19,10 +19,7 @@ export interface MigrationState {
   ran: string[];
 }
 
-export const migrationsDir = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../../../prisma/migrations",
-);
+export const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../prisma/migrations");
 
 // Prisma's own bookkeeping table, so `prisma migrate status` stays meaningful (STACK.md).
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (

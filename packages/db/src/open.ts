@@ -82,7 +82,8 @@ const PGLITE_UTC = { parsers: { [TIMESTAMP_OID]: utcTimestamp } };
 type PgTypes = { getTypeParser(oid: number, format?: "text" | "binary"): unknown };
 function pgUtc(types: PgTypes) {
   return {
-    getTypeParser: (oid: number, format?: "text" | "binary") => (oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : types.getTypeParser(oid, format)),
+    getTypeParser: (oid: number, format?: "text" | "binary") =>
+      oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : types.getTypeParser(oid, format),
   } as never;
 }
 
@@ -155,7 +156,8 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     exec: async (text) => {
       await pool.query(text);
     },
-    query: async (text, params) => (await pool.query({ ...named(text), values: params as unknown[], types })).rows as never,
+    query: async (text, params) =>
+      (await pool.query({ ...named(text), values: params as unknown[], types })).rows as never,
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
@@ -164,7 +166,8 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
           exec: async (text) => {
             await client.query(text);
           },
-          query: async (text, params) => (await client.query({ ...named(text), values: params as unknown[], types })).rows as never,
+          query: async (text, params) =>
+            (await client.query({ ...named(text), values: params as unknown[], types })).rows as never,
         });
         await client.query("COMMIT");
         return result;
@@ -203,7 +206,11 @@ type PgClient = {
 };
 
 /** NOTIFY through the pool; LISTEN on a connection of its own, re-opened (after a pause) if it drops. */
-function postgresPubSub(url: string, pool: PgPool, Client: new (options: { connectionString: string }) => PgClient): PubSub {
+function postgresPubSub(
+  url: string,
+  pool: PgPool,
+  Client: new (options: { connectionString: string }) => PgClient,
+): PubSub {
   return {
     notify: async (channel, payload) => {
       await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);

@@ -45,10 +45,15 @@ export function preparedQueries(pg: PGlite, options: Options) {
     if (known) return known;
     if (statements.size >= MAX_PREPARED) return null;
     const name = `maity_${statements.size + 1}`;
-    const { messages } = await pg.execProtocol(concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]), {
-      syncToFs: false,
-    });
-    const description = messages.find((m) => m.name === "parameterDescription") as { dataTypeIDs: number[] } | undefined;
+    const { messages } = await pg.execProtocol(
+      concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
+      {
+        syncToFs: false,
+      },
+    );
+    const description = messages.find((m) => m.name === "parameterDescription") as
+      | { dataTypeIDs: number[] }
+      | undefined;
     const statement = { name, paramTypes: description?.dataTypeIDs ?? [] };
     statements.set(text, statement);
     return statement;
@@ -63,7 +68,12 @@ export function preparedQueries(pg: PGlite, options: Options) {
       return serializer ? (serializer(param) as string) : String(param);
     });
     const { messages } = await pg.execProtocol(
-      concat([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]),
+      concat([
+        serialize.bind({ statement: statement.name, values }),
+        serialize.describe({ type: "P" }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]),
       { syncToFs: !inTransaction },
     );
     return pgliteParse.parseResults(messages, pg.parsers, options)[0]?.rows ?? [];
@@ -74,6 +84,7 @@ export function preparedQueries(pg: PGlite, options: Options) {
     query: (text: string, params: unknown[] = []) =>
       exclusive._runExclusiveTransaction(() => exclusive._runExclusiveQuery(() => run(text, params, false))),
     /** A statement inside `pg.transaction` (which holds the transaction mutex). */
-    queryInTransaction: (text: string, params: unknown[] = []) => exclusive._runExclusiveQuery(() => run(text, params, true)),
+    queryInTransaction: (text: string, params: unknown[] = []) =>
+      exclusive._runExclusiveQuery(() => run(text, params, true)),
   };
 }

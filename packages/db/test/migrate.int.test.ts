@@ -12,7 +12,9 @@ describe("migration runner (STACK.md: applied on start, one transaction each)", 
   it("applied every migration of prisma/migrations and recorded it in _prisma_migrations", async () => {
     expect(db.migrations.pending).toEqual([]);
     expect(db.migrations.applied).toEqual(listMigrations().map((m) => m.name));
-    const rows = await db.sql.query<{ migration_name: string; checksum: string }>(`SELECT migration_name, checksum FROM "_prisma_migrations"`);
+    const rows = await db.sql.query<{ migration_name: string; checksum: string }>(
+      `SELECT migration_name, checksum FROM "_prisma_migrations"`,
+    );
     expect(rows.map((r) => r.migration_name)).toEqual(db.migrations.applied);
     expect(rows[0]?.checksum).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -32,7 +34,9 @@ describe("migration runner (STACK.md: applied on start, one transaction each)", 
     await expect(applyMigrations(db.sql, { dir })).rejects.toThrow(/20990101000000_bad/);
     const tables = await db.sql.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'half_written'`);
     expect(tables).toHaveLength(0);
-    const recorded = await db.sql.query(`SELECT 1 FROM "_prisma_migrations" WHERE migration_name = '20990101000000_bad'`);
+    const recorded = await db.sql.query(
+      `SELECT 1 FROM "_prisma_migrations" WHERE migration_name = '20990101000000_bad'`,
+    );
     expect(recorded).toHaveLength(0);
   });
 });

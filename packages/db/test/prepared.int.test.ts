@@ -7,19 +7,35 @@ const db = await freshDatabase();
 afterAll(() => db.close());
 
 await db.sql.exec(`CREATE TABLE prep_probe (id int PRIMARY KEY, name text, tags text[], at timestamp(3), doc jsonb)`);
-const insert = "INSERT INTO prep_probe (id, name, tags, at, doc) VALUES ($1, $2, $3::text[], $4::timestamp, $5::jsonb) RETURNING id";
+const insert =
+  "INSERT INTO prep_probe (id, name, tags, at, doc) VALUES ($1, $2, $3::text[], $4::timestamp, $5::jsonb) RETURNING id";
 const select = "SELECT id, name, tags, at, doc FROM prep_probe WHERE id = ANY($1::int[]) ORDER BY id";
 
 describe("the raw runner's prepared statements", () => {
   it("binds text, integers, arrays, nulls, timestamps (read back as UTC) and json, again and again", async () => {
     for (let id = 1; id <= 8; id++) {
       const name = id % 3 === 0 ? null : `name ${id} with 'quotes' and ünïcode`;
-      const rows = await db.sql.query<{ id: number }>(insert, [id, name, [`a${id}`, "b,c", 'd"e'], `2026-12-04T10:00:0${id}.123Z`, JSON.stringify({ n: id })]);
+      const rows = await db.sql.query<{ id: number }>(insert, [
+        id,
+        name,
+        [`a${id}`, "b,c", 'd"e'],
+        `2026-12-04T10:00:0${id}.123Z`,
+        JSON.stringify({ n: id }),
+      ]);
       expect(rows).toEqual([{ id }]);
     }
-    const rows = await db.sql.query<{ id: number; name: string | null; tags: string[]; at: Date; doc: unknown }>(select, [[2, 3, 99]]);
+    const rows = await db.sql.query<{ id: number; name: string | null; tags: string[]; at: Date; doc: unknown }>(
+      select,
+      [[2, 3, 99]],
+    );
     expect(rows).toEqual([
-      { id: 2, name: "name 2 with 'quotes' and ünïcode", tags: ["a2", "b,c", 'd"e'], at: new Date("2026-12-04T10:00:02.123Z"), doc: { n: 2 } },
+      {
+        id: 2,
+        name: "name 2 with 'quotes' and ünïcode",
+        tags: ["a2", "b,c", 'd"e'],
+        at: new Date("2026-12-04T10:00:02.123Z"),
+        doc: { n: 2 },
+      },
       { id: 3, name: null, tags: ["a3", "b,c", 'd"e'], at: new Date("2026-12-04T10:00:03.123Z"), doc: { n: 3 } },
     ]);
     expect(await db.sql.query(select, [[]])).toEqual([]);

@@ -39,17 +39,28 @@ export function decodeHistoryCursor(cursor: string): number | null {
 }
 
 /** BayChat's own message types: no sender may write them (B-118, OQ-B-14 every sender). */
-export const RESERVED_MESSAGE_TYPES = ["session.command", "note.edited", "note.read", "context.handoff", "context.compacted", "card.continuation"] as const;
+export const RESERVED_MESSAGE_TYPES = [
+  "session.command",
+  "note.edited",
+  "note.read",
+  "context.handoff",
+  "context.compacted",
+  "card.continuation",
+] as const;
 /** Metadata keys the hub writes itself (B-063); a sender may not forge them. */
 export const SERVER_METADATA_KEYS = ["addressedAgents"] as const;
 /** B-123: a reply's preview is the quoted message's first 80 characters (code points, OQ-B-35). */
 export const REPLY_PREVIEW_MAX = 80;
-export const replyPreview = (body: string | null): string => (body === null ? "" : Array.from(body).slice(0, REPLY_PREVIEW_MAX).join(""));
+export const replyPreview = (body: string | null): string =>
+  body === null ? "" : Array.from(body).slice(0, REPLY_PREVIEW_MAX).join("");
 
 // ---- shapes ---------------------------------------------------------------------------------------
 
 /** v1.14: set only for an agent from another Bay; null for every person and every own agent. */
-export const visitingSchema = z.object({ homeBay: z.string(), sponsor: z.object({ id: z.string(), name: z.string() }) });
+export const visitingSchema = z.object({
+  homeBay: z.string(),
+  sponsor: z.object({ id: z.string(), name: z.string() }),
+});
 export type Visiting = z.infer<typeof visitingSchema>;
 
 export const senderTypeSchema = z.enum(["USER", "AGENT", "SYSTEM"]);
@@ -62,7 +73,12 @@ export const agentSenderSchema = z.object({
   visiting: visitingSchema.nullable(),
 });
 /** v1.6 (B-122): the same four fields wherever a message reaches an agent. */
-export const replyToSchema = z.object({ id: z.string(), senderId: z.string(), senderType: senderTypeSchema, preview: z.string() });
+export const replyToSchema = z.object({
+  id: z.string(),
+  senderId: z.string(),
+  senderType: senderTypeSchema,
+  preview: z.string(),
+});
 
 /** B-132: the message of an event carries exactly these fields, and no others. */
 export const agentEventMessageSchema = z.object({
@@ -91,7 +107,11 @@ export const agentMessageSchema = agentEventMessageSchema.extend({
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
 
 export const agentConversationTypeSchema = z.enum(["GROUP", "DM"]);
-export const agentConversationRefSchema = z.object({ id: z.string(), type: agentConversationTypeSchema, title: z.string().nullable() });
+export const agentConversationRefSchema = z.object({
+  id: z.string(),
+  type: agentConversationTypeSchema,
+  title: z.string().nullable(),
+});
 /** B-134: every conversation lives in a project (DESIGN §1); version moves with the brief (none yet: 0). */
 export const agentProjectRefSchema = z.object({ id: z.string(), name: z.string(), version: z.number().int() });
 
@@ -159,7 +179,11 @@ export type AgentMessagePage = z.infer<typeof agentMessagePageSchema>;
 
 // ---- inputs -------------------------------------------------------------------------------------
 
-const count = (name: string) => z.number({ error: `${name}: a whole number` }).int(`${name}: a whole number`).min(0, `${name}: at least 0`);
+const count = (name: string) =>
+  z
+    .number({ error: `${name}: a whole number` })
+    .int(`${name}: a whole number`)
+    .min(0, `${name}: at least 0`);
 
 /** §7 POST /conversations/:id/messages (B-114); attachments and cards come with their issues. */
 export const agentSendInput = z.strictObject({
@@ -175,7 +199,12 @@ export const agentSendInput = z.strictObject({
     .max(200, "1–200 characters")
     .optional(),
   /** OQ-B-27: the reply's token usage; validated, not stored. */
-  usage: z.strictObject({ inputTokens: count("inputTokens").optional(), outputTokens: count("outputTokens").optional() }, { error: "an object" }).optional(),
+  usage: z
+    .strictObject(
+      { inputTokens: count("inputTokens").optional(), outputTokens: count("outputTokens").optional() },
+      { error: "an object" },
+    )
+    .optional(),
 });
 export type AgentSendInput = z.infer<typeof agentSendInput>;
 
@@ -183,7 +212,12 @@ export type AgentSendInput = z.infer<typeof agentSendInput>;
 export const agentPollQuery = z.strictObject({
   since: z.iso.datetime({ offset: true, error: "an ISO 8601 timestamp" }).optional(),
   cursor: text("a cursor").max(40, "a cursor this route gave out").optional(),
-  limit: z.coerce.number({ error: "an integer 1–200" }).int("an integer 1–200").min(1, "an integer 1–200").max(200, "an integer 1–200").default(50),
+  limit: z.coerce
+    .number({ error: "an integer 1–200" })
+    .int("an integer 1–200")
+    .min(1, "an integer 1–200")
+    .max(200, "an integer 1–200")
+    .default(50),
   features: z.string().max(200).optional(),
 });
 
@@ -228,11 +262,23 @@ export const linkPollInput = z.strictObject({
 });
 
 /** GET /me (B-012, B-029). */
-export const agentMeSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), instanceId: z.string().nullable(), protocolVersion: z.string() });
+export const agentMeSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  instanceId: z.string().nullable(),
+  protocolVersion: z.string(),
+});
 export type AgentMe = z.infer<typeof agentMeSchema>;
 
 /** POST /webhook: the secret is in this answer only. */
-export const webhookSetSchema = z.object({ url: z.string(), secret: z.string(), signatureHeader: z.string(), createdAt: z.string(), updatedAt: z.string() });
+export const webhookSetSchema = z.object({
+  url: z.string(),
+  secret: z.string(),
+  signatureHeader: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
 export type WebhookSet = z.infer<typeof webhookSetSchema>;
 export const webhookViewSchema = z.object({
   url: z.string(),
@@ -244,11 +290,25 @@ export const webhookViewSchema = z.object({
 export type WebhookView = z.infer<typeof webhookViewSchema>;
 
 /** §2: what redeeming a pairing code or collecting a link gives the client (the credentials file's fields). */
-export const agentCredentialSchema = z.object({ baseUrl: z.string(), token: z.string(), agent: z.object({ id: z.string(), name: z.string() }) });
+export const agentCredentialSchema = z.object({
+  baseUrl: z.string(),
+  token: z.string(),
+  agent: z.object({ id: z.string(), name: z.string() }),
+});
 export type AgentCredential = z.infer<typeof agentCredentialSchema>;
-export const linkOpenedSchema = z.object({ id: z.string(), secret: z.string(), code: z.string(), approveUrl: z.string(), expiresAt: z.string(), pollIntervalSeconds: z.number().int() });
+export const linkOpenedSchema = z.object({
+  id: z.string(),
+  secret: z.string(),
+  code: z.string(),
+  approveUrl: z.string(),
+  expiresAt: z.string(),
+  pollIntervalSeconds: z.number().int(),
+});
 export type LinkOpened = z.infer<typeof linkOpenedSchema>;
-export const linkPollSchema = z.union([z.object({ status: z.literal("pending") }), agentCredentialSchema.extend({ status: z.literal("approved") })]);
+export const linkPollSchema = z.union([
+  z.object({ status: z.literal("pending") }),
+  agentCredentialSchema.extend({ status: z.literal("approved") }),
+]);
 export type LinkPoll = z.infer<typeof linkPollSchema>;
 
 /** B-175…B-177: one turn of a webhook's history (or the history-omitted notice). */
@@ -268,7 +328,11 @@ export const webhookDeliverySchema = z.object({
   conversationId: z.string(),
   conversation: agentConversationRefSchema,
   project: agentProjectRefSchema.extend({
-    notes: z.object({ pinned: z.array(z.object({ id: z.string(), title: z.string(), version: z.number().int() })), shelfCount: z.number().int(), fileCount: z.number().int() }),
+    notes: z.object({
+      pinned: z.array(z.object({ id: z.string(), title: z.string(), version: z.number().int() })),
+      shelfCount: z.number().int(),
+      fileCount: z.number().int(),
+    }),
   }),
   message: agentEventMessageSchema,
   sender: agentSenderSchema,
@@ -311,7 +375,10 @@ export const isVisiting = (homeBayId: string, projectBayId: string): boolean => 
 export const historyFloorOf = (visiting: boolean, windowSeq: number): number => (visiting ? windowSeq : 0);
 
 /** §5 `senderType` / `sender.kind` of a member id (B-133). */
-export function senderKindOf(memberId: string): { senderType: "USER" | "AGENT" | "SYSTEM"; kind: "user" | "agent" | "system" } {
+export function senderKindOf(memberId: string): {
+  senderType: "USER" | "AGENT" | "SYSTEM";
+  kind: "user" | "agent" | "system";
+} {
   if (memberId.startsWith("agt-")) return { senderType: "AGENT", kind: "agent" };
   if (memberId.startsWith("hum-")) return { senderType: "USER", kind: "user" };
   return { senderType: "SYSTEM", kind: "system" };

@@ -47,8 +47,14 @@ export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.Zod
 }
 
 const operation = <I extends z.ZodType, O extends z.ZodType>(
-  o: Omit<AgentOperation<I, O>, "status" | "access" | "bucket"> & Partial<Pick<AgentOperation, "status" | "access" | "bucket">>,
-): AgentOperation<I, O> => ({ status: 200, access: "agent", bucket: o.access === "public" ? "preauth" : "agent", ...o });
+  o: Omit<AgentOperation<I, O>, "status" | "access" | "bucket"> &
+    Partial<Pick<AgentOperation, "status" | "access" | "bucket">>,
+): AgentOperation<I, O> => ({
+  status: 200,
+  access: "agent",
+  bucket: o.access === "public" ? "preauth" : "agent",
+  ...o,
+});
 
 /**
  * A room id: any string. One the agent is not in — unknown, too long, NUL inside — answers exactly
@@ -58,7 +64,9 @@ export const agentConversationId = z.string({ error: "a conversation id" }).min(
 /** An agent id (list_agents gives them); one not in the room answers like an unknown one. */
 export const agentIdParam = z.string({ error: "an agent id" }).min(1, "required");
 /** Issue 12: the Idempotency-Key header of a send, 1–200 characters. */
-export const idempotencyKeyHeader = text("a string of 1–200 characters").min(1, "1–200 characters").max(200, "1–200 characters");
+export const idempotencyKeyHeader = text("a string of 1–200 characters")
+  .min(1, "1–200 characters")
+  .max(200, "1–200 characters");
 
 const inRoom = { conversationId: agentConversationId };
 const none = z.strictObject({});
@@ -151,7 +159,8 @@ export const agentOperations = {
   updates: operation({
     method: "GET",
     path: `${base}/updates`,
-    summary: "One held request over all the agent's rooms (§11): {cursor, events}; 409 CURSOR_EXPIRED; its own 20/min bucket",
+    summary:
+      "One held request over all the agent's rooms (§11): {cursor, events}; 409 CURSOR_EXPIRED; its own 20/min bucket",
     input: updatesQuery,
     output: updatesAnswerSchema,
     bucket: "updates",

@@ -30,7 +30,10 @@ export function compareListKeys(a: ListKey, b: ListKey): number {
 
 // base64url without Buffer: the domain also runs in the browser.
 const toBase64Url = (text: string): string =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 const fromBase64Url = (value: string): string =>
   new TextDecoder().decode(Uint8Array.from(atob(value.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 
@@ -47,7 +50,8 @@ export function decodeListCursor(cursor: string): ListKey | null {
     if (band !== 0 && band !== 1 && band !== 2 && band !== 3) return null;
     if (typeof activity !== "string" || typeof project !== "string" || typeof id !== "string" || id === "") return null;
     // The activity of a key the list gave out is an ISO timestamp it rendered itself.
-    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(activity) || Number.isNaN(Date.parse(activity))) return null;
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(activity) || Number.isNaN(Date.parse(activity)))
+      return null;
     return { band, activity, project, id };
   } catch {
     return null;
@@ -55,7 +59,12 @@ export function decodeListCursor(cursor: string): ListKey | null {
 }
 
 /** One page after `cursor` in list order; items that moved above the cursor since were already served. */
-export function pageAfter<T>(items: T[], keyOf: (item: T) => ListKey, limit: number, cursor: ListKey | null): { items: T[]; next: ListKey | null } {
+export function pageAfter<T>(
+  items: T[],
+  keyOf: (item: T) => ListKey,
+  limit: number,
+  cursor: ListKey | null,
+): { items: T[]; next: ListKey | null } {
   const sorted = [...items].sort((a, b) => compareListKeys(keyOf(a), keyOf(b)));
   const rest = cursor ? sorted.filter((item) => compareListKeys(keyOf(item), cursor) > 0) : sorted;
   const page = rest.slice(0, limit);

@@ -19,12 +19,16 @@ export const nameOf = (id: string, people: ReadonlyMap<string, Named>): string =
 export function initials(name: string): string {
   const base = name.includes("/") ? name.slice(name.lastIndexOf("/") + 1) : name;
   const words = base.split(/[\s\-_.]+/u).filter(Boolean);
-  const letters = words.length >= 2 ? [words[0], words[1]].map((w) => Array.from(w as string)[0]) : Array.from(words[0] ?? "?").slice(0, 2);
+  const letters =
+    words.length >= 2
+      ? [words[0], words[1]].map((w) => Array.from(w as string)[0])
+      : Array.from(words[0] ?? "?").slice(0, 2);
   return letters.join("").toUpperCase();
 }
 
 const DAY_MS = 86_400_000;
-const localDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+const localDay = (d: Date): string =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 
 /**
  * A list's time, short: "now" under a minute, "5 min", "3 h" today, "Yesterday", the weekday within
@@ -34,7 +38,8 @@ export function relativeTime(iso: string, now: Date, locale = "en-GB"): string {
   const at = new Date(iso);
   const ms = now.getTime() - at.getTime();
   if (ms < 60_000) return "now";
-  if (localDay(at) === localDay(now)) return ms < 3_600_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.floor(ms / 3_600_000)} h`;
+  if (localDay(at) === localDay(now))
+    return ms < 3_600_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.floor(ms / 3_600_000)} h`;
   if (localDay(at) === localDay(new Date(now.getTime() - DAY_MS))) return "Yesterday";
   if (ms < 6 * DAY_MS) return at.toLocaleDateString(locale, { weekday: "short" });
   const sameYear = at.getFullYear() === now.getFullYear();
@@ -82,7 +87,11 @@ export function groupMessages<M extends GroupableMessage>(messages: readonly M[]
  * §9.2 observers in words: "Guest reads along as the owner of guest/agent-x". An observer reads a
  * chat because an agent it owns takes part; the agents are named from the participants.
  */
-export function observersLine(observers: readonly string[], participants: readonly Named[], people: ReadonlyMap<string, Named>): string | null {
+export function observersLine(
+  observers: readonly string[],
+  participants: readonly Named[],
+  people: ReadonlyMap<string, Named>,
+): string | null {
   if (observers.length === 0) return null;
   const parts = observers.map((id) => {
     const agents = participants.filter((p) => p.kind === "agent" && p.owner_id === id).map((p) => p.name);
@@ -123,10 +132,17 @@ export interface RoutingChips {
 }
 
 /** The chips under a message from its stored verdicts (messages.routing). */
-export function routingChips(agents: readonly { agent_id: string; should_respond: boolean; reason: WakeReason }[], people: ReadonlyMap<string, Named>): RoutingChips {
+export function routingChips(
+  agents: readonly { agent_id: string; should_respond: boolean; reason: WakeReason }[],
+  people: ReadonlyMap<string, Named>,
+): RoutingChips {
   return {
-    asked: agents.filter((a) => a.should_respond).map((a) => ({ agentId: a.agent_id, name: nameOf(a.agent_id, people), why: REASON_WORDS[a.reason] })),
-    heldByCap: agents.filter((a) => !a.should_respond && a.reason === "round_cap").map((a) => nameOf(a.agent_id, people)),
+    asked: agents
+      .filter((a) => a.should_respond)
+      .map((a) => ({ agentId: a.agent_id, name: nameOf(a.agent_id, people), why: REASON_WORDS[a.reason] })),
+    heldByCap: agents
+      .filter((a) => !a.should_respond && a.reason === "round_cap")
+      .map((a) => nameOf(a.agent_id, people)),
   };
 }
 
@@ -157,7 +173,12 @@ export interface MentionCandidate {
  * an agent-routing chat's sake, at most `limit`; the caller itself left out. Inserting one writes
  * `@handle ` (§9.2: mentions resolve to the chat's current participants).
  */
-export function suggestMentions(query: string, candidates: readonly MentionCandidate[], self: string, limit = 8): MentionCandidate[] {
+export function suggestMentions(
+  query: string,
+  candidates: readonly MentionCandidate[],
+  self: string,
+  limit = 8,
+): MentionCandidate[] {
   const q = query.toLowerCase();
   const score = (c: MentionCandidate): number => {
     const handle = c.handle.toLowerCase();
@@ -168,12 +189,22 @@ export function suggestMentions(query: string, candidates: readonly MentionCandi
   };
   return candidates
     .filter((c) => c.member_id !== self && score(c) < 2)
-    .sort((a, b) => score(a) - score(b) || (a.kind === b.kind ? 0 : a.kind === "agent" ? -1 : 1) || a.handle.localeCompare(b.handle))
+    .sort(
+      (a, b) =>
+        score(a) - score(b) ||
+        (a.kind === b.kind ? 0 : a.kind === "agent" ? -1 : 1) ||
+        a.handle.localeCompare(b.handle),
+    )
     .slice(0, limit);
 }
 
 /** The composer's text with the mention at `start` completed to `@handle `, and where the caret goes. */
-export function insertMention(text: string, caret: number, start: number, handle: string): { text: string; caret: number } {
+export function insertMention(
+  text: string,
+  caret: number,
+  start: number,
+  handle: string,
+): { text: string; caret: number } {
   const inserted = `@${handle} `;
   return { text: text.slice(0, start) + inserted + text.slice(caret), caret: start + inserted.length };
 }

@@ -62,6 +62,8 @@ export function isHubError(error: unknown): error is HubError {
 }
 
 /** The Maity wire form: {"error": {"code", "message", "details"}}. */
-export function renderMaityError(error: HubError): { error: { code: string; message: string; details: HubErrorDetails } } {
+export function renderMaityError(error: HubError): {
+  error: { code: string; message: string; details: HubErrorDetails };
+} {
   return { error: { code: error.code, message: error.message, details: error.details } };
 }

@@ -1,7 +1,9 @@
 import { GROUP_PARTICIPANTS_MAX } from "./schemas.ts";
 
 /** §9.2 "Who takes part": the creator counts, a repeated id counts once. */
-export type ParticipantsVerdict = { ok: true; members: string[] } | { ok: false; reason: "too_few" | "too_many" | "not_a_member" | "use_direct" };
+export type ParticipantsVerdict =
+  | { ok: true; members: string[] }
+  | { ok: false; reason: "too_few" | "too_many" | "not_a_member" | "use_direct" };
 
 export function checkGroupParticipants(input: {
   creatorId: string;
@@ -9,7 +11,9 @@ export function checkGroupParticipants(input: {
   /** Active members of the project, with each agent's owner. */
   members: Map<string, { kind: "human" | "agent"; ownerId: string | null }>;
 }): ParticipantsVerdict {
-  const members = [input.creatorId, ...input.requested.filter((id) => id !== input.creatorId)].filter((id, i, all) => all.indexOf(id) === i);
+  const members = [input.creatorId, ...input.requested.filter((id) => id !== input.creatorId)].filter(
+    (id, i, all) => all.indexOf(id) === i,
+  );
   if (members.some((id) => !input.members.has(id))) return { ok: false, reason: "not_a_member" };
   if (members.length < 2) return { ok: false, reason: "too_few" };
   if (members.length > GROUP_PARTICIPANTS_MAX) return { ok: false, reason: "too_many" };

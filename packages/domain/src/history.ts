@@ -34,7 +34,14 @@ export function cutTurn<T extends HistoryTurn>(turn: T): T {
 }
 
 export function omittedEntry(count: number, createdAt: string): HistoryTurn {
-  return { id: "history-omitted", senderId: "system", senderName: "BayChat", senderType: "SYSTEM", content: `[${count} earlier messages omitted]`, createdAt };
+  return {
+    id: "history-omitted",
+    senderId: "system",
+    senderName: "BayChat",
+    senderType: "SYSTEM",
+    content: `[${count} earlier messages omitted]`,
+    createdAt,
+  };
 }
 
 /**
@@ -56,7 +63,10 @@ export function budgetHistory<T extends HistoryTurn>(turns: readonly T[], earlie
   if (omitted === 0) return kept;
   // The notice itself is inside the budget: drop the oldest kept turns (never the newest 3) until it fits.
   const at = () => kept[0]?.createdAt ?? turns.at(-1)?.createdAt ?? new Date(0).toISOString();
-  while (kept.length > HISTORY_KEEP_NEWEST && tokens + tokensOf(omittedEntry(omitted, at()).content) > HISTORY_TOKENS_MAX) {
+  while (
+    kept.length > HISTORY_KEEP_NEWEST &&
+    tokens + tokensOf(omittedEntry(omitted, at()).content) > HISTORY_TOKENS_MAX
+  ) {
     tokens -= tokensOf((kept.shift() as T).content);
     omitted += 1;
   }

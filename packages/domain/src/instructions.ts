@@ -36,7 +36,8 @@ export interface InstructionsInput {
 
 // What addresses an agent besides its policy (B-060, B-061, B-072): said the same way in every
 // policy line, so the text never tells an agent to stay silent on a message routed to it (B-044).
-const ADDRESSED = "when a message @mentions you, when a person names you, or when a person replies to one of your messages";
+const ADDRESSED =
+  "when a message @mentions you, when a person names you, or when a person replies to one of your messages";
 
 const POLICY_TEXT: Record<ReplyPolicy, (you: { isDesignated: boolean; designated: string | null }) => string> = {
   MENTIONS: () => `Reply only ${ADDRESSED}. Otherwise stay silent.`,
@@ -72,18 +73,26 @@ export function buildInstructions(input: InstructionsInput): string {
   // (2) the roster with kinds, the orchestrator tagged, what each agent is for
   lines.push("Participants:");
   for (const r of input.roster) {
-    const tags = [r.kind, r.id === orchestrator?.id ? "orchestrator" : null, r.id === input.you.id ? "you" : null].filter(Boolean).join(", ");
+    const tags = [r.kind, r.id === orchestrator?.id ? "orchestrator" : null, r.id === input.you.id ? "you" : null]
+      .filter(Boolean)
+      .join(", ");
     const what = r.kind === "agent" && r.description ? ` — ${oneLine(r.description, DESCRIPTION_MAX)}` : "";
-    const visiting = r.visiting ? ` (visiting from another Bay: ${oneLine(r.visiting.homeBay)}, brought by ${oneLine(r.visiting.sponsor.name)})` : "";
+    const visiting = r.visiting
+      ? ` (visiting from another Bay: ${oneLine(r.visiting.homeBay)}, brought by ${oneLine(r.visiting.sponsor.name)})`
+      : "";
     lines.push(`- ${oneLine(r.name)} (${tags})${what}${visiting}`);
   }
   // (3) the orchestrator, or that there is none
   lines.push(orchestrator ? `The orchestrator is ${designatedName}.` : "There is no orchestrator in this chat.");
   // (4) the policy, imperative, to you
-  lines.push(`Reply policy ${input.policy}: ${POLICY_TEXT[input.policy]({ isDesignated, designated: designatedName })}`);
+  lines.push(
+    `Reply policy ${input.policy}: ${POLICY_TEXT[input.policy]({ isDesignated, designated: designatedName })}`,
+  );
   // (5) whom you can call, if you delegate
   if (isDesignated && (input.policy === "ORCHESTRATOR" || input.policy === "DEDICATED")) {
-    const callable = input.roster.filter((r) => r.kind === "agent" && r.id !== input.you.id).map((r) => `@${oneLine(r.name)}`);
+    const callable = input.roster
+      .filter((r) => r.kind === "agent" && r.id !== input.you.id)
+      .map((r) => `@${oneLine(r.name)}`);
     lines.push(
       callable.length
         ? `You can call: ${callable.join(", ")}. Write the @mention with the exact name; the mentioned agent is woken and answers.`

@@ -38,7 +38,13 @@ export function itemAfterMessage<T extends LiveItem>(item: T, message: LiveMessa
   return {
     ...item,
     last_message_at: message.sent_at,
-    last_message: { seq: message.seq, from: message.from, body: redacted ? null : cutPreview(message.body as string), sent_at: message.sent_at, redacted },
+    last_message: {
+      seq: message.seq,
+      from: message.from,
+      body: redacted ? null : cutPreview(message.body as string),
+      sent_at: message.sent_at,
+      redacted,
+    },
     unread: item.unread === null ? null : own ? 0 : item.unread + 1,
     mentions_unread: item.mentions_unread === null ? null : own ? 0 : item.mentions_unread + (mentioned ? 1 : 0),
   };
@@ -50,7 +56,10 @@ export function itemAfterRead<T extends LiveItem>(item: T): T {
 }
 
 /** §9.3 order of the items a client holds: bands, then activity (created_at when nothing was said yet). */
-export function sortLiveItems<T extends LiveItem & { created_at?: string; project?: { full_name: string } }>(items: T[], projectOf: (item: T) => string): T[] {
+export function sortLiveItems<T extends LiveItem & { created_at?: string; project?: { full_name: string } }>(
+  items: T[],
+  projectOf: (item: T) => string,
+): T[] {
   const key = (item: T) => ({
     band: bandOf({ pinned: item.pinned, unread: item.unread }),
     activity: item.last_message_at ?? item.created_at ?? "",

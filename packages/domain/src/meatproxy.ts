@@ -18,7 +18,11 @@ export interface MeatProxyFields {
  * null follows the profile's lead part; true/false override it in this chat. The hands part always
  * comes from the profile. `meat_proxy_chat` is the human's own choice, shown only to itself.
  */
-export function meatProxyFields(profile: MeatProxyProfile, chat: boolean | null, readerIsSelf: boolean): MeatProxyFields {
+export function meatProxyFields(
+  profile: MeatProxyProfile,
+  chat: boolean | null,
+  readerIsSelf: boolean,
+): MeatProxyFields {
   const lead = chat ?? profile.lead;
   const hands = profile.hands;
   const fields: MeatProxyFields = {
@@ -33,7 +37,10 @@ export function meatProxyFields(profile: MeatProxyProfile, chat: boolean | null,
 
 /** Names the parts that hold, then the human's own note. */
 export function meatProxyNote(lead: boolean, hands: boolean, note: string | null): string {
-  const parts = [lead ? "lead (wants to be led step by step)" : null, hands ? "hands (acts in the world for the agent)" : null].filter(Boolean);
+  const parts = [
+    lead ? "lead (wants to be led step by step)" : null,
+    hands ? "hands (acts in the world for the agent)" : null,
+  ].filter(Boolean);
   const head = `Meat proxy: ${parts.join(" and ")}.`;
   return note?.trim() ? `${head} ${note.trim()}` : head;
 }

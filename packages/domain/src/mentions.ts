@@ -47,7 +47,14 @@ export function resolveMentions(body: string, participants: MentionTarget[]): Re
         end = j;
       }
     }
-    found.push({ member_id: match.target.member_id, handle: match.target.handle, field: "body", offset: i, length: end - i, instance });
+    found.push({
+      member_id: match.target.member_id,
+      handle: match.target.handle,
+      field: "body",
+      offset: i,
+      length: end - i,
+      instance,
+    });
     i = end - 1;
   }
   return found;

@@ -1,7 +1,12 @@
 // Who may do what, as pure rules (§9.2 "Who manages", §8.5 as far as §9 tells).
 
 /** §9.2: the creator while a participant, and human participants holding members:admin. */
-export function isManager(input: { callerKind: "human" | "agent"; participant: boolean; creator: boolean; projectAdmin: boolean }): boolean {
+export function isManager(input: {
+  callerKind: "human" | "agent";
+  participant: boolean;
+  creator: boolean;
+  projectAdmin: boolean;
+}): boolean {
   return input.callerKind === "human" && input.participant && (input.creator || input.projectAdmin);
 }
 

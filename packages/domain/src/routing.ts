@@ -40,26 +40,49 @@ export interface PolicyChangeRequest {
 }
 export type PolicyPlan =
   | { ok: false; fields: Record<string, string> }
-  | { ok: true; policy: ReplyPolicy; designatedAgentId: string | null; maxAgentRounds: number; roundsAccepted: boolean };
+  | {
+      ok: true;
+      policy: ReplyPolicy;
+      designatedAgentId: string | null;
+      maxAgentRounds: number;
+      roundsAccepted: boolean;
+    };
 
 /**
  * B-066/B-067, §4: the policy a change leaves, checked whole against the room's agent participants.
  * Switching to a policy that names no agent drops the one named before, unless it is named again;
  * more than 5 rounds need the manager's acceptance of the token cost, which a kept value keeps.
  */
-export function planPolicyChange(current: ChatPolicy, change: PolicyChangeRequest, agents: readonly string[]): PolicyPlan {
+export function planPolicyChange(
+  current: ChatPolicy,
+  change: PolicyChangeRequest,
+  agents: readonly string[],
+): PolicyPlan {
   const policy = change.reply_policy ?? current.policy;
   const names = POLICY_NAMES_AGENT[policy];
-  const designatedAgentId = change.designated_agent_id !== undefined ? change.designated_agent_id : names === "none" ? null : current.designatedAgentId;
+  const designatedAgentId =
+    change.designated_agent_id !== undefined
+      ? change.designated_agent_id
+      : names === "none"
+        ? null
+        : current.designatedAgentId;
   const maxAgentRounds = change.max_agent_rounds ?? current.maxAgentRounds;
   const fields: Record<string, string> = {};
   if (designatedAgentId === null && names === "required") fields.designated_agent_id = "required";
   else if (designatedAgentId !== null && names === "none") fields.designated_agent_id = "not_used";
-  else if (designatedAgentId !== null && !agents.includes(designatedAgentId)) fields.designated_agent_id = "not_an_agent_participant";
+  else if (designatedAgentId !== null && !agents.includes(designatedAgentId))
+    fields.designated_agent_id = "not_an_agent_participant";
   const kept = maxAgentRounds === current.maxAgentRounds && current.roundsAccepted;
-  if (maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED && change.accept_token_cost !== true && !kept) fields.max_agent_rounds = "needs_accept_token_cost";
+  if (maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED && change.accept_token_cost !== true && !kept)
+    fields.max_agent_rounds = "needs_accept_token_cost";
   if (Object.keys(fields).length) return { ok: false, fields };
-  return { ok: true, policy, designatedAgentId, maxAgentRounds, roundsAccepted: maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED };
+  return {
+    ok: true,
+    policy,
+    designatedAgentId,
+    maxAgentRounds,
+    roundsAccepted: maxAgentRounds > MAX_AGENT_ROUNDS_UNACCEPTED,
+  };
 }
 
 export interface RoutedAgent {
@@ -115,8 +138,28 @@ export interface RoutingDecision {
 
 /** Characters that continue a name: a handle's dashes, `owner/handle`, `@…` and `#instance` included. */
 const NAME_CHAR = /[\p{L}\p{N}_\-/@#]/u;
-const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
-const STOP = new Set(["the", "and", "for", "you", "bot", "agent", "can", "are", "with", "this", "that", "from", "have", "what", "when"]);
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter(Boolean);
+const STOP = new Set([
+  "the",
+  "and",
+  "for",
+  "you",
+  "bot",
+  "agent",
+  "can",
+  "are",
+  "with",
+  "this",
+  "that",
+  "from",
+  "have",
+  "what",
+  "when",
+]);
 /** An agent's roster name is `owner/handle`: the owner's part names the owner, not the agent. */
 const handleOf = (name: string): string => name.slice(name.lastIndexOf("/") + 1).toLowerCase();
 
@@ -132,7 +175,8 @@ export function addressedAgents(body: string, agents: readonly RoutedAgent[]): s
     for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
       const before = text[i - 1];
       const after = text[i + needle.length];
-      if ((before === undefined || !NAME_CHAR.test(before)) && (after === undefined || !NAME_CHAR.test(after))) return true;
+      if ((before === undefined || !NAME_CHAR.test(before)) && (after === undefined || !NAME_CHAR.test(after)))
+        return true;
     }
     return false;
   };
@@ -150,7 +194,10 @@ export function addressedAgents(body: string, agents: readonly RoutedAgent[]): s
 /** The deterministic router: the agents whose handle and description share the most words with the message. */
 export const keywordRouter: Router = (body, agents) => {
   const said = new Set(words(body).filter((w) => w.length >= 4 && !STOP.has(w)));
-  const scored = agents.map((a) => ({ id: a.id, score: new Set(words(`${handleOf(a.name)} ${a.description}`).filter((w) => said.has(w))).size }));
+  const scored = agents.map((a) => ({
+    id: a.id,
+    score: new Set(words(`${handleOf(a.name)} ${a.description}`).filter((w) => said.has(w))).size,
+  }));
   const best = Math.max(0, ...scored.map((s) => s.score));
   return best === 0 ? [] : scored.filter((s) => s.score === best).map((s) => s.id);
 };
@@ -158,14 +205,20 @@ export const keywordRouter: Router = (body, agents) => {
 export function decideRouting(input: RoutingInput): RoutingDecision {
   const human = input.author.kind === "human";
   // Name addressing is for human messages only (B-064).
-  const addressed = human ? addressedAgents(input.body, input.agents.filter((a) => a.id !== input.author.id)) : [];
+  const addressed = human
+    ? addressedAgents(
+        input.body,
+        input.agents.filter((a) => a.id !== input.author.id),
+      )
+    : [];
   // B-068/B-069: the cap counts consecutive agent messages; a human message resets it.
   const capped = !human && input.agentRoundsBefore + 1 >= input.maxAgentRounds;
   const repliedTo = human && input.replyTo?.kind === "agent" ? input.replyTo.id : null; // B-072/B-073
   const mentioned = new Set(input.mentions);
   const namesAddress = input.policy !== "ORCHESTRATOR"; // B-065
   const unaddressed = mentioned.size === 0 && repliedTo === null && (!namesAddress || addressed.length === 0);
-  const routed = human && input.policy === "ROUTER" && unaddressed ? (input.router ?? keywordRouter)(input.body, input.agents) : [];
+  const routed =
+    human && input.policy === "ROUTER" && unaddressed ? (input.router ?? keywordRouter)(input.body, input.agents) : [];
 
   const verdicts = input.agents.map((agent): RoutingVerdict => {
     const v = (shouldRespond: boolean, reason: RoutingReason) => ({ agentId: agent.id, shouldRespond, reason });
@@ -179,11 +232,15 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       case "DEDICATED":
         return unaddressed && agent.id === input.designatedAgentId ? v(true, "designated") : v(false, "not_addressed");
       case "ORCHESTRATOR":
-        return unaddressed && agent.id === input.designatedAgentId ? v(true, "orchestrator") : v(false, "not_addressed");
+        return unaddressed && agent.id === input.designatedAgentId
+          ? v(true, "orchestrator")
+          : v(false, "not_addressed");
       case "ROUTER":
         if (!unaddressed) return v(false, "not_addressed");
         if (routed.includes(agent.id)) return v(true, "routed");
-        return routed.length === 0 && agent.id === input.designatedAgentId ? v(true, "fallback") : v(false, "not_addressed");
+        return routed.length === 0 && agent.id === input.designatedAgentId
+          ? v(true, "fallback")
+          : v(false, "not_addressed");
       case "OPEN":
         return v(true, "open");
       default:

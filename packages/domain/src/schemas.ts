@@ -6,8 +6,7 @@ import { WAKE_REASONS } from "./wake.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
 // string is `text()`: no NUL, no unpaired surrogate (issue 13 #3, text.ts).
-export const handleSchema = text()
-  .regex(HANDLE_PATTERN, "lowercase letters, digits and dashes, 1–40 characters");
+export const handleSchema = text().regex(HANDLE_PATTERN, "lowercase letters, digits and dashes, 1–40 characters");
 export const memberIdSchema = text("a member id (hum-… or agt-…)").regex(
   /^(hum|agt)-[a-z0-9-]{1,80}$/,
   "a member id (hum-… or agt-…)",
@@ -126,7 +125,9 @@ const queryInt = (min: number, max?: number) => {
   if (max !== undefined) n = n.max(max, `at most ${max}`);
   return n;
 };
-export const queryBool = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], { error: "true or false" });
+export const queryBool = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], {
+  error: "true or false",
+});
 export const LIST_LIMIT_MAX = 200;
 export const listMessagesQuery = z.strictObject({
   after: queryInt(0).optional(),
@@ -155,7 +156,10 @@ export const listParticipantSchema = z.object({
   ...meatProxyFieldsSchema,
 });
 /** A participant entry of the group chat view (§9.2). */
-export const viewParticipantSchema = listParticipantSchema.extend({ owner_id: z.string().nullable(), joined_at: z.string() });
+export const viewParticipantSchema = listParticipantSchema.extend({
+  owner_id: z.string().nullable(),
+  joined_at: z.string(),
+});
 export const lastMessageSchema = z.object({
   seq: z.number().int(),
   from: z.string(),
@@ -226,19 +230,34 @@ export const listConversationsQuery = z.strictObject({
   limit: queryInt(1, LIST_LIMIT_MAX).default(50),
   cursor: text("a string").max(1000, "bad_cursor").optional(),
 });
-export const conversationPage = z.object({ items: z.array(conversationItemSchema), next_cursor: z.string().nullable() });
-export const listProjectSchema = z.object({ owner: z.string(), slug: z.string(), full_name: z.string(), name: z.string() });
+export const conversationPage = z.object({
+  items: z.array(conversationItemSchema),
+  next_cursor: z.string().nullable(),
+});
+export const listProjectSchema = z.object({
+  owner: z.string(),
+  slug: z.string(),
+  full_name: z.string(),
+  name: z.string(),
+});
 export const meItemSchema = z.discriminatedUnion("kind", [
   directItemSchema.extend({ project: listProjectSchema }),
   groupItemSchema.extend({ project: listProjectSchema }),
 ]);
 export type MeItem = z.infer<typeof meItemSchema>;
 export const totalsSchema = z.object({ unread: z.number().int(), mentions_unread: z.number().int() });
-export const meConversationPage = z.object({ items: z.array(meItemSchema), next_cursor: z.string().nullable(), totals: totalsSchema });
+export const meConversationPage = z.object({
+  items: z.array(meItemSchema),
+  next_cursor: z.string().nullable(),
+  totals: totalsSchema,
+});
 
 export const healthOutput = z.object({
   ok: z.boolean(),
-  database: z.object({ engine: z.enum(["pglite", "postgresql"]), migrations: z.object({ applied: z.array(z.string()), pending: z.array(z.string()) }) }),
+  database: z.object({
+    engine: z.enum(["pglite", "postgresql"]),
+    migrations: z.object({ applied: z.array(z.string()), pending: z.array(z.string()) }),
+  }),
 });
 
 // §9.2 group chats.
@@ -299,7 +318,10 @@ export const meatProxyInput = z.strictObject({ meat_proxy: z.boolean({ error: "t
 export const PINS_MAX = 20;
 
 // Events (§8.2, §8.4): the caller's readable set of the log, and POST /events with type chat.
-export const eventsQuery = z.strictObject({ after: queryInt(0).optional(), limit: queryInt(1, LIST_LIMIT_MAX).default(50) });
+export const eventsQuery = z.strictObject({
+  after: queryInt(0).optional(),
+  limit: queryInt(1, LIST_LIMIT_MAX).default(50),
+});
 export const conversationEventSchema = z.object({
   id: z.string(),
   seq: z.number().int(),
@@ -307,7 +329,10 @@ export const conversationEventSchema = z.object({
   conversation_id: z.string(),
   from: z.string(),
   sent_at: z.string(),
-  payload: z.object({ conversation: z.record(z.string(), z.unknown()), changed: z.record(z.string(), z.unknown()).optional() }),
+  payload: z.object({
+    conversation: z.record(z.string(), z.unknown()),
+    changed: z.record(z.string(), z.unknown()).optional(),
+  }),
 });
 export const messageEventSchema = messageSchema.extend({ kind: z.literal("message"), type: z.literal("chat") });
 export const eventSchema = z.discriminatedUnion("kind", [messageEventSchema, conversationEventSchema]);
@@ -355,12 +380,18 @@ export const messageRoutingSchema = z.object({
 });
 export type MessageRouting = z.infer<typeof messageRoutingSchema>;
 export const messageRoutingInput = z.strictObject({
-  seqs: z.array(z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq"), { error: "a list of seqs" }).max(200, "at most 200"),
+  seqs: z
+    .array(z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq"), {
+      error: "a list of seqs",
+    })
+    .max(200, "at most 200"),
 });
 
 /** Issue 15: a member's name as the dashboard shows it (a human's display name, an agent's `owner/handle`). */
 export const personNameSchema = projectMemberSchema.omit({ permissions: true });
 export type PersonName = z.infer<typeof personNameSchema>;
 export const personNamesInput = z.strictObject({
-  ids: z.array(text("a member id").min(1, "a member id").max(100, "a member id"), { error: "a list of member ids" }).max(500, "at most 500"),
+  ids: z
+    .array(text("a member id").min(1, "a member id").max(100, "a member id"), { error: "a list of member ids" })
+    .max(500, "at most 500"),
 });

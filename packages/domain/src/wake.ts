@@ -55,11 +55,14 @@ export interface WakeDecision {
 }
 
 export function decideWake(input: WakeInput): WakeDecision {
-  const humans = input.participants.filter((p) => p.kind === "human" && p.member_id !== input.authorId).map((p) => p.member_id);
+  const humans = input.participants
+    .filter((p) => p.kind === "human" && p.member_id !== input.authorId)
+    .map((p) => p.member_id);
   const agentParticipants = input.participants.filter((p) => p.kind === "agent");
   if (input.conversationKind === "direct") {
     const agents = agentParticipants.map((p): AgentVerdict => {
-      if (p.member_id === input.authorId) return { agentId: p.member_id, instanceId: null, shouldRespond: false, reason: "own_message" };
+      if (p.member_id === input.authorId)
+        return { agentId: p.member_id, instanceId: null, shouldRespond: false, reason: "own_message" };
       // §9.1 / B-047: the human's message wakes the agent; to_instance names the one instance.
       return input.authorKind === "human"
         ? { agentId: p.member_id, instanceId: input.toInstance ?? null, shouldRespond: true, reason: "direct" }
@@ -85,7 +88,8 @@ export function decideWake(input: WakeInput): WakeDecision {
   });
   const agents = decision.verdicts.map((v): AgentVerdict => {
     // `@handle#instance` wakes that instance (DESIGN §1).
-    const instance = v.reason === "mentioned" ? (input.mentions.find((m) => m.member_id === v.agentId)?.instance ?? null) : null;
+    const instance =
+      v.reason === "mentioned" ? (input.mentions.find((m) => m.member_id === v.agentId)?.instance ?? null) : null;
     return { agentId: v.agentId, instanceId: instance, shouldRespond: v.shouldRespond, reason: v.reason };
   });
   return { humans, agents, addressedAgents: decision.addressedAgents };

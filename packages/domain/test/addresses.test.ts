@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { addressRefusal, allowsAddress, allowsName, classifyAddress, parseAllowList, parseIp, webhookInput } from "../src/index.ts";
+import {
+  addressRefusal,
+  allowsAddress,
+  allowsName,
+  classifyAddress,
+  parseAllowList,
+  parseIp,
+  webhookInput,
+} from "../src/index.ts";
 
 // Issue 13 #1 (webhook SSRF): which addresses the hub may connect to for a webhook, and the operator's exceptions.
 
@@ -60,34 +68,68 @@ describe("issue 13 #1 classifyAddress: only public unicast is reachable", () => 
     expect(kindOf(address)).toBe(kind);
   });
 
-  it.each(["1.1.1.1", "8.8.8.8", "93.184.215.14", "172.15.255.255", "172.32.0.1", "100.63.255.255", "100.128.0.1", "169.253.0.1", "223.255.255.255", "2606:4700::1111", "2a00:1450::1", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:808:808::1"])(
-    "%s is public",
-    (address) => {
-      expect(kindOf(address)).toBe("public");
-      expect(addressRefusal(address)).toBeNull();
-    },
-  );
+  it.each([
+    "1.1.1.1",
+    "8.8.8.8",
+    "93.184.215.14",
+    "172.15.255.255",
+    "172.32.0.1",
+    "100.63.255.255",
+    "100.128.0.1",
+    "169.253.0.1",
+    "223.255.255.255",
+    "2606:4700::1111",
+    "2a00:1450::1",
+    "::ffff:8.8.8.8",
+    "64:ff9b::8.8.8.8",
+    "2002:808:808::1",
+  ])("%s is public", (address) => {
+    expect(kindOf(address)).toBe("public");
+    expect(addressRefusal(address)).toBeNull();
+  });
 
   it("parses the forms a URL or a resolver gives, and nothing else", () => {
     expect(parseIp("127.0.0.1")).toEqual({ family: 4, bytes: [127, 0, 0, 1] });
     expect(parseIp("::ffff:7f00:1")?.bytes).toEqual(parseIp("::ffff:127.0.0.1")?.bytes);
     expect(parseIp("1:2:3:4:5:6:7:8")?.family).toBe(6);
     // Not IP literals: names (a URL has already turned 127.1 and 2130706433 into 127.0.0.1).
-    for (const text of ["localhost", "127.1", "2130706433", "0x7f000001", "127.0.0.256", "01.2.3.4", "1:2:3:4:5:6:7:8:9", "1::2::3", "::g", "1:2:3:4:5:6:7:8::", ""])
+    for (const text of [
+      "localhost",
+      "127.1",
+      "2130706433",
+      "0x7f000001",
+      "127.0.0.256",
+      "01.2.3.4",
+      "1:2:3:4:5:6:7:8:9",
+      "1::2::3",
+      "::g",
+      "1:2:3:4:5:6:7:8::",
+      "",
+    ])
       expect(parseIp(text), text).toBeNull();
     // Not an address at all: refused.
     expect(addressRefusal("localhost")).toBe("reserved");
   });
 
   it("WHATWG URL has normalised the numeric host forms the probe used before they are classified", () => {
-    for (const host of ["2130706433", "0x7f000001", "127.1", "0177.0.0.1"]) expect(kindOf(new URL(`http://${host}/`).hostname), host).toBe("loopback");
+    for (const host of ["2130706433", "0x7f000001", "127.1", "0177.0.0.1"])
+      expect(kindOf(new URL(`http://${host}/`).hostname), host).toBe("loopback");
     expect(new URL("http://[::ffff:127.0.0.1]/").hostname).toBe("[::ffff:7f00:1]");
     expect(kindOf(new URL("http://[::ffff:127.0.0.1]/").hostname)).toBe("loopback");
   });
 });
 
 describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW)", () => {
-  const { list, invalid } = parseAllowList(["127.0.0.1", " localhost ", "Dev.Example.", "10.0.0.0/8", "[::1]", "fd00::/8", "::ffff:192.168.0.0/112", ""]);
+  const { list, invalid } = parseAllowList([
+    "127.0.0.1",
+    " localhost ",
+    "Dev.Example.",
+    "10.0.0.0/8",
+    "[::1]",
+    "fd00::/8",
+    "::ffff:192.168.0.0/112",
+    "",
+  ]);
 
   it("keeps names, IP literals and CIDR ranges", () => {
     expect(invalid).toEqual([]);
@@ -120,24 +162,23 @@ describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW)", () => {
   });
 
   it("names what is neither", () => {
-    expect(parseAllowList(["10.0.0.0/33", "1.2.3.4/8/9", "::1/129", "a b", "host/8", "10.0.0.0/x", "http://x"]).invalid).toEqual([
-      "10.0.0.0/33",
-      "1.2.3.4/8/9",
-      "::1/129",
-      "a b",
-      "host/8",
-      "10.0.0.0/x",
-      "http://x",
-    ]);
+    expect(
+      parseAllowList(["10.0.0.0/33", "1.2.3.4/8/9", "::1/129", "a b", "host/8", "10.0.0.0/x", "http://x"]).invalid,
+    ).toEqual(["10.0.0.0/33", "1.2.3.4/8/9", "::1/129", "a b", "host/8", "10.0.0.0/x", "http://x"]);
   });
 });
 
 describe("issue 13 #1 webhookInput: no credentials in the URL", () => {
-  it.each(["http://user:pw@127.0.0.1/", "https://user@hooks.example.com/x", "https://:pw@hooks.example.com/x"])("%s is refused (field url)", (url) => {
-    const result = webhookInput.safeParse({ url });
-    expect(result.success).toBe(false);
-    expect(result.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["url", "no user name or password"]]);
-  });
+  it.each(["http://user:pw@127.0.0.1/", "https://user@hooks.example.com/x", "https://:pw@hooks.example.com/x"])(
+    "%s is refused (field url)",
+    (url) => {
+      const result = webhookInput.safeParse({ url });
+      expect(result.success).toBe(false);
+      expect(result.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+        ["url", "no user name or password"],
+      ]);
+    },
+  );
   it("a URL without them passes", () => {
     expect(webhookInput.safeParse({ url: "https://hooks.example.com/x?a=1" }).success).toBe(true);
   });

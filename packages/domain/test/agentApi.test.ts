@@ -84,7 +84,14 @@ describe("messages on the agent surface", () => {
 });
 
 describe("conversation roles (§3 roster, §5 sender.role, B-098)", () => {
-  const base = { memberId: "agt-a", participant: true, createdById: "hum-ann", group: true, policy: "MENTIONS" as const, designatedAgentId: null };
+  const base = {
+    memberId: "agt-a",
+    participant: true,
+    createdById: "hum-ann",
+    group: true,
+    policy: "MENTIONS" as const,
+    designatedAgentId: null,
+  };
   it.each([
     ["a participant", base, "member"],
     ["the creator", { ...base, memberId: "hum-ann" }, "creator"],
@@ -93,7 +100,11 @@ describe("conversation roles (§3 roster, §5 sender.role, B-098)", () => {
     ["the DEDICATED agent", { ...base, policy: "DEDICATED" as const, designatedAgentId: "agt-a" }, "designated"],
     ["the ROUTER fallback", { ...base, policy: "ROUTER" as const, designatedAgentId: "agt-a" }, "fallback"],
     ["a designated agent under MENTIONS", { ...base, designatedAgentId: "agt-a" }, "member"],
-    ["the agent of a direct conversation", { ...base, group: false, policy: "ORCHESTRATOR" as const, designatedAgentId: "agt-a" }, "member"],
+    [
+      "the agent of a direct conversation",
+      { ...base, group: false, policy: "ORCHESTRATOR" as const, designatedAgentId: "agt-a" },
+      "member",
+    ],
   ])("%s", (_name, input, role) => {
     expect(conversationRole(input)).toBe(role);
   });

@@ -14,7 +14,12 @@ describe("bandOf (§9.3 Pinned: pinned+unread, unread, pinned, rest)", () => {
   });
 });
 
-const key = (id: string, band: ListKey["band"], activity: string, project = "maintainer/maity"): ListKey => ({ id, band, activity, project });
+const key = (id: string, band: ListKey["band"], activity: string, project = "maintainer/maity"): ListKey => ({
+  id,
+  band,
+  activity,
+  project,
+});
 
 describe("list order (§9.3): bands, then newest activity, then project.full_name, then id", () => {
   it("orders the spec's cases", () => {
@@ -43,7 +48,12 @@ describe("list cursor (§1.4: an encoded key, stable while new messages arrive)"
   it("round-trips and refuses garbage", () => {
     const k = key("cnv-0007", 1, "2026-10-21T13:30:00Z");
     expect(decodeListCursor(encodeListCursor(k))).toEqual(k);
-    for (const bad of ["", "nope", Buffer.from("[9,1,2,3]").toString("base64url"), Buffer.from('{"a":1}').toString("base64url")]) {
+    for (const bad of [
+      "",
+      "nope",
+      Buffer.from("[9,1,2,3]").toString("base64url"),
+      Buffer.from('{"a":1}').toString("base64url"),
+    ]) {
       expect(decodeListCursor(bad)).toBeNull();
     }
   });

@@ -47,11 +47,30 @@ describe("relativeTime (local clock)", () => {
 });
 
 describe("groupMessages", () => {
-  const m = (seq: number, from: string, h: number, min: number, day = 5) => ({ seq, from, sent_at: new Date(2026, 11, day, h, min).toISOString() });
+  const m = (seq: number, from: string, h: number, min: number, day = 5) => ({
+    seq,
+    from,
+    sent_at: new Date(2026, 11, day, h, min).toISOString(),
+  });
   it("runs of one author within 5 minutes, split by another author, a longer gap or a new day", () => {
-    const days = groupMessages([m(1, "a", 9, 0), m(2, "a", 9, 4), m(3, "a", 9, 10), m(4, "b", 9, 11), m(5, "a", 9, 12), m(6, "a", 9, 13, 6)]);
+    const days = groupMessages([
+      m(1, "a", 9, 0),
+      m(2, "a", 9, 4),
+      m(3, "a", 9, 10),
+      m(4, "b", 9, 11),
+      m(5, "a", 9, 12),
+      m(6, "a", 9, 13, 6),
+    ]);
     expect(days.map((d) => [d.day, d.runs.map((r) => [r.from, r.messages.map((x) => x.seq)])])).toEqual([
-      ["2026-12-05", [["a", [1, 2]], ["a", [3]], ["b", [4]], ["a", [5]]]],
+      [
+        "2026-12-05",
+        [
+          ["a", [1, 2]],
+          ["a", [3]],
+          ["b", [4]],
+          ["a", [5]],
+        ],
+      ],
       ["2026-12-06", [["a", [6]]]],
     ]);
     expect(groupMessages([])).toEqual([]);
@@ -79,7 +98,10 @@ describe("routingChips", () => {
         people,
       ),
     ).toEqual({ asked: [{ agentId: "agt-a", name: "maintainer/agent-a", why: "mentioned" }], heldByCap: [] });
-    expect(routingChips([{ agent_id: "agt-x", should_respond: false, reason: "round_cap" }], people)).toEqual({ asked: [], heldByCap: ["guest/agent-x"] });
+    expect(routingChips([{ agent_id: "agt-x", should_respond: false, reason: "round_cap" }], people)).toEqual({
+      asked: [],
+      heldByCap: ["guest/agent-x"],
+    });
   });
 });
 
@@ -100,7 +122,11 @@ describe("the composer's @ autocompletion (§9.2 mentions)", () => {
 
   it("suggests by handle or name, prefix first, agents before people, never the writer", () => {
     expect(suggestMentions("ag", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-a", "agent-x"]);
-    expect(suggestMentions("", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-a", "agent-x", "guest"]);
+    expect(suggestMentions("", candidates, "hum-maintainer").map((c) => c.handle)).toEqual([
+      "agent-a",
+      "agent-x",
+      "guest",
+    ]);
     expect(suggestMentions("guest", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-x", "guest"]);
     expect(suggestMentions("main", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-a"]);
     expect(insertMention("hello @ag", 9, 6, "agent-a")).toEqual({ text: "hello @agent-a ", caret: 15 });

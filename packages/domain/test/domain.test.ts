@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { agentIdCandidates, cutPreview, type HubError, isHubError, parseBearer, parseInput, createHumanInput, tokenKindOf } from "../src/index.ts";
+import {
+  agentIdCandidates,
+  cutPreview,
+  type HubError,
+  isHubError,
+  parseBearer,
+  parseInput,
+  createHumanInput,
+  tokenKindOf,
+} from "../src/index.ts";
 
 describe("cutPreview (M §9.1: 200 code points, never inside one)", () => {
   it.each([

@@ -21,7 +21,10 @@ describe("checkGroupParticipants (§9.2 Who takes part; M-090…M-095)", () => {
     [["agt-a"], { ok: false, reason: "use_direct" }],
     [["agt-a", "agt-a"], { ok: false, reason: "use_direct" }],
     [["hum-stranger"], { ok: false, reason: "not_a_member" }],
-    [Array.from({ length: 11 }, (_, i) => `hum-p${i}`), { ok: true, members: ["hum-maintainer", ...Array.from({ length: 11 }, (_, i) => `hum-p${i}`)] }],
+    [
+      Array.from({ length: 11 }, (_, i) => `hum-p${i}`),
+      { ok: true, members: ["hum-maintainer", ...Array.from({ length: 11 }, (_, i) => `hum-p${i}`)] },
+    ],
     [Array.from({ length: 12 }, (_, i) => `hum-p${i}`), { ok: false, reason: "too_many" }],
   ])("%j", (requested, verdict) => {
     expect(check(requested)).toEqual(verdict);

@@ -16,12 +16,27 @@ import {
 // trimmed history says how many were left out, and its tokens count inside the budget.
 
 /** A turn whose content is `chars` characters (a repeating alphabet, so a cut shows where it fell). */
-const text = (chars: number): string => Array.from({ length: chars }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
+const text = (chars: number): string =>
+  Array.from({ length: chars }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
 const at = (i: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-const turn = (i: number, content: string): HistoryTurn => ({ id: `evt-${i}`, senderId: i % 2 ? "agt-a" : "hum-ann", senderName: i % 2 ? "ann/agent-a" : "Ann", senderType: i % 2 ? "AGENT" : "USER", content, createdAt: at(i) });
+const turn = (i: number, content: string): HistoryTurn => ({
+  id: `evt-${i}`,
+  senderId: i % 2 ? "agt-a" : "hum-ann",
+  senderName: i % 2 ? "ann/agent-a" : "Ann",
+  senderType: i % 2 ? "AGENT" : "USER",
+  content,
+  createdAt: at(i),
+});
 /** Turns 0…n-1, oldest first, each `chars` characters (or `chars(i)`). */
-const turns = (n: number, chars: number | ((i: number) => number)): HistoryTurn[] => Array.from({ length: n }, (_, i) => turn(i, text(typeof chars === "number" ? chars : chars(i))));
-const omitted = (n: number) => ({ id: "history-omitted", senderId: "system", senderName: "BayChat", senderType: "SYSTEM", content: `[${n} earlier messages omitted]` });
+const turns = (n: number, chars: number | ((i: number) => number)): HistoryTurn[] =>
+  Array.from({ length: n }, (_, i) => turn(i, text(typeof chars === "number" ? chars : chars(i))));
+const omitted = (n: number) => ({
+  id: "history-omitted",
+  senderId: "system",
+  senderName: "BayChat",
+  senderType: "SYSTEM",
+  content: `[${n} earlier messages omitted]`,
+});
 const ids = (history: HistoryTurn[]): string[] => history.map((t) => t.id);
 const tokensIn = (history: HistoryTurn[]): number => history.reduce((sum, t) => sum + tokensOf(t.content), 0);
 const range = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `evt-${from + i}`);
@@ -44,7 +59,9 @@ describe("tokensOf: characters / 4, rounded up (B-175)", () => {
   });
 
   it("the limits are the spec's numbers", () => {
-    expect([HISTORY_TURNS_MAX, HISTORY_TOKENS_MAX, HISTORY_TURN_TOKENS_MAX, HISTORY_KEEP_NEWEST]).toEqual([20, 3000, 1500, 3]);
+    expect([HISTORY_TURNS_MAX, HISTORY_TOKENS_MAX, HISTORY_TURN_TOKENS_MAX, HISTORY_KEEP_NEWEST]).toEqual([
+      20, 3000, 1500, 3,
+    ]);
   });
 });
 
@@ -75,7 +92,10 @@ describe("cutTurn: a turn over ~1,500 tokens is cut with a visible …[truncated
   });
 
   it("keeps every other field, extra ones included, and does not change its input", () => {
-    const original = { ...turn(2, text(7000)), replyTo: { id: "evt-1", senderId: "agt-a", senderType: "AGENT", preview: "hi" } };
+    const original = {
+      ...turn(2, text(7000)),
+      replyTo: { id: "evt-1", senderId: "agt-a", senderType: "AGENT", preview: "hi" },
+    };
     const copy = structuredClone(original);
     const result = cutTurn(original);
     expect(original).toEqual(copy);
@@ -135,13 +155,25 @@ describe("budgetHistory: at most 20 turns, ~3,000 tokens, from the newest back, 
 
   it("B-177 the notice's tokens are inside the budget: 2,993 tokens of turns fit with it, 2,994 do not", () => {
     // newest back: 3 × 500 tokens, then one of 1,493 (or 1,494) tokens, then an older one that never fits
-    const fits = [turn(0, text(400)), turn(1, text(5972)), turn(2, text(2000)), turn(3, text(2000)), turn(4, text(2000))];
+    const fits = [
+      turn(0, text(400)),
+      turn(1, text(5972)),
+      turn(2, text(2000)),
+      turn(3, text(2000)),
+      turn(4, text(2000)),
+    ];
     const history = budgetHistory(fits);
     expect(ids(history)).toEqual(["history-omitted", "evt-1", "evt-2", "evt-3", "evt-4"]);
     expect(history[0]).toMatchObject(omitted(1));
     expect(tokensIn(history)).toBe(3000);
 
-    const over = [turn(0, text(400)), turn(1, text(5976)), turn(2, text(2000)), turn(3, text(2000)), turn(4, text(2000))];
+    const over = [
+      turn(0, text(400)),
+      turn(1, text(5976)),
+      turn(2, text(2000)),
+      turn(3, text(2000)),
+      turn(4, text(2000)),
+    ];
     const trimmed = budgetHistory(over);
     expect(ids(trimmed)).toEqual(["history-omitted", "evt-2", "evt-3", "evt-4"]);
     expect(trimmed[0]).toMatchObject(omitted(2));
@@ -183,7 +215,13 @@ describe("budgetHistory: at most 20 turns, ~3,000 tokens, from the newest back, 
 
   it("fills from the newest back and stops at the first turn that does not fit (no older turn skips ahead)", () => {
     // newest back: 1,000 + 1,000 + 900 = 2,900; then 1,000 does not fit; the 10-token one before it is not taken
-    const input = [turn(0, text(40)), turn(1, text(4000)), turn(2, text(3600)), turn(3, text(4000)), turn(4, text(4000))];
+    const input = [
+      turn(0, text(40)),
+      turn(1, text(4000)),
+      turn(2, text(3600)),
+      turn(3, text(4000)),
+      turn(4, text(4000)),
+    ];
     const history = budgetHistory(input);
     expect(ids(history)).toEqual(["history-omitted", "evt-2", "evt-3", "evt-4"]);
     expect(history[0]).toMatchObject(omitted(2));
@@ -193,12 +231,18 @@ describe("budgetHistory: at most 20 turns, ~3,000 tokens, from the newest back, 
     const history = budgetHistory(turns(25, 40));
     const notice = history[0] as HistoryTurn;
     expect(Object.keys(notice).sort()).toEqual(["content", "createdAt", "id", "senderId", "senderName", "senderType"]);
-    expect(notice).toEqual({ ...omitted(5), createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(notice).toEqual({
+      ...omitted(5),
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
     expect(Date.parse(notice.createdAt)).toBeLessThanOrEqual(Date.parse(history[1]?.createdAt ?? ""));
   });
 
   it("keeps the extra fields of each turn and does not change its input", () => {
-    const input = turns(22, 40).map((t, i) => ({ ...t, replyTo: i ? { id: `evt-${i - 1}`, senderId: "hum-ann", senderType: "USER" as const, preview: "x" } : null }));
+    const input = turns(22, 40).map((t, i) => ({
+      ...t,
+      replyTo: i ? { id: `evt-${i - 1}`, senderId: "hum-ann", senderType: "USER" as const, preview: "x" } : null,
+    }));
     const copy = structuredClone(input);
     const history = budgetHistory(input);
     expect(input).toEqual(copy);
@@ -215,7 +259,10 @@ describe("budgetHistory: at most 20 turns, ~3,000 tokens, from the newest back, 
       return seed / 2147483648;
     };
     const count = Math.floor(next() * 30);
-    const sizes = Array.from({ length: count }, () => (next() < 0.15 ? Math.floor(next() * 9000) : Math.floor(next() * 1200)) + 1);
+    const sizes = Array.from(
+      { length: count },
+      () => (next() < 0.15 ? Math.floor(next() * 9000) : Math.floor(next() * 1200)) + 1,
+    );
     const earlier = next() < 0.3 ? Math.floor(next() * 40) : 0;
     return [n, sizes, earlier] as const;
   });
@@ -225,7 +272,9 @@ describe("budgetHistory: at most 20 turns, ~3,000 tokens, from the newest back, 
     const cut = input.map(cutTurn);
     const fits = (k: number): boolean => {
       const left = input.length - k + earlier;
-      return tokensIn(cut.slice(cut.length - k)) + (left > 0 ? tokensOf(omitted(left).content) : 0) <= HISTORY_TOKENS_MAX;
+      return (
+        tokensIn(cut.slice(cut.length - k)) + (left > 0 ? tokensOf(omitted(left).content) : 0) <= HISTORY_TOKENS_MAX
+      );
     };
     let expected = Math.min(HISTORY_KEEP_NEWEST, input.length);
     for (let k = Math.min(HISTORY_TURNS_MAX, input.length); k > expected; k--)

@@ -25,13 +25,37 @@ const msg = (over: Partial<Parameters<typeof itemAfterMessage>[1]> = {}) => ({
 describe("itemAfterMessage (issue 12, §9.2 Read and unread, §9.3)", () => {
   it.each([
     ["someone else's message: one more unread", item({ unread: 2 }), msg(), { unread: 3, mentions_unread: 0 }],
-    ["someone else's mention of the reader: one more of each", item(), msg({ mentions: [{ member_id: "hum-me" }] }), { unread: 1, mentions_unread: 1 }],
-    ["a mention of someone else: unread only", item(), msg({ mentions: [{ member_id: "hum-c" }] }), { unread: 1, mentions_unread: 0 }],
-    ["the reader's own message: whoever speaks has read up to there", item({ unread: 4, mentions_unread: 1 }), msg({ from: "hum-me" }), { unread: 0, mentions_unread: 0 }],
-    ["an observer's counts stay null", item({ unread: null, mentions_unread: null }), msg(), { unread: null, mentions_unread: null }],
+    [
+      "someone else's mention of the reader: one more of each",
+      item(),
+      msg({ mentions: [{ member_id: "hum-me" }] }),
+      { unread: 1, mentions_unread: 1 },
+    ],
+    [
+      "a mention of someone else: unread only",
+      item(),
+      msg({ mentions: [{ member_id: "hum-c" }] }),
+      { unread: 1, mentions_unread: 0 },
+    ],
+    [
+      "the reader's own message: whoever speaks has read up to there",
+      item({ unread: 4, mentions_unread: 1 }),
+      msg({ from: "hum-me" }),
+      { unread: 0, mentions_unread: 0 },
+    ],
+    [
+      "an observer's counts stay null",
+      item({ unread: null, mentions_unread: null }),
+      msg(),
+      { unread: null, mentions_unread: null },
+    ],
   ])("%s", (_, before, message, counts) => {
     const after = itemAfterMessage(before, message, "hum-me");
-    expect(after).toMatchObject({ ...counts, last_message_at: message.sent_at, last_message: { seq: 9, from: message.from, body: message.body, redacted: false } });
+    expect(after).toMatchObject({
+      ...counts,
+      last_message_at: message.sent_at,
+      last_message: { seq: 9, from: message.from, body: message.body, redacted: false },
+    });
   });
 
   it("an older or repeated message changes nothing", () => {
@@ -44,7 +68,10 @@ describe("itemAfterMessage (issue 12, §9.2 Read and unread, §9.3)", () => {
     const long = "x".repeat(500);
     const after = itemAfterMessage(item(), msg({ body: long }), "hum-me");
     expect((after.last_message?.body ?? "").length).toBeLessThan(long.length);
-    expect(itemAfterMessage(item(), msg({ body: null, redacted: true }), "hum-me").last_message).toMatchObject({ body: null, redacted: true });
+    expect(itemAfterMessage(item(), msg({ body: null, redacted: true }), "hum-me").last_message).toMatchObject({
+      body: null,
+      redacted: true,
+    });
   });
 
   it("a read clears the reader's counts; an observer has none", () => {
@@ -61,6 +88,12 @@ describe("itemAfterMessage (issue 12, §9.2 Read and unread, §9.3)", () => {
       item({ id: "pinned-new", pinned: true, unread: 2, last_message_at: "2026-12-04T06:00:00.000Z" }),
       item({ id: "newer-quiet", last_message_at: "2026-12-04T10:00:00.000Z" }),
     ];
-    expect(sortLiveItems(items, () => "o/s").map((i) => i.id)).toEqual(["pinned-new", "new", "pinned-quiet", "newer-quiet", "quiet"]);
+    expect(sortLiveItems(items, () => "o/s").map((i) => i.id)).toEqual([
+      "pinned-new",
+      "new",
+      "pinned-quiet",
+      "newer-quiet",
+      "quiet",
+    ]);
   });
 });

@@ -14,7 +14,13 @@ describe("resolveMentions (§9.2, §8.6, DESIGN §1)", () => {
     // The spec's example: "@agent-a can we tag today?" → offset 0, length 8.
     ["@agent-a can we tag today?", [["agt-a", 0, 8, null]]],
     ["ping @AGENT-X please", [["agt-x", 5, 8, null]]],
-    ["@rex and @Rex Two", [["agt-rex", 0, 4, null], ["agt-rex-2", 9, 8, null]]],
+    [
+      "@rex and @Rex Two",
+      [
+        ["agt-rex", 0, 4, null],
+        ["agt-rex-2", 9, 8, null],
+      ],
+    ],
     ["@Rexford is not Rex", []],
     ["adam@rex is an address", []],
     ["@agent-a-b is someone else", []],
@@ -29,6 +35,11 @@ describe("resolveMentions (§9.2, §8.6, DESIGN §1)", () => {
   });
 
   it("a non-participant's handle is plain text", () => {
-    expect(resolveMentions("@agent-x hi", room.filter((p) => p.member_id !== "agt-x"))).toEqual([]);
+    expect(
+      resolveMentions(
+        "@agent-x hi",
+        room.filter((p) => p.member_id !== "agt-x"),
+      ),
+    ).toEqual([]);
   });
 });

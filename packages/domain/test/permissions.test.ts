@@ -6,9 +6,17 @@ describe("isManager (§9.2 Who manages; M-097 M-100)", () => {
     ["the creator in the chat", { callerKind: "human", participant: true, creator: true, projectAdmin: false }, true],
     ["the creator who left", { callerKind: "human", participant: false, creator: true, projectAdmin: false }, false],
     ["an admin in the chat", { callerKind: "human", participant: true, creator: false, projectAdmin: true }, true],
-    ["an admin outside the chat", { callerKind: "human", participant: false, creator: false, projectAdmin: true }, false],
+    [
+      "an admin outside the chat",
+      { callerKind: "human", participant: false, creator: false, projectAdmin: true },
+      false,
+    ],
     ["another participant", { callerKind: "human", participant: true, creator: false, projectAdmin: false }, false],
-    ["an agent, whatever it holds", { callerKind: "agent", participant: true, creator: true, projectAdmin: true }, false],
+    [
+      "an agent, whatever it holds",
+      { callerKind: "agent", participant: true, creator: true, projectAdmin: true },
+      false,
+    ],
   ] as const)("%s → %s", (_name, input, expected) => {
     expect(isManager(input)).toBe(expected);
   });

@@ -102,7 +102,7 @@ describe("issue 13 #3 jsonRefusal: nested JSON values, keys and depth", () => {
   it("walks 100,000 levels without overflowing the stack (JSON.stringify overflowed at 5,000: a 500)", () => {
     expect(jsonRefusal(nested(100_000, NUL))).toEqual({ path: [], reason: JSON_TOO_DEEP });
     expect(jsonRefusal(nested(JSON_DEPTH_MAX, NUL))?.reason).toBe(TEXT_REFUSED);
-});
+  });
 });
 
 // Every input schema's stored or queried strings: [schema name, schema, a valid input, field → where].

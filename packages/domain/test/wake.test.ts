@@ -12,14 +12,38 @@ const m = (member_id: string, instance: string | null = null) => ({ member_id, i
 describe("decideWake (§9.2 Wake, §9.1; M-045 M-046 M-077 M-080 M-150 M-151)", () => {
   it.each([
     // [case, author, mentions, woken agents with reason]
-    ["M-150 M-151 a human's plain message wakes the other humans and no agent", "hum-maintainer", [], [], ["hum-guest"]],
+    [
+      "M-150 M-151 a human's plain message wakes the other humans and no agent",
+      "hum-maintainer",
+      [],
+      [],
+      ["hum-guest"],
+    ],
     ["M-151 a mention wakes exactly that agent", "hum-maintainer", [m("agt-a")], ["agt-a"], ["hum-guest"]],
     ["M-047 @handle#instance names the instance", "hum-maintainer", [m("agt-a", "i2")], ["agt-a"], ["hum-guest"]],
-    ["M-080 an agent's message wakes another agent only by mentioning it", "agt-a", [], [], ["hum-maintainer", "hum-guest"]],
-    ["M-080 an agent mentioning another agent wakes it", "agt-a", [m("agt-x")], ["agt-x"], ["hum-maintainer", "hum-guest"]],
+    [
+      "M-080 an agent's message wakes another agent only by mentioning it",
+      "agt-a",
+      [],
+      [],
+      ["hum-maintainer", "hum-guest"],
+    ],
+    [
+      "M-080 an agent mentioning another agent wakes it",
+      "agt-a",
+      [m("agt-x")],
+      ["agt-x"],
+      ["hum-maintainer", "hum-guest"],
+    ],
     ["an agent mentioning itself wakes nothing", "agt-a", [m("agt-a")], [], ["hum-maintainer", "hum-guest"]],
   ])("%s", (_name, author, mentions, woken, humans) => {
-    const decision = decideWake({ conversationKind: "group", authorId: author, authorKind: author.startsWith("agt-") ? "agent" : "human", participants: group, mentions });
+    const decision = decideWake({
+      conversationKind: "group",
+      authorId: author,
+      authorKind: author.startsWith("agt-") ? "agent" : "human",
+      participants: group,
+      mentions,
+    });
     expect(decision.humans).toEqual(humans);
     expect(decision.agents.filter((v) => v.shouldRespond).map((v) => v.agentId)).toEqual(woken);
     // Every agent participant has a verdict (stored with the event).
@@ -31,10 +55,25 @@ describe("decideWake (§9.2 Wake, §9.1; M-045 M-046 M-077 M-080 M-150 M-151)", 
 
   it("M-045 M-046 a human's direct message wakes the agent, to_instance names the instance; the agent's reply wakes nobody", () => {
     const parties = [group[0], group[2]] as typeof group;
-    expect(decideWake({ conversationKind: "direct", authorId: "hum-maintainer", authorKind: "human", participants: parties, mentions: [], toInstance: "i7" }).agents).toEqual([
-      { agentId: "agt-a", instanceId: "i7", shouldRespond: true, reason: "direct" },
-    ]);
-    expect(decideWake({ conversationKind: "direct", authorId: "agt-a", authorKind: "agent", participants: parties, mentions: [] })).toEqual({
+    expect(
+      decideWake({
+        conversationKind: "direct",
+        authorId: "hum-maintainer",
+        authorKind: "human",
+        participants: parties,
+        mentions: [],
+        toInstance: "i7",
+      }).agents,
+    ).toEqual([{ agentId: "agt-a", instanceId: "i7", shouldRespond: true, reason: "direct" }]);
+    expect(
+      decideWake({
+        conversationKind: "direct",
+        authorId: "agt-a",
+        authorKind: "agent",
+        participants: parties,
+        mentions: [],
+      }),
+    ).toEqual({
       humans: ["hum-maintainer"],
       agents: [{ agentId: "agt-a", instanceId: null, shouldRespond: false, reason: "own_message" }],
       addressedAgents: [],
@@ -50,11 +89,27 @@ describe("decideWake in a group chat follows the reply policy (004 §4; B-054 B-
   ];
   it.each([
     // [case, author, body, mentions, policy, rounds before, woken]
-    ["B-054 B-061 under MENTIONS a human naming an agent wakes it", "hum-maintainer", "rex, is the deploy green?", [], "MENTIONS", 0, ["agt-a"]],
+    [
+      "B-054 B-061 under MENTIONS a human naming an agent wakes it",
+      "hum-maintainer",
+      "rex, is the deploy green?",
+      [],
+      "MENTIONS",
+      0,
+      ["agt-a"],
+    ],
     ["B-064 an agent naming another agent wakes nobody", "agt-x", "rex said it is green", [], "MENTIONS", 0, []],
     ["B-059 OPEN: a human message wakes every agent", "hum-maintainer", "status?", [], "OPEN", 0, ["agt-a", "agt-x"]],
     ["B-068 the cap stops an agent's mention", "agt-x", "@maintainer/rex over to you", [m("agt-a")], "MENTIONS", 1, []],
-    ["B-069 a human's mention after the cap still wakes", "hum-maintainer", "@maintainer/rex go", [m("agt-a")], "MENTIONS", 5, ["agt-a"]],
+    [
+      "B-069 a human's mention after the cap still wakes",
+      "hum-maintainer",
+      "@maintainer/rex go",
+      [m("agt-a")],
+      "MENTIONS",
+      5,
+      ["agt-a"],
+    ],
     ["B-086 a mentioned human wakes no agent", "agt-a", "@Maintainer done", [m("hum-maintainer")], "OPEN", 0, []],
   ] as const)("%s", (_name, author, body, mentions, policy, rounds, woken) => {
     const decision = decideWake({
@@ -117,7 +172,9 @@ describe("meatProxyFields (§9.3 Meat proxy per chat; M-203 M-204 M-206 M-207 M-
     expect(meatProxyFields({ lead: true, hands: true, note: "Ping me on Signal." }, null, false).meat_proxy_note).toBe(
       "Meat proxy: lead (wants to be led step by step) and hands (acts in the world for the agent). Ping me on Signal.",
     );
-    expect(meatProxyFields({ lead: false, hands: true, note: null }, null, false).meat_proxy_note).toBe("Meat proxy: hands (acts in the world for the agent).");
+    expect(meatProxyFields({ lead: false, hands: true, note: null }, null, false).meat_proxy_note).toBe(
+      "Meat proxy: hands (acts in the world for the agent).",
+    );
   });
 });
 

@@ -15,10 +15,21 @@ export async function projectOf(db: RawQueryable, ref: ProjectRef) {
 }
 
 /** The conversation as `caller` sees it (participant, party or observer), or not_found. */
-export async function resolveConversation(db: RawQueryable, caller: Caller, ref: ProjectRef, conversationId: string, options: { lean?: boolean } = {}): Promise<KeyRow> {
+export async function resolveConversation(
+  db: RawQueryable,
+  caller: Caller,
+  ref: ProjectRef,
+  conversationId: string,
+  options: { lean?: boolean } = {},
+): Promise<KeyRow> {
   const project = await projectOf(db, ref);
   if (!project || conversationId.length === 0 || conversationId.length > 100) throw conversationNotFound();
-  const [row] = await readKeys(db, caller, { projectId: project.id, observed: true, conversationId, lean: options.lean ?? false });
+  const [row] = await readKeys(db, caller, {
+    projectId: project.id,
+    observed: true,
+    conversationId,
+    lean: options.lean ?? false,
+  });
   if (!row) throw conversationNotFound();
   return row;
 }
@@ -29,15 +40,23 @@ export function refuseObserver(row: KeyRow): void {
 }
 
 export function refuseClosed(row: KeyRow): void {
-  if (row.closedAt) throw new HubError("conversation_closed", "the group chat is closed", { closed_reason: row.closedReason });
+  if (row.closedAt)
+    throw new HubError("conversation_closed", "the group chat is closed", { closed_reason: row.closedReason });
 }
 
 export function refuseDirect(row: KeyRow): void {
-  if (row.kind === "direct") throw HubError.invalid({ conversation: "direct" }, "a direct conversation has no title and no participants to change");
+  if (row.kind === "direct")
+    throw HubError.invalid(
+      { conversation: "direct" },
+      "a direct conversation has no title and no participants to change",
+    );
 }
 
 export async function isProjectAdmin(db: Db | Tx, projectId: string, memberId: string): Promise<boolean> {
-  const m = await db.membership.findFirst({ where: { projectId, memberId, status: "active" }, select: { permissions: true } });
+  const m = await db.membership.findFirst({
+    where: { projectId, memberId, status: "active" },
+    select: { permissions: true },
+  });
   return m?.permissions.includes("members:admin") ?? false;
 }
 
@@ -46,16 +65,25 @@ export async function refuseNonManager(db: Db | Tx, caller: Caller, row: KeyRow)
   const participant = row.access === "participant";
   const creator = row.createdById === caller.id;
   // The admin lookup only matters for a human participant who did not create the chat.
-  const projectAdmin = caller.kind === "human" && participant && !creator && (await isProjectAdmin(db, row.projectId, caller.id));
+  const projectAdmin =
+    caller.kind === "human" && participant && !creator && (await isProjectAdmin(db, row.projectId, caller.id));
   if (!isManager({ callerKind: caller.kind, participant, creator, projectAdmin }))
-    throw HubError.forbidden("not_a_manager", "only the chat's creator and participants holding members:admin manage it");
+    throw HubError.forbidden(
+      "not_a_manager",
+      "only the chat's creator and participants holding members:admin manage it",
+    );
 }
 
 /**
  * The group chat a manager changes: not_found, then direct → invalid, observer → forbidden,
  * closed → conversation_closed (before who may manage it, §9.2 M-107), then not_a_manager.
  */
-export async function resolveManaged(db: Db | Tx, caller: Caller, ref: ProjectRef, conversationId: string): Promise<KeyRow> {
+export async function resolveManaged(
+  db: Db | Tx,
+  caller: Caller,
+  ref: ProjectRef,
+  conversationId: string,
+): Promise<KeyRow> {
   const row = await resolveConversation(db, caller, ref, conversationId);
   refuseDirect(row);
   refuseObserver(row);

@@ -55,7 +55,10 @@ export function adminService(db: Db, bus: LiveBus) {
       return db.$transaction(async (tx) => {
         const owner = await tx.human.findUnique({ where: { handle: data.owner }, select: { id: true, handle: true } });
         if (!owner) throw HubError.invalid({ owner: "not_found" });
-        const existing = await tx.agent.findUnique({ where: { ownerId_handle: { ownerId: owner.id, handle: data.handle } }, select: { id: true } });
+        const existing = await tx.agent.findUnique({
+          where: { ownerId_handle: { ownerId: owner.id, handle: data.handle } },
+          select: { id: true },
+        });
         if (existing) throw taken("handle");
         const candidates = agentIdCandidates(owner.handle, data.handle);
         let id: string | undefined;
@@ -151,8 +154,14 @@ export function adminService(db: Db, bus: LiveBus) {
           if (ended) messages.push(ended.bus);
         }
         if (membership.memberKind === "agent") await closeDirectFor(tx, project.id, memberId);
-        const conversations = await tx.conversation.findMany({ where: { projectId: project.id }, select: { id: true } });
-        await prunePins(tx, conversations.map((c) => c.id));
+        const conversations = await tx.conversation.findMany({
+          where: { projectId: project.id },
+          select: { id: true },
+        });
+        await prunePins(
+          tx,
+          conversations.map((c) => c.id),
+        );
         return { view: { member_id: memberId, status }, messages };
       });
       for (const message of result.messages) bus.publish(message);
@@ -174,7 +183,10 @@ export function adminService(db: Db, bus: LiveBus) {
     async revokeToken({ token }: z.output<typeof revokeTokenInput>) {
       const owner = { agentId: true, humanId: true } as const;
       const row = await db.accessToken.findUnique({ where: { hash: sha256(token) }, select: owner });
-      const result = await db.accessToken.updateMany({ where: { hash: sha256(token), revokedAt: null }, data: { revokedAt: new Date() } });
+      const result = await db.accessToken.updateMany({
+        where: { hash: sha256(token), revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
       // An agent's open /ws sockets re-check their credential and close with 4001 (004 §11); held
       // /updates and live streams of the token's member end too (issue 13 #7).
       if (result.count > 0 && row?.agentId) bus.publish({ type: "credentials", agentId: row.agentId });
@@ -202,7 +214,11 @@ export function adminService(db: Db, bus: LiveBus) {
           label: data.label ?? null,
         },
       });
-      return { token: secret, member_id: data.member_id, kind: kind === "human" ? ("human" as const) : ("agent" as const) };
+      return {
+        token: secret,
+        member_id: data.member_id,
+        kind: kind === "human" ? ("human" as const) : ("agent" as const),
+      };
     },
   };
 }

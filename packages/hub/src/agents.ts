@@ -96,16 +96,28 @@ export type AgentMessageRow = {
   } | null;
 };
 
-export type MemberInfo = { name: string; visitingFrom: { bayId: string; bay: string; sponsor: { id: string; name: string } } | null };
+export type MemberInfo = {
+  name: string;
+  visitingFrom: { bayId: string; bay: string; sponsor: { id: string; name: string } } | null;
+};
 
 /** Names (one line, B-048) and home Bays of members, in two statements. */
 async function membersById(db: Db | Tx, ids: string[]): Promise<Map<string, MemberInfo>> {
   const unique = [...new Set(ids)];
   const [humans, agents] = await Promise.all([
-    db.human.findMany({ where: { id: { in: unique.filter((id) => id.startsWith("hum-")) } }, select: { id: true, displayName: true } }),
+    db.human.findMany({
+      where: { id: { in: unique.filter((id) => id.startsWith("hum-")) } },
+      select: { id: true, displayName: true },
+    }),
     db.agent.findMany({
       where: { id: { in: unique.filter((id) => id.startsWith("agt-")) } },
-      select: { id: true, handle: true, owner: { select: { id: true, handle: true, displayName: true, bayId: true, bay: { select: { handle: true } } } } },
+      select: {
+        id: true,
+        handle: true,
+        owner: {
+          select: { id: true, handle: true, displayName: true, bayId: true, bay: { select: { handle: true } } },
+        },
+      },
     }),
   ]);
   const out = new Map<string, MemberInfo>();
@@ -113,7 +125,11 @@ async function membersById(db: Db | Tx, ids: string[]): Promise<Map<string, Memb
   for (const a of agents)
     out.set(a.id, {
       name: oneLine(`${a.owner.handle}/${a.handle}`),
-      visitingFrom: { bayId: a.owner.bayId, bay: a.owner.bay.handle, sponsor: { id: a.owner.id, name: oneLine(a.owner.displayName) } },
+      visitingFrom: {
+        bayId: a.owner.bayId,
+        bay: a.owner.bay.handle,
+        sponsor: { id: a.owner.id, name: oneLine(a.owner.displayName) },
+      },
     });
   return out;
 }
@@ -141,7 +157,10 @@ export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts)
   const info = facts.sender;
   const kind = senderKindOf(row.fromId);
   const reply = facts.reply;
-  const metadata = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : null;
+  const metadata =
+    row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata)
+      ? (row.metadata as Record<string, unknown>)
+      : null;
   return {
     id: eventId(row.seq),
     senderId: row.fromId,
@@ -165,11 +184,18 @@ export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts)
         : null,
       visiting: c ? visitingOf(info, c.project.bayId) : null,
     },
-    mentions: row.redacted ? [] : ((row.mentions as { member_id: string }[]) ?? []).map((m) => m.member_id).filter((id) => id.startsWith("agt-")),
+    mentions: row.redacted
+      ? []
+      : ((row.mentions as { member_id: string }[]) ?? []).map((m) => m.member_id).filter((id) => id.startsWith("agt-")),
     shouldRespond: false,
     // B-124: a deleted (redacted) target keeps its id and sender, with preview "".
     replyTo: reply
-      ? { id: eventId(reply.seq), senderId: reply.fromId, senderType: senderKindOf(reply.fromId).senderType, preview: reply.redacted ? "" : replyPreview(reply.body) }
+      ? {
+          id: eventId(reply.seq),
+          senderId: reply.fromId,
+          senderType: senderKindOf(reply.fromId).senderType,
+          preview: reply.redacted ? "" : replyPreview(reply.body),
+        }
       : null,
     conversationId: c?.id ?? "",
     cardPayload: null,
@@ -182,20 +208,38 @@ export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts)
  * Renders messages for every agent at once: the message with shouldRespond false and the agents
  * whose verdict is true (`respond`). Four statements whatever the number of messages.
  */
-export async function renderAgentEvents(db: Db | Tx, rows: AgentMessageRow[]): Promise<{ message: AgentMessage; row: AgentMessageRow; respond: string[] }[]> {
+export async function renderAgentEvents(
+  db: Db | Tx,
+  rows: AgentMessageRow[],
+): Promise<{ message: AgentMessage; row: AgentMessageRow; respond: string[] }[]> {
   if (rows.length === 0) return [];
   const seqs = rows.map((r) => r.seq);
   const replySeqs = [...new Set(rows.map((r) => r.replyToSeq).filter((s): s is number => s !== null))];
   const conversationIds = [...new Set(rows.map((r) => r.conversation?.id).filter((id): id is string => !!id))];
   const [verdicts, replies, current] = await Promise.all([
-    db.routingVerdict.findMany({ where: { eventSeq: { in: seqs }, shouldRespond: true }, select: { eventSeq: true, agentId: true } }),
-    replySeqs.length ? db.event.findMany({ where: { seq: { in: replySeqs } }, select: { seq: true, fromId: true, body: true, redacted: true } }) : [],
+    db.routingVerdict.findMany({
+      where: { eventSeq: { in: seqs }, shouldRespond: true },
+      select: { eventSeq: true, agentId: true },
+    }),
+    replySeqs.length
+      ? db.event.findMany({
+          where: { seq: { in: replySeqs } },
+          select: { seq: true, fromId: true, body: true, redacted: true },
+        })
+      : [],
     db.participation.findMany({
-      where: { conversationId: { in: conversationIds }, memberId: { in: [...new Set(rows.map((r) => r.fromId))] }, leftAt: null },
+      where: {
+        conversationId: { in: conversationIds },
+        memberId: { in: [...new Set(rows.map((r) => r.fromId))] },
+        leftAt: null,
+      },
       select: { conversationId: true, memberId: true },
     }),
   ]);
-  const members = await membersById(db, rows.map((r) => r.fromId));
+  const members = await membersById(
+    db,
+    rows.map((r) => r.fromId),
+  );
   const respond = new Map<number, string[]>();
   for (const v of verdicts) respond.set(v.eventSeq, [...(respond.get(v.eventSeq) ?? []), v.agentId]);
   const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
@@ -217,8 +261,15 @@ export const forReader = (message: AgentMessage, respond: readonly string[], rea
 });
 
 /** Renders messages for one reading agent: sender, mentions (agents only, B-086), its verdict, replyTo. */
-export async function renderForAgent(db: Db | Tx, readerId: string, rows: AgentMessageRow[]): Promise<{ message: AgentMessage; row: AgentMessageRow }[]> {
-  return (await renderAgentEvents(db, rows)).map((r) => ({ message: forReader(r.message, r.respond, readerId), row: r.row }));
+export async function renderForAgent(
+  db: Db | Tx,
+  readerId: string,
+  rows: AgentMessageRow[],
+): Promise<{ message: AgentMessage; row: AgentMessageRow }[]> {
+  return (await renderAgentEvents(db, rows)).map((r) => ({
+    message: forReader(r.message, r.respond, readerId),
+    row: r.row,
+  }));
 }
 
 /** B-132: the event's message carries exactly the event fields; the REST-only ones stay out. */
@@ -250,9 +301,15 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
   async function roster(row: KeyRow, participants: ParticipantRow[]) {
     const [project, agents] = await Promise.all([
       db.project.findUniqueOrThrow({ where: { id: row.projectId }, select: { bayId: true } }),
-      db.agent.findMany({ where: { id: { in: participants.filter((p) => p.kind === "agent").map((p) => p.memberId) } }, select: { id: true, description: true } }),
+      db.agent.findMany({
+        where: { id: { in: participants.filter((p) => p.kind === "agent").map((p) => p.memberId) } },
+        select: { id: true, description: true },
+      }),
     ]);
-    const members = await membersById(db, participants.map((p) => p.memberId));
+    const members = await membersById(
+      db,
+      participants.map((p) => p.memberId),
+    );
     const policy = replyPolicyOf(row.policy.replyPolicy);
     return participants.map((p) => {
       const description = agents.find((a) => a.id === p.memberId)?.description;
@@ -297,7 +354,13 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       instructions: buildInstructions({
         you: { id: agent.id, name },
         conversation: { type: group ? "GROUP" : "DM", title: row.title },
-        roster: entries.map((r) => ({ id: r.id, name: r.name, kind: r.kind === "agent" ? "agent" : "human", description: r.description ?? "", visiting: r.visiting })),
+        roster: entries.map((r) => ({
+          id: r.id,
+          name: r.name,
+          kind: r.kind === "agent" ? "agent" : "human",
+          description: r.description ?? "",
+          visiting: r.visiting,
+        })),
         policy,
         designatedAgentId: designated,
         maxAgentRounds: row.policy.maxAgentRounds,
@@ -307,7 +370,12 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
   }
 
   async function loadRendered(readerId: string, where: object, orderBy: "asc" | "desc", take: number) {
-    const rows = await db.event.findMany({ where: { kind: "message", ...where }, orderBy: { seq: orderBy }, take, select: agentMessageSelect });
+    const rows = await db.event.findMany({
+      where: { kind: "message", ...where },
+      orderBy: { seq: orderBy },
+      take,
+      select: agentMessageSelect,
+    });
     return renderForAgent(db, readerId, rows);
   }
 
@@ -327,8 +395,17 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
 
     /** GET /me (B-012): who the token is, and the protocol version (B-029). */
     async me(agent: AgentCaller): Promise<AgentMe> {
-      const row = await db.agent.findUniqueOrThrow({ where: { id: agent.id }, select: { handle: true, description: true, owner: { select: { handle: true } } } });
-      return { id: agent.id, name: `${row.owner.handle}/${row.handle}`, description: row.description, instanceId: agent.instanceId, protocolVersion: PROTOCOL_VERSION };
+      const row = await db.agent.findUniqueOrThrow({
+        where: { id: agent.id },
+        select: { handle: true, description: true, owner: { select: { handle: true } } },
+      });
+      return {
+        id: agent.id,
+        name: `${row.owner.handle}/${row.handle}`,
+        description: row.description,
+        instanceId: agent.instanceId,
+        protocolVersion: PROTOCOL_VERSION,
+      };
     },
 
     /**
@@ -365,9 +442,11 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
      * Null when not in the room (B-100).
      */
     async poll(agent: AgentCaller, key: string, q: z.output<typeof agentPollQuery>): Promise<AgentMessagePage | null> {
-      if (q.since !== undefined && q.cursor !== undefined) throw HubError.invalid({ cursor: "not_with_since" }, "since and cursor together are invalid");
+      if (q.since !== undefined && q.cursor !== undefined)
+        throw HubError.invalid({ cursor: "not_with_since" }, "since and cursor together are invalid");
       const before = q.cursor === undefined ? null : decodeHistoryCursor(q.cursor);
-      if (q.cursor !== undefined && before === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one this route gave out");
+      if (q.cursor !== undefined && before === null)
+        throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one this route gave out");
       const row = await room(agent, key);
       if (!row) return null;
       let rendered: Awaited<ReturnType<typeof renderForAgent>>;
@@ -378,19 +457,38 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
         rendered = await loadRendered(agent.id, { ...where, sentAt: { gt: since } }, "asc", q.limit);
         const last = rendered.length === q.limit ? rendered.at(-1) : undefined;
         // A full page ends on a whole millisecond, so `since` = its last createdAt loses nothing.
-        if (last) rendered.push(...(await loadRendered(agent.id, { ...where, seq: { gt: last.row.seq }, sentAt: last.row.sentAt }, "asc", 1000)));
+        if (last)
+          rendered.push(
+            ...(await loadRendered(
+              agent.id,
+              { ...where, seq: { gt: last.row.seq }, sentAt: last.row.sentAt },
+              "asc",
+              1000,
+            )),
+          );
         const highest = rendered.at(-1)?.row.seq ?? 0;
         await messages.markRead(agent, row, highest);
-        await messages.markDeliveredTo(agent.id, rendered.map((r) => r.row.seq));
+        await messages.markDeliveredTo(
+          agent.id,
+          rendered.map((r) => r.row.seq),
+        );
       } else {
         const floor = await historyFloor(agent, row);
-        rendered = await loadRendered(agent.id, { conversationId: row.key, seq: { gt: floor, ...(before !== null ? { lt: before } : {}) } }, "desc", q.limit + 1);
+        rendered = await loadRendered(
+          agent.id,
+          { conversationId: row.key, seq: { gt: floor, ...(before !== null ? { lt: before } : {}) } },
+          "desc",
+          q.limit + 1,
+        );
         if (rendered.length > q.limit) {
           rendered = rendered.slice(0, q.limit);
           nextCursor = encodeHistoryCursor((rendered.at(-1) as (typeof rendered)[number]).row.seq);
         }
         // Returned to the agent is delivered (§9.1), whichever way it was read; history marks nothing read.
-        await messages.markDeliveredTo(agent.id, rendered.map((r) => r.row.seq));
+        await messages.markDeliveredTo(
+          agent.id,
+          rendered.map((r) => r.row.seq),
+        );
       }
       return { messages: rendered.map((r) => r.message), nextCursor, context: await envelope(agent, row) };
     },
@@ -408,18 +506,26 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     ): Promise<{ message: AgentMessage; replayed: boolean }> {
       // Issue 12: the Idempotency-Key header or clientMessageId names a send a client may retry.
       if (idempotencyKey !== null && data.clientMessageId !== undefined && idempotencyKey !== data.clientMessageId)
-        throw HubError.invalid({ clientMessageId: "differs_from_idempotency_key" }, "clientMessageId and the Idempotency-Key header name different sends");
+        throw HubError.invalid(
+          { clientMessageId: "differs_from_idempotency_key" },
+          "clientMessageId and the Idempotency-Key header name different sends",
+        );
       const clientKey = idempotencyKey ?? data.clientMessageId ?? null;
       const type = data.metadata?.type;
       if (typeof type === "string" && (RESERVED_MESSAGE_TYPES as readonly string[]).includes(type))
         throw HubError.invalid({ "metadata.type": "reserved" }, `metadata.type ${type} is written by the hub only`);
       for (const reserved of SERVER_METADATA_KEYS)
-        if (data.metadata && reserved in data.metadata) throw HubError.invalid({ [`metadata.${reserved}`]: "server_set" }, `metadata.${reserved} is set by the hub`);
+        if (data.metadata && reserved in data.metadata)
+          throw HubError.invalid({ [`metadata.${reserved}`]: "server_set" }, `metadata.${reserved} is set by the hub`);
       const replyToSeq = data.replyToMessageId == null ? null : seqOfMessageId(data.replyToMessageId);
       const row = await room(agent, key, true);
       if (!row) throw HubError.notFound("conversation not found");
       // An id that names no message of the log is outside this conversation too (B-126).
-      if (data.replyToMessageId != null && replyToSeq === null) throw HubError.invalid({ reply_to: "not_in_conversation" }, "the message replied to is not in this conversation");
+      if (data.replyToMessageId != null && replyToSeq === null)
+        throw HubError.invalid(
+          { reply_to: "not_in_conversation" },
+          "the message replied to is not in this conversation",
+        );
       const write = { body: data.content, metadata: data.metadata ?? null, replyToSeq, wakes };
       const written = await messages.writeIn(agent, row, write, idempotencyOf(clientKey, ["agent", row.key, write]));
       return { message: written.agentMessage, replayed: written.replayed };
@@ -434,11 +540,16 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     async contact(agent: AgentCaller, input: z.output<typeof contactAgentInput>): Promise<AgentMessage> {
       const row = await room(agent, input.conversationId, true);
       const participants = row ? ((await readParticipants(db, [row.key])).get(row.key) ?? []) : [];
-      const target = input.agentId !== agent.id ? participants.find((p) => p.kind === "agent" && p.memberId === input.agentId) : undefined;
+      const target =
+        input.agentId !== agent.id
+          ? participants.find((p) => p.kind === "agent" && p.memberId === input.agentId)
+          : undefined;
       if (row?.kind !== "group" || !target) throw HubError.notFound("no such agent in this conversation");
       const info = (await membersById(db, [target.memberId])).get(target.memberId);
       const handle = info?.name.slice(info.name.lastIndexOf("/") + 1) ?? target.memberId;
-      const named = resolveMentions(input.content, [{ member_id: target.memberId, handle, names: info ? [info.name] : [] }]);
+      const named = resolveMentions(input.content, [
+        { member_id: target.memberId, handle, names: info ? [info.name] : [] },
+      ]);
       const content = named.length ? input.content : `@${info?.name ?? target.memberId} ${input.content}`;
       const data = { content, replyToMessageId: input.replyToMessageId };
       return (await service.send(agent, row.key, data, null, target.memberId)).message;
@@ -459,7 +570,10 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
         select: { memberId: true },
       });
       const rows = await db.agent.findMany({
-        where: { id: { not: agent.id }, OR: [{ owner: { bayId: owner.bayId } }, { id: { in: peers.map((p) => p.memberId) } }] },
+        where: {
+          id: { not: agent.id },
+          OR: [{ owner: { bayId: owner.bayId } }, { id: { in: peers.map((p) => p.memberId) } }],
+        },
         select: { id: true, handle: true, description: true, owner: { select: { handle: true, bayId: true } } },
         orderBy: [{ owner: { handle: "asc" } }, { handle: "asc" }],
       });

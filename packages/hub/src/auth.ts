@@ -113,12 +113,19 @@ export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: Rate
       if (!token || !tokenKindOf(token)) return null;
       const [row] = await sql.query<TokenRow>(TOKEN_SQL, [sha256(token), instanceId ?? null]);
       if (!row) return null;
-      if (row.kind === "human" && row.human_id) return { kind: "human", id: row.human_id, handle: row.human_handle ?? "", name: row.display_name ?? "" };
+      if (row.kind === "human" && row.human_id)
+        return { kind: "human", id: row.human_id, handle: row.human_handle ?? "", name: row.display_name ?? "" };
       if (row.kind === "agent" && row.agent_id) {
         // DESIGN §1: X-Agent-Instance names one of the agent's instances; without it, its default one.
         // Naming another agent's (or no) instance is a wrong credential, answered like one.
         if (instanceId && !row.instance_id) return null;
-        return { kind: "agent", id: row.agent_id, handle: row.agent_handle ?? "", ownerId: row.owner_id ?? "", instanceId: row.instance_id };
+        return {
+          kind: "agent",
+          id: row.agent_id,
+          handle: row.agent_handle ?? "",
+          ownerId: row.owner_id ?? "",
+          instanceId: row.instance_id,
+        };
       }
       return null;
     },

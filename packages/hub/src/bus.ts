@@ -37,8 +37,20 @@ export interface LogEvent {
  */
 export type BusMessage =
   | LogEvent
-  | { type: "redaction" | "read"; seq: number; conversationId: string | null; project?: { owner: string; slug: string }; audience: string[] }
-  | { type: "typing"; conversationId: string; project: { owner: string; slug: string }; memberId: string; audience: string[] }
+  | {
+      type: "redaction" | "read";
+      seq: number;
+      conversationId: string | null;
+      project?: { owner: string; slug: string };
+      audience: string[];
+    }
+  | {
+      type: "typing";
+      conversationId: string;
+      project: { owner: string; slug: string };
+      memberId: string;
+      audience: string[];
+    }
   | { type: "credentials"; agentId: string; humanId?: undefined }
   | { type: "credentials"; humanId: string; agentId?: undefined };
 
@@ -131,7 +143,9 @@ export class LiveBus {
     if (message.type !== "event") {
       // A redacted message kept in the ring loses its rendering: a catch-up then reads the log.
       if (message.type === "redaction")
-        this.ring = this.ring.map((e) => (e.seq === message.seq ? { ...e, maity: undefined, agent: undefined } : e)) as LogEvent[];
+        this.ring = this.ring.map((e) =>
+          e.seq === message.seq ? { ...e, maity: undefined, agent: undefined } : e,
+        ) as LogEvent[];
       this.emitter.emit("message", message);
       this.emitter.emit(message.type, message);
       return;

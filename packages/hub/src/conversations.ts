@@ -25,7 +25,8 @@ import { type KeyRow, listKeyOf, readKeys, readParticipants, renderItem, renderV
 
 function listQueryOf(q: z.output<typeof listConversationsQuery>) {
   const cursor = q.cursor === undefined ? null : decodeListCursor(q.cursor);
-  if (q.cursor !== undefined && cursor === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one this list gave out");
+  if (q.cursor !== undefined && cursor === null)
+    throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one this list gave out");
   return { ...q, cursor };
 }
 
@@ -56,19 +57,39 @@ export function conversationService(db: Db) {
     },
 
     /** GET /projects/{owner}/{slug}/conversations (§9.3). */
-    async list(caller: Caller, ref: ProjectRef, query: z.output<typeof listConversationsQuery>): Promise<{ items: ConversationItem[]; next_cursor: string | null }> {
+    async list(
+      caller: Caller,
+      ref: ProjectRef,
+      query: z.output<typeof listConversationsQuery>,
+    ): Promise<{ items: ConversationItem[]; next_cursor: string | null }> {
       const q = listQueryOf(query);
       const project = await projectOf(db, ref);
       if (!project) throw HubError.notFound("project not found");
-      const member = await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } });
+      const member = await db.membership.findFirst({
+        where: { projectId: project.id, memberId: caller.id, status: "active" },
+        select: { id: true },
+      });
       if (!member) {
         // An owner outside the project reads along (§9.2); anyone else: the project does not exist.
         const agentThere =
           caller.kind === "human" &&
-          (await db.membership.findFirst({ where: { projectId: project.id, status: "active", memberKind: "agent", memberId: { in: (await db.agent.findMany({ where: { ownerId: caller.id }, select: { id: true } })).map((a) => a.id) } }, select: { id: true } }));
+          (await db.membership.findFirst({
+            where: {
+              projectId: project.id,
+              status: "active",
+              memberKind: "agent",
+              memberId: {
+                in: (await db.agent.findMany({ where: { ownerId: caller.id }, select: { id: true } })).map((a) => a.id),
+              },
+            },
+            select: { id: true },
+          }));
         if (!agentThere) throw HubError.notFound("project not found");
       }
-      const rows = await readKeys(db, caller, { projectId: project.id, observed: q.observed && caller.kind === "human" });
+      const rows = await readKeys(db, caller, {
+        projectId: project.id,
+        observed: q.observed && caller.kind === "human",
+      });
       const { items, next_cursor } = await page(caller, rows, q.limit, q.cursor);
       return { items, next_cursor };
     },
@@ -77,7 +98,10 @@ export function conversationService(db: Db) {
      * GET /me/conversations (§9.3 Across projects): one keys statement over the caller's
      * memberships and one details statement for the page, whatever the number of projects.
      */
-    async mine(caller: Caller, query: z.output<typeof listConversationsQuery>): Promise<{ items: MeItem[]; next_cursor: string | null; totals: { unread: number; mentions_unread: number } }> {
+    async mine(
+      caller: Caller,
+      query: z.output<typeof listConversationsQuery>,
+    ): Promise<{ items: MeItem[]; next_cursor: string | null; totals: { unread: number; mentions_unread: number } }> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "an agent reads the list of its project");
       const q = listQueryOf(query);
       const rows = await readKeys(db, caller, { projectId: null, observed: q.observed });
@@ -90,7 +114,15 @@ export function conversationService(db: Db) {
       const result = await page(caller, rows, q.limit, q.cursor);
       const items = result.items.map((item, i) => {
         const r = result.rows[i] as KeyRow;
-        return { ...item, project: { owner: r.projectOwner, slug: r.projectSlug, full_name: projectFullName(r.projectOwner, r.projectSlug), name: r.projectName } } as MeItem;
+        return {
+          ...item,
+          project: {
+            owner: r.projectOwner,
+            slug: r.projectSlug,
+            full_name: projectFullName(r.projectOwner, r.projectSlug),
+            name: r.projectName,
+          },
+        } as MeItem;
       });
       return { items, next_cursor: result.next_cursor, totals };
     },
@@ -106,20 +138,60 @@ export function conversationService(db: Db) {
     /** GET …/members: the project's active members, for choosing participants (members only, §9.2). */
     async members(caller: Caller, ref: ProjectRef) {
       const project = await projectOf(db, ref);
-      const member = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
+      const member =
+        project &&
+        (await db.membership.findFirst({
+          where: { projectId: project.id, memberId: caller.id, status: "active" },
+          select: { id: true },
+        }));
       if (!project || !member) throw HubError.notFound("project not found");
-      const rows = await db.membership.findMany({ where: { projectId: project.id, status: "active" }, select: { memberId: true, memberKind: true, permissions: true }, orderBy: { joinedAt: "asc" } });
+      const rows = await db.membership.findMany({
+        where: { projectId: project.id, status: "active" },
+        select: { memberId: true, memberKind: true, permissions: true },
+        orderBy: { joinedAt: "asc" },
+      });
       const ids = rows.map((r) => r.memberId);
       const [humans, agents] = await Promise.all([
         db.human.findMany({ where: { id: { in: ids } }, select: { id: true, handle: true, displayName: true } }),
-        db.agent.findMany({ where: { id: { in: ids } }, select: { id: true, handle: true, ownerId: true, owner: { select: { handle: true } } } }),
+        db.agent.findMany({
+          where: { id: { in: ids } },
+          select: { id: true, handle: true, ownerId: true, owner: { select: { handle: true } } },
+        }),
       ]);
-      type ProjectMember = { member_id: string; kind: "human" | "agent"; handle: string; name: string; owner_id: string | null; permissions: string[] };
+      type ProjectMember = {
+        member_id: string;
+        kind: "human" | "agent";
+        handle: string;
+        name: string;
+        owner_id: string | null;
+        permissions: string[];
+      };
       return rows.flatMap((r): ProjectMember[] => {
         const human = humans.find((h) => h.id === r.memberId);
-        if (human) return [{ member_id: r.memberId, kind: "human" as const, handle: human.handle, name: human.displayName, owner_id: null, permissions: r.permissions }];
+        if (human)
+          return [
+            {
+              member_id: r.memberId,
+              kind: "human" as const,
+              handle: human.handle,
+              name: human.displayName,
+              owner_id: null,
+              permissions: r.permissions,
+            },
+          ];
         const agent = agents.find((a) => a.id === r.memberId);
-        return agent ? [{ member_id: r.memberId, kind: "agent" as const, handle: agent.handle, name: `${agent.owner.handle}/${agent.handle}`, owner_id: agent.ownerId, permissions: r.permissions }] : [];
+        return agent
+          ? [
+              {
+                member_id: r.memberId,
+                kind: "agent" as const,
+                handle: agent.handle,
+                name: `${agent.owner.handle}/${agent.handle}`,
+                owner_id: agent.ownerId,
+                permissions: r.permissions,
+              },
+            ]
+          : [];
       });
     },
 
@@ -129,7 +201,10 @@ export function conversationService(db: Db) {
      * messages). Ids outside that are left out, as if unknown.
      */
     async names(caller: Caller, ids: string[]): Promise<PersonName[]> {
-      const mine = await db.membership.findMany({ where: { memberId: caller.id, status: "active" }, select: { projectId: true } });
+      const mine = await db.membership.findMany({
+        where: { memberId: caller.id, status: "active" },
+        select: { projectId: true },
+      });
       const seen = await db.membership.findMany({
         where: { projectId: { in: mine.map((m) => m.projectId) }, memberId: { in: [...new Set(ids)] } },
         select: { memberId: true },
@@ -138,11 +213,26 @@ export function conversationService(db: Db) {
       const known = seen.map((m) => m.memberId);
       const [humans, agents] = await Promise.all([
         db.human.findMany({ where: { id: { in: known } }, select: { id: true, handle: true, displayName: true } }),
-        db.agent.findMany({ where: { id: { in: known } }, select: { id: true, handle: true, ownerId: true, owner: { select: { handle: true } } } }),
+        db.agent.findMany({
+          where: { id: { in: known } },
+          select: { id: true, handle: true, ownerId: true, owner: { select: { handle: true } } },
+        }),
       ]);
       return [
-        ...humans.map((h) => ({ member_id: h.id, kind: "human" as const, handle: h.handle, name: h.displayName, owner_id: null })),
-        ...agents.map((a) => ({ member_id: a.id, kind: "agent" as const, handle: a.handle, name: `${a.owner.handle}/${a.handle}`, owner_id: a.ownerId })),
+        ...humans.map((h) => ({
+          member_id: h.id,
+          kind: "human" as const,
+          handle: h.handle,
+          name: h.displayName,
+          owner_id: null,
+        })),
+        ...agents.map((a) => ({
+          member_id: a.id,
+          kind: "agent" as const,
+          handle: a.handle,
+          name: `${a.owner.handle}/${a.handle}`,
+          owner_id: a.ownerId,
+        })),
       ].sort((a, b) => a.member_id.localeCompare(b.member_id));
     },
 
@@ -151,9 +241,13 @@ export function conversationService(db: Db) {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "pins are a human's own");
       const row = await resolveConversation(db, caller, ref, conversationId);
       await db.$transaction(async (tx) => {
-        const pinned = await tx.pin.findUnique({ where: { humanId_conversationId: { humanId: caller.id, conversationId: row.key } }, select: { humanId: true } });
+        const pinned = await tx.pin.findUnique({
+          where: { humanId_conversationId: { humanId: caller.id, conversationId: row.key } },
+          select: { humanId: true },
+        });
         if (pinned) return;
-        if ((await tx.pin.count({ where: { humanId: caller.id } })) >= PINS_MAX) throw HubError.invalid({ pin: "too_many" }, `at most ${PINS_MAX} pins`);
+        if ((await tx.pin.count({ where: { humanId: caller.id } })) >= PINS_MAX)
+          throw HubError.invalid({ pin: "too_many" }, `at most ${PINS_MAX} pins`);
         await tx.pin.create({ data: { humanId: caller.id, conversationId: row.key } });
       });
     },
@@ -165,11 +259,20 @@ export function conversationService(db: Db) {
     },
 
     /** PUT …/meat-proxy: the lead part for one conversation the human takes part in; no event (§9.3). */
-    async setMeatProxy(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof meatProxyInput>): Promise<void> {
+    async setMeatProxy(
+      caller: Caller,
+      ref: ProjectRef,
+      conversationId: string,
+      data: z.output<typeof meatProxyInput>,
+    ): Promise<void> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "the meat-proxy mode is a human's own");
       const row = await resolveConversation(db, caller, ref, conversationId);
-      if (row.access === "observer") throw HubError.forbidden("not_a_participant", "set it in a conversation you take part in");
-      await db.participation.updateMany({ where: { conversationId: row.key, memberId: caller.id, leftAt: null }, data: { meatProxyChat: data.meat_proxy } });
+      if (row.access === "observer")
+        throw HubError.forbidden("not_a_participant", "set it in a conversation you take part in");
+      await db.participation.updateMany({
+        where: { conversationId: row.key, memberId: caller.id, leftAt: null },
+        data: { meatProxyChat: data.meat_proxy },
+      });
     },
   };
 }

@@ -18,11 +18,20 @@ export async function ensureDirectConversation(tx: Tx, projectId: string, agentI
     [agentId, "agent"],
     [agent.ownerId, "human"],
   ] as const) {
-    const open = await tx.participation.findFirst({ where: { conversationId: conversation.id, memberId, leftAt: null }, select: { id: true } });
+    const open = await tx.participation.findFirst({
+      where: { conversationId: conversation.id, memberId, leftAt: null },
+      select: { id: true },
+    });
     if (!open) {
       const last = await logHead(tx);
       await tx.participation.create({
-        data: { conversationId: conversation.id, memberId, memberKind, joinedSeq: 0, readMarkerSeq: existing ? last : 0 },
+        data: {
+          conversationId: conversation.id,
+          memberId,
+          memberKind,
+          joinedSeq: 0,
+          readMarkerSeq: existing ? last : 0,
+        },
       });
     }
   }
@@ -35,4 +44,3 @@ export async function closeDirectFor(tx: Tx, projectId: string, agentId: string)
     data: { leftAt: new Date(), leftReason: "membership_ended" },
   });
 }
-

@@ -1,4 +1,13 @@
-import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, seqOfMessageId, shouldRespondFor, type UpdatesAnswer, type UpdatesEvent, type updatesQuery } from "@maity/domain";
+import {
+  decodeUpdatesCursor,
+  encodeUpdatesCursor,
+  HubError,
+  seqOfMessageId,
+  shouldRespondFor,
+  type UpdatesAnswer,
+  type UpdatesEvent,
+  type updatesQuery,
+} from "@maity/domain";
 import type { Db } from "@maity/db";
 import type { z } from "zod";
 import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./agents.ts";
@@ -33,7 +42,10 @@ export type FeedBatch = { events: UpdatesEvent[]; seq: number };
 export function forAgent(event: LogEvent, agentId: string): UpdatesEvent | null {
   if (event.kind !== "message" || !event.agent || !event.audience.includes(agentId)) return null;
   const e = event.agent.event;
-  return { ...e, message: { ...e.message, shouldRespond: shouldRespondFor(e.message.senderId, event.agent.respond, agentId) } };
+  return {
+    ...e,
+    message: { ...e.message, shouldRespond: shouldRespondFor(e.message.senderId, event.agent.respond, agentId) },
+  };
 }
 
 export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, options: FeedOptions = {}) {
@@ -42,7 +54,12 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
   const holders = new Map<string, AbortController>();
 
   /** The agent's message seqs in (after, upTo]: a range of the audience's (member_id, event_seq) key. */
-  async function seqsAfter(agentId: string, after: number, upTo: number, limit: number): Promise<{ seq: number; sent_at: Date }[]> {
+  async function seqsAfter(
+    agentId: string,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): Promise<{ seq: number; sent_at: Date }[]> {
     const rows = await db.$queryRawUnsafe<{ seq: number; sent_at: Date | string }[]>(
       `SELECT a.event_seq AS seq, e.sent_at FROM event_audience a JOIN events e ON e.seq = a.event_seq
        WHERE a.member_id = $1 AND a.event_seq > $2 AND a.event_seq <= $3 AND e.kind = 'message' ORDER BY a.event_seq LIMIT $4`,
@@ -51,22 +68,41 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
       upTo,
       limit,
     );
-    return rows.map((r) => ({ seq: Number(r.seq), sent_at: r.sent_at instanceof Date ? r.sent_at : new Date(r.sent_at) }));
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      sent_at: r.sent_at instanceof Date ? r.sent_at : new Date(r.sent_at),
+    }));
   }
 
   /** The agent's events in (after, upTo] from the log, rendered for it (catching up from a cursor). */
-  async function readLog(agentId: string, after: number, upTo: number, limit = FEED_BATCH_MAX): Promise<FeedBatch & { more: boolean; first: Date | null }> {
+  async function readLog(
+    agentId: string,
+    after: number,
+    upTo: number,
+    limit = FEED_BATCH_MAX,
+  ): Promise<FeedBatch & { more: boolean; first: Date | null }> {
     const seqs = await seqsAfter(agentId, after, upTo, limit);
     if (seqs.length === 0) return { events: [], seq: upTo, more: false, first: null };
-    const rows = await db.event.findMany({ where: { seq: { in: seqs.map((s) => s.seq) } }, orderBy: { seq: "asc" }, select: agentMessageSelect });
+    const rows = await db.event.findMany({
+      where: { seq: { in: seqs.map((s) => s.seq) } },
+      orderBy: { seq: "asc" },
+      select: agentMessageSelect,
+    });
     const rendered = await renderForAgent(db, agentId, rows);
     const more = seqs.length === limit;
-    return { events: rendered.map(toUpdatesEvent), seq: more ? (rows.at(-1)?.seq ?? after) : upTo, more, first: seqs[0]?.sent_at ?? null };
+    return {
+      events: rendered.map(toUpdatesEvent),
+      seq: more ? (rows.at(-1)?.seq ?? after) : upTo,
+      more,
+      first: seqs[0]?.sent_at ?? null,
+    };
   }
 
   /** §9.1 / v1.23: handing a direct message to the agent's own token sets delivered_at, once. */
   async function delivered(agentId: string, events: UpdatesEvent[]): Promise<void> {
-    const seqs = events.filter((e) => e.conversation.type === "DM" && e.message.senderId !== agentId).map((e) => seqOfMessageId(e.message.id) ?? 0);
+    const seqs = events
+      .filter((e) => e.conversation.type === "DM" && e.message.senderId !== agentId)
+      .map((e) => seqOfMessageId(e.message.id) ?? 0);
     await messages.markDeliveredTo(agentId, seqs);
   }
 
@@ -83,7 +119,8 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
     let asked: number | null = null;
     if (cursor !== null && cursor !== undefined && cursor !== "") {
       asked = decodeUpdatesCursor(cursor);
-      if (asked === null) throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one /updates or /ws gave out");
+      if (asked === null)
+        throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one /updates or /ws gave out");
     }
     await bus.ready();
     const queue: UpdatesEvent[] = [];
@@ -119,7 +156,10 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
         const mine = recent?.filter((e) => e.kind === "message" && e.audience.includes(agentId));
         if (mine && mine.length <= FEED_BATCH_MAX && mine.every((e) => e.agent)) {
           // The process still holds these events, rendered: no statement.
-          first = { events: mine.map((e) => forAgent(e, agentId)).filter((e): e is UpdatesEvent => e !== null), seq: head };
+          first = {
+            events: mine.map((e) => forAgent(e, agentId)).filter((e): e is UpdatesEvent => e !== null),
+            seq: head,
+          };
           catchUp = null;
           const oldest = mine[0]?.sentAt;
           if (oldest && Date.parse(oldest) < Date.now() - replayWindowMs) expired = true;

@@ -15,7 +15,14 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, Tx } from "@maity/db";
-import { projectOf, refuseDirect, refuseNonManager, refuseObserver, resolveConversation, resolveManaged } from "./access.ts";
+import {
+  projectOf,
+  refuseDirect,
+  refuseNonManager,
+  refuseObserver,
+  resolveConversation,
+  resolveManaged,
+} from "./access.ts";
 import { logHead, takeAppendLock } from "./append.ts";
 import type { BusMessage, LiveBus, LogEvent } from "./bus.ts";
 import type { Caller } from "./caller.ts";
@@ -29,7 +36,12 @@ export const HUB_ACTOR = "hub";
 
 export type Participation = z.infer<typeof participationSchema>;
 
-const renderParticipation = (p: { memberId: string; joinedAt: Date; leftAt: Date | null; leftReason: string | null }): Participation => ({
+const renderParticipation = (p: {
+  memberId: string;
+  joinedAt: Date;
+  leftAt: Date | null;
+  leftReason: string | null;
+}): Participation => ({
   member_id: p.memberId,
   joined_at: p.joinedAt.toISOString(),
   left_at: p.leftAt?.toISOString() ?? null,
@@ -63,10 +75,22 @@ export async function prunePins(tx: Tx, conversationKeys: string[]): Promise<voi
 }
 
 /** Appends conversation_updated (§8.2): the view at this moment and what changed. Wakes no agent (§9.2). */
-async function emitUpdated(tx: Tx, conversationKey: string, actorId: string, changed: Record<string, unknown>, alsoTo: string[] = []): Promise<BusMessage> {
+async function emitUpdated(
+  tx: Tx,
+  conversationKey: string,
+  actorId: string,
+  changed: Record<string, unknown>,
+  alsoTo: string[] = [],
+): Promise<BusMessage> {
   const head = await lockLog(tx);
-  const c = await tx.conversation.findUniqueOrThrow({ where: { id: conversationKey }, select: { projectId: true, publicId: true } });
-  const open = await tx.participation.findMany({ where: { conversationId: conversationKey, leftAt: null }, select: { memberId: true } });
+  const c = await tx.conversation.findUniqueOrThrow({
+    where: { id: conversationKey },
+    select: { projectId: true, publicId: true },
+  });
+  const open = await tx.participation.findMany({
+    where: { conversationId: conversationKey, leftAt: null },
+    select: { memberId: true },
+  });
   const audience = [...new Set([...open.map((p) => p.memberId), ...alsoTo])];
   return appendConversationEvent(tx, head, {
     kind: "conversation_updated",
@@ -89,7 +113,15 @@ async function lockLog(tx: Tx): Promise<number> {
 async function appendConversationEvent(
   tx: Tx,
   head: number,
-  e: { kind: string; projectId: string; conversationKey: string; publicId: string; fromId: string; payload: object; audience: string[] },
+  e: {
+    kind: string;
+    projectId: string;
+    conversationKey: string;
+    publicId: string;
+    fromId: string;
+    payload: object;
+    audience: string[];
+  },
 ): Promise<LogEvent> {
   const event = await tx.event.create({
     data: {
@@ -101,7 +133,11 @@ async function appendConversationEvent(
       payload: e.payload,
       audience: { create: e.audience.map((memberId) => ({ memberId })) },
     },
-    select: { seq: true, sentAt: true, conversation: { select: { project: { select: { slug: true, bay: { select: { handle: true } } } } } } },
+    select: {
+      seq: true,
+      sentAt: true,
+      conversation: { select: { project: { select: { slug: true, bay: { select: { handle: true } } } } } },
+    },
   });
   return {
     type: "event",
@@ -110,7 +146,9 @@ async function appendConversationEvent(
     kind: e.kind,
     sentAt: event.sentAt.toISOString(),
     conversationId: e.publicId,
-    project: event.conversation ? { owner: event.conversation.project.bay.handle, slug: event.conversation.project.slug } : null,
+    project: event.conversation
+      ? { owner: event.conversation.project.bay.handle, slug: event.conversation.project.slug }
+      : null,
     audience: e.audience,
   };
 }
@@ -119,8 +157,17 @@ async function appendConversationEvent(
  * Ends a member's stay in a group chat (leave, removal, membership ended). The last human out
  * closes the chat (§9.2 Closing: no_human, changed.closed); pins of readers who lost it go.
  */
-export async function endParticipation(tx: Tx, conversationKey: string, memberId: string, reason: string, actorId: string): Promise<{ participation: Participation; bus: BusMessage } | null> {
-  const open = await tx.participation.findFirst({ where: { conversationId: conversationKey, memberId, leftAt: null }, select: { id: true } });
+export async function endParticipation(
+  tx: Tx,
+  conversationKey: string,
+  memberId: string,
+  reason: string,
+  actorId: string,
+): Promise<{ participation: Participation; bus: BusMessage } | null> {
+  const open = await tx.participation.findFirst({
+    where: { conversationId: conversationKey, memberId, leftAt: null },
+    select: { id: true },
+  });
   if (!open) return null;
   const ended = await tx.participation.update({
     where: { id: open.id },
@@ -128,9 +175,14 @@ export async function endParticipation(tx: Tx, conversationKey: string, memberId
     select: { memberId: true, joinedAt: true, leftAt: true, leftReason: true },
   });
   const changed: Record<string, unknown> = { participants: { removed: [memberId] } };
-  const humansLeft = await tx.participation.count({ where: { conversationId: conversationKey, leftAt: null, memberKind: "human" } });
+  const humansLeft = await tx.participation.count({
+    where: { conversationId: conversationKey, leftAt: null, memberKind: "human" },
+  });
   if (humansLeft === 0) {
-    const closed = await tx.conversation.updateMany({ where: { id: conversationKey, closedAt: null }, data: { closedAt: new Date(), closedReason: "no_human" } });
+    const closed = await tx.conversation.updateMany({
+      where: { id: conversationKey, closedAt: null },
+      data: { closedAt: new Date(), closedReason: "no_human" },
+    });
     if (closed.count > 0) changed.closed = true;
   }
   // The one who leaves keeps no pin, even while it still reads along through its agent (§9.3).
@@ -144,33 +196,82 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
   const quota = options.quota ?? DEFAULT_GROUP_CHAT_QUOTA;
   return {
     /** §9.2 create: humans only, 2–12 participants with the creator, idempotent by key. */
-    async create(caller: Caller, ref: ProjectRef, data: z.output<typeof createGroupInput>, idempotencyKey?: string | null): Promise<{ status: 200 | 201; view: GroupView }> {
+    async create(
+      caller: Caller,
+      ref: ProjectRef,
+      data: z.output<typeof createGroupInput>,
+      idempotencyKey?: string | null,
+    ): Promise<{ status: 200 | 201; view: GroupView }> {
       const project = await projectOf(db, ref);
-      const membership = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
+      const membership =
+        project &&
+        (await db.membership.findFirst({
+          where: { projectId: project.id, memberId: caller.id, status: "active" },
+          select: { id: true },
+        }));
       if (!project || !membership) throw HubError.notFound("project not found");
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "only a human creates a group chat");
-      if (idempotencyKey !== undefined && idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 200))
+      if (
+        idempotencyKey !== undefined &&
+        idempotencyKey !== null &&
+        (idempotencyKey.length < 1 || idempotencyKey.length > 200)
+      )
         throw HubError.invalid({ idempotency_key: "1–200 characters" });
       const title = data.title ?? null;
-      const requestHash = createHash("sha256").update(JSON.stringify([project.id, title, data.participants])).digest("hex");
+      const requestHash = createHash("sha256")
+        .update(JSON.stringify([project.id, title, data.participants]))
+        .digest("hex");
       if (idempotencyKey) {
-        const seen = await db.idempotencyKey.findUnique({ where: { callerId_key: { callerId: caller.id, key: idempotencyKey } }, select: { requestHash: true, response: true } });
+        const seen = await db.idempotencyKey.findUnique({
+          where: { callerId_key: { callerId: caller.id, key: idempotencyKey } },
+          select: { requestHash: true, response: true },
+        });
         if (seen) {
-          if (seen.requestHash !== requestHash) throw HubError.invalid({ idempotency_key: "reused_with_other_body" }, "this Idempotency-Key was used with another request");
-          return { status: 200, view: await viewFor(db, caller, project.id, (seen.response as { conversation: string }).conversation) };
+          if (seen.requestHash !== requestHash)
+            throw HubError.invalid(
+              { idempotency_key: "reused_with_other_body" },
+              "this Idempotency-Key was used with another request",
+            );
+          return {
+            status: 200,
+            view: await viewFor(db, caller, project.id, (seen.response as { conversation: string }).conversation),
+          };
         }
       }
       if (project.archivedAt) throw new HubError("project_closed", "the project is archived");
       const result = await db.$transaction(async (tx) => {
-        const rows = await tx.membership.findMany({ where: { projectId: project.id, status: "active" }, select: { memberId: true, memberKind: true } });
-        const agentOwners = await tx.agent.findMany({ where: { id: { in: rows.filter((r) => r.memberKind === "agent").map((r) => r.memberId) } }, select: { id: true, ownerId: true } });
-        const members = new Map(rows.map((r) => [r.memberId, { kind: r.memberKind as "human" | "agent", ownerId: agentOwners.find((a) => a.id === r.memberId)?.ownerId ?? null }]));
+        const rows = await tx.membership.findMany({
+          where: { projectId: project.id, status: "active" },
+          select: { memberId: true, memberKind: true },
+        });
+        const agentOwners = await tx.agent.findMany({
+          where: { id: { in: rows.filter((r) => r.memberKind === "agent").map((r) => r.memberId) } },
+          select: { id: true, ownerId: true },
+        });
+        const members = new Map(
+          rows.map((r) => [
+            r.memberId,
+            {
+              kind: r.memberKind as "human" | "agent",
+              ownerId: agentOwners.find((a) => a.id === r.memberId)?.ownerId ?? null,
+            },
+          ]),
+        );
         const verdict = checkGroupParticipants({ creatorId: caller.id, requested: data.participants, members });
         if (!verdict.ok) throw HubError.invalid({ participants: verdict.reason });
         const open = await tx.conversation.count({ where: { projectId: project.id, kind: "group", closedAt: null } });
-        if (open >= quota) throw new HubError("conversation_quota", `the project has ${open} open group chats, the most allowed`, { limit: quota });
+        if (open >= quota)
+          throw new HubError("conversation_quota", `the project has ${open} open group chats, the most allowed`, {
+            limit: quota,
+          });
         const created = await tx.conversation.create({
-          data: { projectId: project.id, publicId: `pending-${requestHash}`, kind: "group", title, createdById: caller.id },
+          data: {
+            projectId: project.id,
+            publicId: `pending-${requestHash}`,
+            kind: "group",
+            title,
+            createdById: caller.id,
+          },
           select: { id: true, number: true },
         });
         const publicId = groupConversationId(created.number);
@@ -178,7 +279,14 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         const last = await lockLog(tx);
         const now = new Date();
         await tx.participation.createMany({
-          data: verdict.members.map((memberId) => ({ conversationId: created.id, memberId, memberKind: members.get(memberId)?.kind ?? "human", joinedAt: now, joinedSeq: last, readMarkerSeq: last })),
+          data: verdict.members.map((memberId) => ({
+            conversationId: created.id,
+            memberId,
+            memberKind: members.get(memberId)?.kind ?? "human",
+            joinedAt: now,
+            joinedSeq: last,
+            readMarkerSeq: last,
+          })),
         });
         // conversation_created wakes no agent (§9.2 Wake): no routing verdicts.
         const event = await appendConversationEvent(tx, last, {
@@ -190,7 +298,10 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
           payload: { conversation: await payloadView(tx, created.id) },
           audience: verdict.members,
         });
-        if (idempotencyKey) await tx.idempotencyKey.create({ data: { callerId: caller.id, key: idempotencyKey, requestHash, response: { conversation: publicId } } });
+        if (idempotencyKey)
+          await tx.idempotencyKey.create({
+            data: { callerId: caller.id, key: idempotencyKey, requestHash, response: { conversation: publicId } },
+          });
         return { view: await viewFor(tx, caller, project.id, publicId), bus: event };
       });
       bus.publish(result.bus);
@@ -198,17 +309,35 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     },
 
     /** PATCH …/conversations/{id}: rename (managers; allowed in an archived project, refused once closed). */
-    async update(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof updateGroupInput>): Promise<GroupView> {
+    async update(
+      caller: Caller,
+      ref: ProjectRef,
+      conversationId: string,
+      data: z.output<typeof updateGroupInput>,
+    ): Promise<GroupView> {
       const row = await resolveManaged(db, caller, ref, conversationId);
       const message = await db.$transaction(async (tx) => {
         const changed: Record<string, unknown> = {};
         const update: Record<string, unknown> = {};
         if (data.title !== undefined && data.title !== row.title) update.title = changed.title = data.title;
-        if (data.custom_rules !== undefined && data.custom_rules !== row.policy.customRules) update.customRules = changed.custom_rules = data.custom_rules;
-        if (data.reply_policy !== undefined || data.designated_agent_id !== undefined || data.max_agent_rounds !== undefined) {
+        if (data.custom_rules !== undefined && data.custom_rules !== row.policy.customRules)
+          update.customRules = changed.custom_rules = data.custom_rules;
+        if (
+          data.reply_policy !== undefined ||
+          data.designated_agent_id !== undefined ||
+          data.max_agent_rounds !== undefined
+        ) {
           // 004 §4: the policy as it will stand, checked whole against the room's agents (domain planPolicyChange).
-          const current = await tx.conversation.findUniqueOrThrow({ where: { id: row.key }, select: { maxAgentRoundsAcceptedAt: true } });
-          const agents = (await tx.participation.findMany({ where: { conversationId: row.key, leftAt: null, memberKind: "agent" }, select: { memberId: true } })).map((p) => p.memberId);
+          const current = await tx.conversation.findUniqueOrThrow({
+            where: { id: row.key },
+            select: { maxAgentRoundsAcceptedAt: true },
+          });
+          const agents = (
+            await tx.participation.findMany({
+              where: { conversationId: row.key, leftAt: null, memberKind: "agent" },
+              select: { memberId: true },
+            })
+          ).map((p) => p.memberId);
           const plan = planPolicyChange(
             {
               policy: replyPolicyOf(row.policy.replyPolicy),
@@ -221,7 +350,8 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
           );
           if (!plan.ok) throw HubError.invalid(plan.fields, "the reply policy is not valid for this chat");
           if (plan.policy !== row.policy.replyPolicy) update.replyPolicy = changed.reply_policy = plan.policy;
-          if (plan.designatedAgentId !== row.policy.designatedAgentId) update.designatedAgentId = changed.designated_agent_id = plan.designatedAgentId;
+          if (plan.designatedAgentId !== row.policy.designatedAgentId)
+            update.designatedAgentId = changed.designated_agent_id = plan.designatedAgentId;
           if (plan.maxAgentRounds !== row.policy.maxAgentRounds) {
             update.maxAgentRounds = changed.max_agent_rounds = plan.maxAgentRounds;
             // B-067: record who accepted the token cost; a value within the limit needs none.
@@ -238,19 +368,43 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     },
 
     /** POST …/participants {member_id}: a manager adds an active member; already in → 200 as it is. */
-    async addParticipant(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof addParticipantInput>): Promise<GroupView> {
+    async addParticipant(
+      caller: Caller,
+      ref: ProjectRef,
+      conversationId: string,
+      data: z.output<typeof addParticipantInput>,
+    ): Promise<GroupView> {
       const row = await resolveManaged(db, caller, ref, conversationId);
       if (row.projectArchived) throw new HubError("project_closed", "the project is archived");
       const message = await db.$transaction(async (tx) => {
-        const already = await tx.participation.findFirst({ where: { conversationId: row.key, memberId: data.member_id, leftAt: null }, select: { id: true } });
+        const already = await tx.participation.findFirst({
+          where: { conversationId: row.key, memberId: data.member_id, leftAt: null },
+          select: { id: true },
+        });
         if (already) return null;
-        const member = await tx.membership.findFirst({ where: { projectId: row.projectId, memberId: data.member_id, status: "active" }, select: { memberKind: true } });
-        if (!member) throw HubError.invalid({ member_id: "not_a_member" }, "only active members of the project take part");
+        const member = await tx.membership.findFirst({
+          where: { projectId: row.projectId, memberId: data.member_id, status: "active" },
+          select: { memberKind: true },
+        });
+        if (!member)
+          throw HubError.invalid({ member_id: "not_a_member" }, "only active members of the project take part");
         const count = await tx.participation.count({ where: { conversationId: row.key, leftAt: null } });
-        if (count >= GROUP_PARTICIPANTS_MAX) throw HubError.invalid({ member_id: "too_many" }, `a group chat has at most ${GROUP_PARTICIPANTS_MAX} participants`);
+        if (count >= GROUP_PARTICIPANTS_MAX)
+          throw HubError.invalid(
+            { member_id: "too_many" },
+            `a group chat has at most ${GROUP_PARTICIPANTS_MAX} participants`,
+          );
         // The window starts here: nothing said before wakes or counts for the newcomer (§9.2).
         const last = await lockLog(tx);
-        await tx.participation.create({ data: { conversationId: row.key, memberId: data.member_id, memberKind: member.memberKind, joinedSeq: last, readMarkerSeq: last } });
+        await tx.participation.create({
+          data: {
+            conversationId: row.key,
+            memberId: data.member_id,
+            memberKind: member.memberKind,
+            joinedSeq: last,
+            readMarkerSeq: last,
+          },
+        });
         return emitUpdated(tx, row.key, caller.id, { participants: { added: [data.member_id] } });
       });
       if (message) bus.publish(message);
@@ -264,7 +418,10 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     async updateParticipant(caller: Caller, ref: ProjectRef, conversationId: string, memberId: string): Promise<never> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       refuseDirect(row);
-      const participant = await db.participation.findFirst({ where: { conversationId: row.key, memberId, leftAt: null }, select: { id: true } });
+      const participant = await db.participation.findFirst({
+        where: { conversationId: row.key, memberId, leftAt: null },
+        select: { id: true },
+      });
       if (!participant) throw HubError.notFound("participant not found");
       throw HubError.invalid({ wake: "not_supported" }, "per-participation wake is not built");
     },
@@ -273,7 +430,12 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
      * DELETE …/participants/{member_id}: anyone leaves (own id); managers remove others. Not a
      * participant: 200 with its last participation, or not_found when it never took part (§9.2).
      */
-    async removeParticipant(caller: Caller, ref: ProjectRef, conversationId: string, memberId: string): Promise<Participation> {
+    async removeParticipant(
+      caller: Caller,
+      ref: ProjectRef,
+      conversationId: string,
+      memberId: string,
+    ): Promise<Participation> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       refuseDirect(row);
       refuseObserver(row);

@@ -16,4 +16,3 @@ export interface Idempotency {
   key: string;
   hash: string;
 }
-

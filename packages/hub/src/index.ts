@@ -51,7 +51,13 @@ export function createHub(database: Database, options: HubOptions = {}) {
   // The bus orders the log's events by their chain and reads the log only for a gap (bus.ts).
   bus.attach(() => logHead(db), logLoader(db));
   const queued: { webhooksQueued?: () => void } = {};
-  const messages = messagesService(db, database.sql, bus, queued, options.pingRate ? { pingRate: options.pingRate } : {});
+  const messages = messagesService(
+    db,
+    database.sql,
+    bus,
+    queued,
+    options.pingRate ? { pingRate: options.pingRate } : {},
+  );
   const agents = agentService(db, bus, messages);
   const webhooks = webhookService(db, agents, options.webhooks);
   queued.webhooksQueued = webhooks.kick;
@@ -71,7 +77,12 @@ export function createHub(database: Database, options: HubOptions = {}) {
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
     agents,
-    feed: agentFeed(db, bus, messages, options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs }),
+    feed: agentFeed(
+      db,
+      bus,
+      messages,
+      options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs },
+    ),
     webhooks,
     pairing: pairingService(db, bus),
     limits,
@@ -83,7 +94,10 @@ export function createHub(database: Database, options: HubOptions = {}) {
     health() {
       return {
         ok: database.migrations.pending.length === 0,
-        database: { engine: database.engine, migrations: { applied: database.migrations.applied, pending: database.migrations.pending } },
+        database: {
+          engine: database.engine,
+          migrations: { applied: database.migrations.applied, pending: database.migrations.pending },
+        },
       };
     },
     async close() {

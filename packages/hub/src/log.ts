@@ -18,11 +18,21 @@ export function logLoader(db: Db): LogLoader {
         ...logMessageSelect,
         audience: { select: { memberId: true } },
         conversation: {
-          select: { ...logMessageSelect.conversation.select, project: { select: { id: true, name: true, bayId: true, slug: true, bay: { select: { handle: true } } } } },
+          select: {
+            ...logMessageSelect.conversation.select,
+            project: { select: { id: true, name: true, bayId: true, slug: true, bay: { select: { handle: true } } } },
+          },
         },
       },
     });
-    const messages = new Map((await renderAgentEvents(db, rows.filter((r) => r.kind === "message"))).map((r) => [r.row.seq, r]));
+    const messages = new Map(
+      (
+        await renderAgentEvents(
+          db,
+          rows.filter((r) => r.kind === "message"),
+        )
+      ).map((r) => [r.row.seq, r]),
+    );
     let prev = after;
     return rows.map((row): LogEvent => {
       const c = row.conversation;
@@ -37,7 +47,12 @@ export function logLoader(db: Db): LogLoader {
         project: c ? { owner: c.project.bay.handle, slug: c.project.slug } : null,
         audience: row.audience.map((a) => a.memberId),
         // A redaction reason shows to its redactor and admins only: a loaded copy carries none.
-        ...(rendered ? { maity: renderMessage(row, { id: "", admin: false }), agent: { event: toUpdatesEvent(rendered), respond: rendered.respond } } : {}),
+        ...(rendered
+          ? {
+              maity: renderMessage(row, { id: "", admin: false }),
+              agent: { event: toUpdatesEvent(rendered), respond: rendered.respond },
+            }
+          : {}),
       };
       prev = row.seq;
       return event;

@@ -24,8 +24,21 @@ import {
 import type { z } from "zod";
 import { randomUUID } from "node:crypto";
 import type { Db, SqlExecutor, SqlRunner } from "@maity/db";
-import { conversationNotFound, isProjectAdmin, projectOf, refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
-import { type AgentMessageRow, agentMessageSelect, buildAgentMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
+import {
+  conversationNotFound,
+  isProjectAdmin,
+  projectOf,
+  refuseClosed,
+  refuseObserver,
+  resolveConversation,
+} from "./access.ts";
+import {
+  type AgentMessageRow,
+  agentMessageSelect,
+  buildAgentMessage,
+  renderForAgent,
+  toUpdatesEvent,
+} from "./agents.ts";
 import { APPEND_LOCK_KEY, logHead } from "./append.ts";
 import { rawOf } from "./raw.ts";
 import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "./writeSql.ts";
@@ -106,7 +119,17 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
 
 function withDelivered(message: Message, deliveredAt: Date | null): Message {
   const { id, seq, conversation_id, from, to, body, sent_at, ...rest } = message;
-  return { id, seq, conversation_id, from, to, body, sent_at, delivered_at: deliveredAt?.toISOString() ?? null, ...rest };
+  return {
+    id,
+    seq,
+    conversation_id,
+    from,
+    to,
+    body,
+    sent_at,
+    delivered_at: deliveredAt?.toISOString() ?? null,
+    ...rest,
+  };
 }
 
 /** One chat message as the write takes it, from either surface. */
@@ -147,10 +170,19 @@ export function messagesService(
    * writer's marker and the idempotency key; then the commit. The answer and the bus's payloads are
    * rendered from what the write has, never read back.
    */
-  async function write(caller: Caller, row: KeyRow, data: WriteInput, idempotency: Idempotency | null = null): Promise<Written> {
+  async function write(
+    caller: Caller,
+    row: KeyRow,
+    data: WriteInput,
+    idempotency: Idempotency | null = null,
+  ): Promise<Written> {
     refuseObserver(row);
     refuseClosed(row);
-    if (row.kind === "group" && data.to_instance) throw HubError.invalid({ to_instance: "direct_only" }, "to_instance names an instance in a direct conversation only");
+    if (row.kind === "group" && data.to_instance)
+      throw HubError.invalid(
+        { to_instance: "direct_only" },
+        "to_instance names an instance in a direct conversation only",
+      );
     const direct = row.kind === "direct";
     const toInstance = direct && caller.kind === "human" ? (data.to_instance ?? null) : null;
     // On the driver itself, as the hand-written limit does (bench:send): Prisma adds ~0.25 ms a statement.
@@ -170,7 +202,9 @@ export function messagesService(
       if (facts.replay) {
         // A repeat of the same request by the same caller answers the first message and writes nothing.
         if (facts.replay.hash !== idempotency?.hash)
-          throw new HubError("conflict", "this Idempotency-Key was used with another request", { fields: { idempotency_key: "reused_with_other_body" } });
+          throw new HubError("conflict", "this Idempotency-Key was used with another request", {
+            fields: { idempotency_key: "reused_with_other_body" },
+          });
         return { replayed: Number(facts.replay.response.seq) };
       }
       const participants = facts.participants;
@@ -182,17 +216,23 @@ export function messagesService(
               participants.map((p) => ({
                 member_id: p.memberId,
                 handle: (p.kind === "agent" ? p.agentHandle : p.humanHandle) ?? p.memberId,
-                names: p.kind === "agent" ? [`${p.ownerHandle}/${p.agentHandle}`] : p.displayName ? [p.displayName] : [],
+                names:
+                  p.kind === "agent" ? [`${p.ownerHandle}/${p.agentHandle}`] : p.displayName ? [p.displayName] : [],
               })),
             )
           : [];
       const pings = pingsOf(caller.id, resolved);
       if (pings > 0) await checkPingRate(tx, caller.id, pings);
       // §9.1: to_instance names one of the agent's instances (a replaced one still counts: it is kept as written).
-      if (toInstance && !facts.instance_ok) throw HubError.invalid({ to_instance: "not_an_instance" }, "to_instance names no instance of this agent");
+      if (toInstance && !facts.instance_ok)
+        throw HubError.invalid({ to_instance: "not_an_instance" }, "to_instance names no instance of this agent");
       // The message replied to: one of this conversation's messages (B-125, B-126).
       const replyTo = facts.reply_to;
-      if (data.replyToSeq != null && !replyTo) throw HubError.invalid({ reply_to: "not_in_conversation" }, "the message replied to is not in this conversation");
+      if (data.replyToSeq != null && !replyTo)
+        throw HubError.invalid(
+          { reply_to: "not_in_conversation" },
+          "the message replied to is not in this conversation",
+        );
       // B-068: the consecutive agent messages right before this one.
       const agentRoundsBefore = facts.previous_round ?? 0;
       const policy = replyPolicyOf(row.policy.replyPolicy);
@@ -203,7 +243,9 @@ export function messagesService(
         participants: participants.map((p) => ({
           member_id: p.memberId,
           kind: p.kind,
-          ...(p.kind === "agent" ? { name: `${p.ownerHandle}/${p.agentHandle}`, description: p.description ?? "" } : {}),
+          ...(p.kind === "agent"
+            ? { name: `${p.ownerHandle}/${p.agentHandle}`, description: p.description ?? "" }
+            : {}),
         })),
         mentions: resolved,
         toInstance,
@@ -214,13 +256,25 @@ export function messagesService(
       });
       const woken = data.wakes === undefined ? null : wake.agents.find((v) => v.agentId === data.wakes);
       if (woken && !woken.shouldRespond && woken.reason === "round_cap")
-        throw new HubError("conflict", `the room's ${row.policy.maxAgentRounds} agent rounds are spent; a human message opens new ones`, {
-          reason: "round_cap_reached",
-          maxAgentRounds: row.policy.maxAgentRounds,
-        });
+        throw new HubError(
+          "conflict",
+          `the room's ${row.policy.maxAgentRounds} agent rounds are spent; a human message opens new ones`,
+          {
+            reason: "round_cap_reached",
+            maxAgentRounds: row.policy.maxAgentRounds,
+          },
+        );
       // B-063: the agents a human named ride in metadata.addressedAgents.
-      const metadata = data.metadata || wake.addressedAgents.length ? { ...(data.metadata ?? {}), ...(wake.addressedAgents.length ? { addressedAgents: wake.addressedAgents } : {}) } : null;
-      const toId = direct ? (participants.find((p) => p.memberId !== caller.id)?.memberId ?? row.agentId ?? "") : row.id;
+      const metadata =
+        data.metadata || wake.addressedAgents.length
+          ? {
+              ...(data.metadata ?? {}),
+              ...(wake.addressedAgents.length ? { addressedAgents: wake.addressedAgents } : {}),
+            }
+          : null;
+      const toId = direct
+        ? (participants.find((p) => p.memberId !== caller.id)?.memberId ?? row.agentId ?? "")
+        : row.id;
       const mentions = resolved.map(({ instance, ...m }) => (instance ? { ...m, instance_id: instance } : m));
       // Webhook v2: one delivery per agent participant with a webhook, queued with the message and
       // sent after it commits, so a slow receiver never holds the writer (B-163).
@@ -243,7 +297,14 @@ export function messagesService(
         agentRound,
         sentAt.toISOString(),
         participants.map((p) => p.memberId),
-        JSON.stringify(wake.agents.map((v) => ({ agent_id: v.agentId, instance_id: v.instanceId, should_respond: v.shouldRespond, reason: v.reason }))),
+        JSON.stringify(
+          wake.agents.map((v) => ({
+            agent_id: v.agentId,
+            instance_id: v.instanceId,
+            should_respond: v.shouldRespond,
+            reason: v.reason,
+          })),
+        ),
         hooked.map(() => `whd_${randomUUID()}`),
         hooked,
         idempotency?.key ?? null,
@@ -294,7 +355,10 @@ export function messagesService(
         project: { owner: row.projectOwner, slug: row.projectSlug },
         audience: participants.map((p) => p.memberId),
         maity: renderMessage(event, { id: caller.id, admin: false }),
-        agent: { event: toUpdatesEvent({ message: agentMessage, row: event }), respond: wake.agents.filter((v) => v.shouldRespond).map((v) => v.agentId) },
+        agent: {
+          event: toUpdatesEvent({ message: agentMessage, row: event }),
+          respond: wake.agents.filter((v) => v.shouldRespond).map((v) => v.agentId),
+        },
       };
       return { logEvent, agentMessage, hooked: hooked.length > 0 };
     });
@@ -309,7 +373,11 @@ export function messagesService(
   async function replayOf(caller: Caller, row: KeyRow, seq: number): Promise<Written> {
     const found = await db.event.findUniqueOrThrow({ where: { seq }, select: logMessageSelect });
     const [rendered] = await renderForAgent(db, caller.id, [found]);
-    return { message: renderMessage(found, await readerOf(caller, row.projectId)), agentMessage: (rendered as { message: AgentMessage }).message, replayed: true };
+    return {
+      message: renderMessage(found, await readerOf(caller, row.projectId)),
+      agentMessage: (rendered as { message: AgentMessage }).message,
+      replayed: true,
+    };
   }
 
   /** §1.7: pings a writer may spend per window, counted from the log. */
@@ -335,12 +403,24 @@ export function messagesService(
       where: { conversationId: row.key, memberId: caller.id, leftAt: null, readMarkerSeq: { lt: highest } },
       data: { readMarkerSeq: highest },
     });
-    bus.publish({ type: "read", seq: highest, conversationId: row.id, project: { owner: row.projectOwner, slug: row.projectSlug }, audience: [caller.id] });
+    bus.publish({
+      type: "read",
+      seq: highest,
+      conversationId: row.id,
+      project: { owner: row.projectOwner, slug: row.projectSlug },
+      audience: [caller.id],
+    });
   }
 
   return {
     /** POST …/messages; with an Idempotency-Key a repeat answers the first message (replayed, 200). */
-    async post(caller: Caller, ref: ProjectRef, conversationId: string, data: z.output<typeof postMessageInput>, idempotencyKey: string | null = null): Promise<Written> {
+    async post(
+      caller: Caller,
+      ref: ProjectRef,
+      conversationId: string,
+      data: z.output<typeof postMessageInput>,
+      idempotencyKey: string | null = null,
+    ): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, conversationId, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
@@ -350,7 +430,12 @@ export function messagesService(
      * The dashboard's explicit, debounced "read up to here" (issue 12): it shows messages from the
      * live feed without reading them, then moves the marker, capped at the chat's last message.
      */
-    async markReadUpTo(caller: Caller, ref: ProjectRef, conversationId: string, seq: number): Promise<{ read_marker: number | null }> {
+    async markReadUpTo(
+      caller: Caller,
+      ref: ProjectRef,
+      conversationId: string,
+      seq: number,
+    ): Promise<{ read_marker: number | null }> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       const highest = Math.min(seq, row.last?.seq ?? 0);
       await markRead(caller, row, highest);
@@ -365,11 +450,10 @@ export function messagesService(
     async markDeliveredTo(agentId: string, seqs: number[]): Promise<void> {
       if (seqs.length === 0) return;
       // On the driver (a prepared statement): it follows every direct message an agent is handed.
-      await sql.query("UPDATE events SET delivered_at = $1::timestamp WHERE seq = ANY($2::int[]) AND to_id = $3 AND delivered_at IS NULL", [
-        new Date().toISOString(),
-        seqs,
-        agentId,
-      ]);
+      await sql.query(
+        "UPDATE events SET delivered_at = $1::timestamp WHERE seq = ANY($2::int[]) AND to_id = $3 AND delivered_at IS NULL",
+        [new Date().toISOString(), seqs, agentId],
+      );
     },
 
     /**
@@ -378,7 +462,8 @@ export function messagesService(
      * the chat's history, whenever the reader joined; marks nothing read, wakes nobody (§9.2).
      */
     async list(caller: Caller, ref: ProjectRef, conversationId: string, q: z.output<typeof listMessagesQuery>) {
-      if (q.after !== undefined && q.before !== undefined) throw HubError.invalid({ before: "not_with_after" }, "after and before together are invalid");
+      if (q.after !== undefined && q.before !== undefined)
+        throw HubError.invalid({ before: "not_with_after" }, "after and before together are invalid");
       const row = await resolveConversation(db, caller, ref, conversationId);
       const reader = await readerOf(caller, row.projectId);
       if (q.before !== undefined) {
@@ -390,7 +475,10 @@ export function messagesService(
         });
         const page = rows.slice(0, q.limit).reverse();
         await markDelivered(caller, row, page);
-        return { items: page.map((m) => renderMessage(m, reader)), earlier: rows.length > q.limit ? (page[0]?.seq ?? null) : null };
+        return {
+          items: page.map((m) => renderMessage(m, reader)),
+          earlier: rows.length > q.limit ? (page[0]?.seq ?? null) : null,
+        };
       }
       const from = Math.max(q.after ?? row.marker ?? row.windowSeq, row.windowSeq);
       const rows = await db.event.findMany({
@@ -403,7 +491,10 @@ export function messagesService(
       const highest = page.at(-1)?.seq ?? 0;
       await markRead(caller, row, highest);
       await markDelivered(caller, row, page);
-      return { items: page.map((m) => renderMessage(m, reader)), next_cursor: rows.length > q.limit ? String(highest) : null };
+      return {
+        items: page.map((m) => renderMessage(m, reader)),
+        next_cursor: rows.length > q.limit ? String(highest) : null,
+      };
     },
 
     /**
@@ -411,42 +502,77 @@ export function messagesService(
      * human participants still do. No agent and no observer redacts. The bytes go: body and
      * mentions are erased in the log, the message keeps its seq.
      */
-    async redact(caller: Caller, ref: ProjectRef, conversationId: string, seqParam: string, data: z.output<typeof redactInput>): Promise<Message> {
+    async redact(
+      caller: Caller,
+      ref: ProjectRef,
+      conversationId: string,
+      seqParam: string,
+      data: z.output<typeof redactInput>,
+    ): Promise<Message> {
       const seq = /^\d{1,15}$/.test(seqParam) ? Number(seqParam) : null;
       const row = await resolveRedactor(caller, ref, conversationId);
       if (seq === null) throw HubError.notFound("message not found");
       const redacted = await db.$transaction(async (tx) => {
-        const event = await tx.event.findFirst({ where: { seq, conversationId: row.key, kind: "message" }, select: { seq: true, redacted: true } });
+        const event = await tx.event.findFirst({
+          where: { seq, conversationId: row.key, kind: "message" },
+          select: { seq: true, redacted: true },
+        });
         if (!event) throw HubError.notFound("message not found");
         if (!event.redacted) {
           await tx.event.update({ where: { seq }, data: { redacted: true, body: null, mentions: [] } });
           await tx.redaction.create({ data: { eventSeq: seq, byId: caller.id, reason: data.reason ?? null } });
         }
         const audience = await tx.eventAudience.findMany({ where: { eventSeq: seq }, select: { memberId: true } });
-        return { event: await tx.event.findUniqueOrThrow({ where: { seq }, select: messageSelect }), audience: audience.map((a) => a.memberId), changed: !event.redacted };
+        return {
+          event: await tx.event.findUniqueOrThrow({ where: { seq }, select: messageSelect }),
+          audience: audience.map((a) => a.memberId),
+          changed: !event.redacted,
+        };
       });
       if (redacted.changed)
-        bus.publish({ type: "redaction", seq, conversationId: row.id, project: { owner: row.projectOwner, slug: row.projectSlug }, audience: redacted.audience });
+        bus.publish({
+          type: "redaction",
+          seq,
+          conversationId: row.id,
+          project: { owner: row.projectOwner, slug: row.projectSlug },
+          audience: redacted.audience,
+        });
       return renderMessage(redacted.event, await readerOf(caller, row.projectId));
     },
 
     /** GET …/events: the caller's readable set (§8.2): events addressed to it — and, for an owner, to its agents. */
     async events(caller: Caller, ref: ProjectRef, q: z.output<typeof eventsQuery>) {
       const project = await projectOf(db, ref);
-      const member = project && (await db.membership.findFirst({ where: { projectId: project.id, memberId: caller.id, status: "active" }, select: { id: true } }));
+      const member =
+        project &&
+        (await db.membership.findFirst({
+          where: { projectId: project.id, memberId: caller.id, status: "active" },
+          select: { id: true },
+        }));
       // No event reaches a non-member (§9.2 M-146).
       if (!project || !member) throw HubError.notFound("project not found");
       const readers = [caller.id];
-      if (caller.kind === "human") readers.push(...(await db.agent.findMany({ where: { ownerId: caller.id }, select: { id: true } })).map((a) => a.id));
+      if (caller.kind === "human")
+        readers.push(
+          ...(await db.agent.findMany({ where: { ownerId: caller.id }, select: { id: true } })).map((a) => a.id),
+        );
       const rows = await db.event.findMany({
-        where: { projectId: project.id, seq: { gt: q.after ?? 0 }, audience: { some: { memberId: { in: readers } } }, kind: { in: ["message", "conversation_created", "conversation_updated"] } },
+        where: {
+          projectId: project.id,
+          seq: { gt: q.after ?? 0 },
+          audience: { some: { memberId: { in: readers } } },
+          kind: { in: ["message", "conversation_created", "conversation_updated"] },
+        },
         orderBy: { seq: "asc" },
         take: q.limit + 1,
         select: messageSelect,
       });
       const page = rows.slice(0, q.limit);
       const reader = await readerOf(caller, project.id);
-      return { items: page.map((e) => renderEvent(e, reader)), next_cursor: rows.length > q.limit ? String(page.at(-1)?.seq ?? 0) : null };
+      return {
+        items: page.map((e) => renderEvent(e, reader)),
+        next_cursor: rows.length > q.limit ? String(page.at(-1)?.seq ?? 0) : null,
+      };
     },
 
     /**
@@ -458,13 +584,21 @@ export function messagesService(
         where: { seq: { gt: after, lte: upTo }, audience: { some: { memberId: caller.id } } },
         orderBy: { seq: "asc" },
         take: limit,
-        select: { seq: true, kind: true, conversation: { select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } } } },
+        select: {
+          seq: true,
+          kind: true,
+          conversation: {
+            select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } },
+          },
+        },
       });
       return rows.map((r) => ({
         seq: r.seq,
         kind: r.kind,
         conversation_id: r.conversation?.publicId ?? null,
-        project: r.conversation ? { owner: r.conversation.project.bay.handle, slug: r.conversation.project.slug } : null,
+        project: r.conversation
+          ? { owner: r.conversation.project.bay.handle, slug: r.conversation.project.slug }
+          : null,
       }));
     },
 
@@ -489,7 +623,11 @@ export function messagesService(
       const bySeq = new Map<number, MessageRouting["agents"]>();
       for (const v of verdicts) {
         const agents = bySeq.get(v.eventSeq) ?? [];
-        agents.push({ agent_id: v.agentId, should_respond: v.shouldRespond, reason: v.reason as MessageRouting["agents"][number]["reason"] });
+        agents.push({
+          agent_id: v.agentId,
+          should_respond: v.shouldRespond,
+          reason: v.reason as MessageRouting["agents"][number]["reason"],
+        });
         bySeq.set(v.eventSeq, agents);
       }
       return [...bySeq].map(([seq, agents]) => ({ seq, agents }));
@@ -504,12 +642,29 @@ export function messagesService(
     },
 
     async eventPlace(seq: number) {
-      const e = await db.event.findUnique({ where: { seq }, select: { conversation: { select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } } } } });
-      return e?.conversation ? { conversation_id: e.conversation.publicId, project: { owner: e.conversation.project.bay.handle, slug: e.conversation.project.slug } } : null;
+      const e = await db.event.findUnique({
+        where: { seq },
+        select: {
+          conversation: {
+            select: { publicId: true, project: { select: { slug: true, bay: { select: { handle: true } } } } },
+          },
+        },
+      });
+      return e?.conversation
+        ? {
+            conversation_id: e.conversation.publicId,
+            project: { owner: e.conversation.project.bay.handle, slug: e.conversation.project.slug },
+          }
+        : null;
     },
 
     /** POST …/events with type chat: the same write as POST …/messages (§8.4, M-158). */
-    async postEvent(caller: Caller, ref: ProjectRef, data: z.output<typeof postEventInput>, idempotencyKey: string | null = null): Promise<Written> {
+    async postEvent(
+      caller: Caller,
+      ref: ProjectRef,
+      data: z.output<typeof postEventInput>,
+      idempotencyKey: string | null = null,
+    ): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, data.conversation_id, { lean: true });
       const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
       return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
@@ -521,7 +676,10 @@ export function messagesService(
     const undelivered = page.filter((m) => m.toId === caller.id && m.deliveredAt === null);
     if (undelivered.length === 0) return;
     const now = new Date();
-    await db.event.updateMany({ where: { seq: { in: undelivered.map((m) => m.seq) }, deliveredAt: null }, data: { deliveredAt: now } });
+    await db.event.updateMany({
+      where: { seq: { in: undelivered.map((m) => m.seq) }, deliveredAt: null },
+      data: { deliveredAt: now },
+    });
     for (const m of undelivered) m.deliveredAt = now;
   }
 
@@ -544,8 +702,23 @@ export function messagesService(
       const closed =
         project &&
         (await db.conversation.findFirst({
-          where: { projectId: project.id, publicId: conversationId, kind: "group", closedAt: { not: null }, participations: { some: { memberId: caller.id } } },
-          select: { id: true, publicId: true, projectId: true, createdAt: true, createdById: true, closedAt: true, closedReason: true, title: true },
+          where: {
+            projectId: project.id,
+            publicId: conversationId,
+            kind: "group",
+            closedAt: { not: null },
+            participations: { some: { memberId: caller.id } },
+          },
+          select: {
+            id: true,
+            publicId: true,
+            projectId: true,
+            createdAt: true,
+            createdById: true,
+            closedAt: true,
+            closedReason: true,
+            title: true,
+          },
         }));
       if (closed)
         return {
@@ -621,5 +794,3 @@ export const logMessageSelect = {
   redaction: messageSelect.redaction,
   conversation: { select: { ...messageSelect.conversation.select, ...agentMessageSelect.conversation.select } },
 } as const;
-
-

@@ -1,5 +1,13 @@
 import { randomBytes, randomInt } from "node:crypto";
-import { type AgentCredential, HubError, type LinkOpened, type LinkPoll, type linkPollInput, type linkRequestInput, type pairInput } from "@maity/domain";
+import {
+  type AgentCredential,
+  HubError,
+  type LinkOpened,
+  type LinkPoll,
+  type linkPollInput,
+  type linkRequestInput,
+  type pairInput,
+} from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import type { z } from "zod";
 import type { LiveBus } from "./bus.ts";
@@ -16,7 +24,9 @@ export const LINK_TTL_MS = 10 * 60 * 1000;
 /** No 0/O, 1/I/L: a code read aloud or typed from a phone survives. */
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 const code = (groups: number): string =>
-  Array.from({ length: groups }, () => Array.from({ length: 4 }, () => ALPHABET[randomInt(ALPHABET.length)]).join("")).join("-");
+  Array.from({ length: groups }, () =>
+    Array.from({ length: 4 }, () => ALPHABET[randomInt(ALPHABET.length)]).join(""),
+  ).join("-");
 /** Codes are compared in one form: upper case, no spaces or dashes. */
 const normal = (value: string): string => value.toUpperCase().replace(/[\s-]/g, "");
 
@@ -25,7 +35,10 @@ type Credential = AgentCredential;
 export function pairingService(db: Db, bus: LiveBus) {
   /** One live session per agent (B-026): every earlier token of the agent stops working. */
   async function rotate(tx: Tx, agentId: string, label: string): Promise<{ token: string; name: string }> {
-    const agent = await tx.agent.findUniqueOrThrow({ where: { id: agentId }, select: { handle: true, owner: { select: { handle: true } } } });
+    const agent = await tx.agent.findUniqueOrThrow({
+      where: { id: agentId },
+      select: { handle: true, owner: { select: { handle: true } } },
+    });
     await tx.accessToken.updateMany({ where: { agentId, revokedAt: null }, data: { revokedAt: new Date() } });
     const { secret, hash } = mintSecret("agent");
     await tx.accessToken.create({ data: { kind: "agent", hash, agentId, label } });
@@ -41,7 +54,11 @@ export function pairingService(db: Db, bus: LiveBus) {
   return {
     /** The caller's own agents, the ones it may pair or link. */
     async ownAgents(owner: HumanCaller) {
-      const agents = await db.agent.findMany({ where: { ownerId: owner.id }, select: { id: true, handle: true, description: true }, orderBy: { handle: "asc" } });
+      const agents = await db.agent.findMany({
+        where: { ownerId: owner.id },
+        select: { id: true, handle: true, description: true },
+        orderBy: { handle: "asc" },
+      });
       return agents.map((a) => ({ id: a.id, name: `${owner.handle}/${a.handle}`, description: a.description }));
     },
 
@@ -62,12 +79,16 @@ export function pairingService(db: Db, bus: LiveBus) {
       const id = sha256(normal(data.code));
       const result = await db.$transaction(async (tx) => {
         // The conditional update is the single use: of two racing redemptions one wins.
-        const used = await tx.pairingCode.updateMany({ where: { id, usedAt: null, expiresAt: { gt: new Date() } }, data: { usedAt: new Date() } });
+        const used = await tx.pairingCode.updateMany({
+          where: { id, usedAt: null, expiresAt: { gt: new Date() } },
+          data: { usedAt: new Date() },
+        });
         if (used.count !== 1) return null;
         const { agentId } = await tx.pairingCode.findUniqueOrThrow({ where: { id }, select: { agentId: true } });
         return { agentId, ...(await rotate(tx, agentId, "paired")) };
       });
-      if (!result) throw HubError.invalid({ code: "invalid_or_expired" }, "the pairing code is unknown, used or expired");
+      if (!result)
+        throw HubError.invalid({ code: "invalid_or_expired" }, "the pairing code is unknown, used or expired");
       bus.publish({ type: "credentials", agentId: result.agentId });
       return { baseUrl, token: result.token, agent: { id: result.agentId, name: result.name } };
     },
@@ -78,16 +99,38 @@ export function pairingService(db: Db, bus: LiveBus) {
       const secret = randomBytes(32).toString("base64url");
       const id = `lnk-${randomBytes(12).toString("base64url")}`;
       const expiresAt = new Date(Date.now() + LINK_TTL_MS);
-      await db.linkRequest.create({ data: { id, codeHash: sha256(normal(approveCode)), pollSecretHash: sha256(secret), label: data.label ?? null, expiresAt } });
+      await db.linkRequest.create({
+        data: {
+          id,
+          codeHash: sha256(normal(approveCode)),
+          pollSecretHash: sha256(secret),
+          label: data.label ?? null,
+          expiresAt,
+        },
+      });
       // B-019: the URL carries the approve code only, never a token.
-      return { id, secret, code: approveCode, approveUrl: `${baseUrl}/link/${approveCode}`, expiresAt: expiresAt.toISOString(), pollIntervalSeconds: 2 };
+      return {
+        id,
+        secret,
+        code: approveCode,
+        approveUrl: `${baseUrl}/link/${approveCode}`,
+        expiresAt: expiresAt.toISOString(),
+        pollIntervalSeconds: 2,
+      };
     },
 
     /** What the owner sees before approving: the request's label and whether it is still open. */
     async viewLink(owner: HumanCaller, approveCode: string) {
-      const link = await db.linkRequest.findUnique({ where: { codeHash: sha256(normal(approveCode)) }, select: { label: true, createdAt: true, expiresAt: true, approvedAt: true } });
+      const link = await db.linkRequest.findUnique({
+        where: { codeHash: sha256(normal(approveCode)) },
+        select: { label: true, createdAt: true, expiresAt: true, approvedAt: true },
+      });
       if (!link) throw HubError.notFound("link request not found");
-      const agents = await db.agent.findMany({ where: { ownerId: owner.id }, select: { id: true, handle: true }, orderBy: { handle: "asc" } });
+      const agents = await db.agent.findMany({
+        where: { ownerId: owner.id },
+        select: { id: true, handle: true },
+        orderBy: { handle: "asc" },
+      });
       const status = link.approvedAt ? "approved" : link.expiresAt <= new Date() ? "expired" : "pending";
       return {
         label: link.label,
@@ -115,15 +158,22 @@ export function pairingService(db: Db, bus: LiveBus) {
      * then the fresh token exactly once (the poll that collects it rotates the agent's tokens).
      */
     async pollLink(id: string, { secret }: z.output<typeof linkPollInput>, baseUrl: string): Promise<LinkPoll> {
-      const link = await db.linkRequest.findUnique({ where: { id }, select: { pollSecretHash: true, expiresAt: true, agentId: true, redeemedAt: true } });
-      if (!link || link.pollSecretHash !== sha256(secret) || link.redeemedAt) throw HubError.notFound("link request not found");
+      const link = await db.linkRequest.findUnique({
+        where: { id },
+        select: { pollSecretHash: true, expiresAt: true, agentId: true, redeemedAt: true },
+      });
+      if (!link || link.pollSecretHash !== sha256(secret) || link.redeemedAt)
+        throw HubError.notFound("link request not found");
       if (!link.agentId) {
         if (link.expiresAt <= new Date()) throw HubError.notFound("link request not found");
         return { status: "pending" };
       }
       const agentId = link.agentId;
       const result = await db.$transaction(async (tx) => {
-        const taken = await tx.linkRequest.updateMany({ where: { id, redeemedAt: null }, data: { redeemedAt: new Date() } });
+        const taken = await tx.linkRequest.updateMany({
+          where: { id, redeemedAt: null },
+          data: { redeemedAt: new Date() },
+        });
         return taken.count === 1 ? rotate(tx, agentId, "linked") : null;
       });
       if (!result) throw HubError.notFound("link request not found");

@@ -208,11 +208,22 @@ export async function readKeys(db: RawQueryable, caller: Caller, query: KeysQuer
     closedReason: r.closed_reason,
     agentId: r.agent_id,
     agentJoinedAt: dateOrNull(r.agent_joined_at),
-    policy: { replyPolicy: r.reply_policy, designatedAgentId: r.designated_agent_id, maxAgentRounds: Number(r.max_agent_rounds), customRules: r.custom_rules },
+    policy: {
+      replyPolicy: r.reply_policy,
+      designatedAgentId: r.designated_agent_id,
+      maxAgentRounds: Number(r.max_agent_rounds),
+      customRules: r.custom_rules,
+    },
     last:
       r.last_seq === null || r.last_from === null || r.last_sent_at === null
         ? null
-        : { seq: Number(r.last_seq), from: r.last_from, body: r.last_body, sentAt: date(r.last_sent_at), redacted: r.last_redacted === true },
+        : {
+            seq: Number(r.last_seq),
+            from: r.last_from,
+            body: r.last_body,
+            sentAt: date(r.last_sent_at),
+            redacted: r.last_redacted === true,
+          },
     unread: r.unread === null ? null : Number(r.unread),
     mentionsUnread: r.mentions_unread === null ? null : Number(r.mentions_unread),
     pinned: r.pinned,
@@ -274,7 +285,10 @@ WHERE p.conversation_id = ANY($1::text[]) AND p.left_at IS NULL
 ORDER BY p.joined_at, p.id`;
 
 /** One statement: the current participants of the given conversations, in the order they joined. */
-export async function readParticipants(db: Db | Tx, conversationKeys: string[]): Promise<Map<string, ParticipantRow[]>> {
+export async function readParticipants(
+  db: Db | Tx,
+  conversationKeys: string[],
+): Promise<Map<string, ParticipantRow[]>> {
   const byConversation = new Map<string, ParticipantRow[]>(conversationKeys.map((k) => [k, []]));
   if (conversationKeys.length === 0) return byConversation;
   const rows = await db.$queryRawUnsafe<RawParticipantRow[]>(PARTICIPANTS_SQL, conversationKeys);
@@ -301,21 +315,39 @@ export async function readParticipants(db: Db | Tx, conversationKeys: string[]):
 export type Reader = { id: string } | null;
 
 function listParticipant(p: ParticipantRow, reader: Reader) {
-  if (p.kind === "agent") return { member_id: p.memberId, kind: "agent" as const, handle: p.handle, name: agentName(p.ownerHandle ?? "", p.handle) };
-  const meat = meatProxyFields({ lead: p.lead, hands: p.hands, note: p.note }, p.meatProxyChat, reader?.id === p.memberId);
+  if (p.kind === "agent")
+    return {
+      member_id: p.memberId,
+      kind: "agent" as const,
+      handle: p.handle,
+      name: agentName(p.ownerHandle ?? "", p.handle),
+    };
+  const meat = meatProxyFields(
+    { lead: p.lead, hands: p.hands, note: p.note },
+    p.meatProxyChat,
+    reader?.id === p.memberId,
+  );
   return { member_id: p.memberId, kind: "human" as const, handle: p.handle, ...meat };
 }
 
 /** Observers: owners of agent participants who are not participants themselves (§9.2). */
 export function observersOf(participants: ParticipantRow[]): string[] {
   const ids = new Set(participants.map((p) => p.memberId));
-  return [...new Set(participants.filter((p) => p.kind === "agent" && p.ownerId).map((p) => p.ownerId as string))].filter((id) => !ids.has(id)).sort();
+  return [...new Set(participants.filter((p) => p.kind === "agent" && p.ownerId).map((p) => p.ownerId as string))]
+    .filter((id) => !ids.has(id))
+    .sort();
 }
 
 function lastMessage(row: KeyRow) {
   if (!row.last) return null;
   const redacted = row.last.redacted || row.last.body === null;
-  return { seq: row.last.seq, from: row.last.from, body: redacted || row.last.body === null ? null : cutPreview(row.last.body), sent_at: row.last.sentAt.toISOString(), redacted };
+  return {
+    seq: row.last.seq,
+    from: row.last.from,
+    body: redacted || row.last.body === null ? null : cutPreview(row.last.body),
+    sent_at: row.last.sentAt.toISOString(),
+    redacted,
+  };
 }
 
 /** A §9.3 list item (the direct one is also the §9.1 GET answer). */
@@ -380,7 +412,10 @@ function orderDirect(item: DirectItem): DirectItem {
 
 /** The §9.2 conversation view of a group chat. */
 export function renderView(
-  row: Pick<KeyRow, "id" | "title" | "createdById" | "createdAt" | "closedAt" | "closedReason" | "pinned" | "policy"> & { access: Relation },
+  row: Pick<
+    KeyRow,
+    "id" | "title" | "createdById" | "createdAt" | "closedAt" | "closedReason" | "pinned" | "policy"
+  > & { access: Relation },
   participants: ParticipantRow[],
   reader: Reader,
 ): GroupView {
@@ -390,7 +425,11 @@ export function renderView(
     title: row.title,
     created_by: row.createdById ?? "",
     created_at: row.createdAt.toISOString(),
-    participants: participants.map((p) => ({ ...listParticipant(p, reader), owner_id: p.kind === "agent" ? p.ownerId : null, joined_at: p.joinedAt.toISOString() })),
+    participants: participants.map((p) => ({
+      ...listParticipant(p, reader),
+      owner_id: p.kind === "agent" ? p.ownerId : null,
+      joined_at: p.joinedAt.toISOString(),
+    })),
     observers: observersOf(participants),
     closed_at: row.closedAt?.toISOString() ?? null,
     closed_reason: row.closedReason === "no_human" ? "no_human" : null,
@@ -408,12 +447,41 @@ export function renderView(
 export async function payloadView(tx: Tx | Db, conversationKey: string): Promise<Record<string, unknown>> {
   const c = await tx.conversation.findUniqueOrThrow({
     where: { id: conversationKey },
-    select: { publicId: true, title: true, createdById: true, createdAt: true, closedAt: true, closedReason: true, replyPolicy: true, designatedAgentId: true, maxAgentRounds: true, customRules: true },
+    select: {
+      publicId: true,
+      title: true,
+      createdById: true,
+      createdAt: true,
+      closedAt: true,
+      closedReason: true,
+      replyPolicy: true,
+      designatedAgentId: true,
+      maxAgentRounds: true,
+      customRules: true,
+    },
   });
   const participants = (await readParticipants(tx, [conversationKey])).get(conversationKey) ?? [];
-  const { access: _access, pinned: _pinned, ...view } = renderView(
-    { id: c.publicId, title: c.title, createdById: c.createdById, createdAt: c.createdAt, closedAt: c.closedAt, closedReason: c.closedReason, pinned: false, access: "participant",
-      policy: { replyPolicy: c.replyPolicy, designatedAgentId: c.designatedAgentId, maxAgentRounds: c.maxAgentRounds, customRules: c.customRules } },
+  const {
+    access: _access,
+    pinned: _pinned,
+    ...view
+  } = renderView(
+    {
+      id: c.publicId,
+      title: c.title,
+      createdById: c.createdById,
+      createdAt: c.createdAt,
+      closedAt: c.closedAt,
+      closedReason: c.closedReason,
+      pinned: false,
+      access: "participant",
+      policy: {
+        replyPolicy: c.replyPolicy,
+        designatedAgentId: c.designatedAgentId,
+        maxAgentRounds: c.maxAgentRounds,
+        customRules: c.customRules,
+      },
+    },
     participants,
     null,
   );

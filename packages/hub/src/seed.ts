@@ -14,8 +14,16 @@ export async function seedDemo(hub: Hub): Promise<boolean> {
   await hub.admin.createProject({ owner: "maintainer", slug: "maity", name: "Maity" });
   const ref = { owner: "maintainer", slug: "maity" };
   await hub.admin.addMember(ref, { member_id: "hum-guest" });
-  const a = await hub.admin.createAgent({ owner: "maintainer", handle: "agent-a", description: "Builds and reviews the hub's API contract." });
-  const x = await hub.admin.createAgent({ owner: "guest", handle: "agent-x", description: "Release checks and changelogs." });
+  const a = await hub.admin.createAgent({
+    owner: "maintainer",
+    handle: "agent-a",
+    description: "Builds and reviews the hub's API contract.",
+  });
+  const x = await hub.admin.createAgent({
+    owner: "guest",
+    handle: "agent-x",
+    description: "Release checks and changelogs.",
+  });
   await hub.admin.addMember(ref, { member_id: a.id });
   await hub.admin.addMember(ref, { member_id: x.id });
 
@@ -23,7 +31,9 @@ export async function seedDemo(hub: Hub): Promise<boolean> {
   const guest = { kind: "human" as const, id: "hum-guest", handle: "guest", name: "Guest" };
   const agentA = { kind: "agent" as const, id: a.id, handle: a.handle, ownerId: a.owner_id, instanceId: null };
   await hub.messages.post(maintainer, ref, a.id, { body: "Morning! Can you look over the conversations API?" });
-  await hub.messages.post(agentA, ref, a.id, { body: "On it. The list shape matches §9.3; I will check the bands next." });
+  await hub.messages.post(agentA, ref, a.id, {
+    body: "On it. The list shape matches §9.3; I will check the bands next.",
+  });
   await hub.messages.post(maintainer, ref, a.id, { body: "How far is the API contract?" });
   await hub.messages.post(guest, ref, x.id, { body: "Please draft the 0.2 changelog." });
 

@@ -52,9 +52,7 @@ export interface WebhookOptions {
 const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** Where a webhook URL may be sent: the checked addresses, or why not. */
-type Target =
-  | { ok: true; addresses: Resolved[] }
-  | { ok: false; refused: boolean; reason: string };
+type Target = { ok: true; addresses: Resolved[] } | { ok: false; refused: boolean; reason: string };
 
 /** The URL's host without an IPv6 literal's brackets: what is resolved and classified. */
 const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -69,7 +67,8 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 }
 
 /** `sha256=<hex>` of the exact body bytes, keyed by the webhook's secret. */
-export const signWebhook = (secret: string, body: string): string => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+export const signWebhook = (secret: string, body: string): string =>
+  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
 export function webhookService(db: Db, agents: AgentService, options: WebhookOptions = {}) {
   const backoff = options.backoffMs ?? DEFAULT_WEBHOOK_BACKOFF_MS;
@@ -148,10 +147,19 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
 
   /** The body of one delivery, rendered for the receiving agent; null when it left the room since. */
   async function bodyFor(deliveryId: string, agentId: string, seq: number): Promise<WebhookDelivery | null> {
-    const agent = await db.agent.findUnique({ where: { id: agentId }, select: { id: true, handle: true, ownerId: true } });
+    const agent = await db.agent.findUnique({
+      where: { id: agentId },
+      select: { id: true, handle: true, ownerId: true },
+    });
     const event = await db.event.findUnique({ where: { seq }, select: agentMessageSelect });
     if (!agent || !event?.conversation) return null;
-    const caller: AgentCaller = { kind: "agent", id: agent.id, handle: agent.handle, ownerId: agent.ownerId, instanceId: null };
+    const caller: AgentCaller = {
+      kind: "agent",
+      id: agent.id,
+      handle: agent.handle,
+      ownerId: agent.ownerId,
+      instanceId: null,
+    };
     const row = await agents.room(caller, event.conversation.id);
     if (!row) return null;
     const [rendered] = await renderForAgent(db, agent.id, [event]);
@@ -166,7 +174,12 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
       take: HISTORY_TURNS_MAX,
       select: agentMessageSelect,
     });
-    const earlier = before.length < HISTORY_TURNS_MAX ? 0 : await db.event.count({ where: { conversationId: row.key, kind: "message", seq: { lt: before.at(-1)?.seq ?? 0, gt: floor } } });
+    const earlier =
+      before.length < HISTORY_TURNS_MAX
+        ? 0
+        : await db.event.count({
+            where: { conversationId: row.key, kind: "message", seq: { lt: before.at(-1)?.seq ?? 0, gt: floor } },
+          });
     const turns = (await renderForAgent(db, agent.id, before.reverse())).map(
       ({ message }): HistoryTurn => ({
         id: message.id,
@@ -199,10 +212,20 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
   }
 
   async function attempt(delivery: { id: string; agentId: string; eventSeq: number; attempts: number }): Promise<void> {
-    const hook = await db.webhook.findUnique({ where: { agentId: delivery.agentId }, select: { url: true, secret: true } });
+    const hook = await db.webhook.findUnique({
+      where: { agentId: delivery.agentId },
+      select: { url: true, secret: true },
+    });
     const body = hook ? await bodyFor(delivery.id, delivery.agentId, delivery.eventSeq) : null;
     if (!hook || !body) {
-      await db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: "dropped", lockedUntil: null, lastError: hook ? "no longer in the conversation" : "webhook removed" } });
+      await db.webhookDelivery.update({
+        where: { id: delivery.id },
+        data: {
+          status: "dropped",
+          lockedUntil: null,
+          lastError: hook ? "no longer in the conversation" : "webhook removed",
+        },
+      });
       return;
     }
     const text = JSON.stringify(body);
@@ -239,7 +262,10 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
       }
     }
     if (status !== null && status >= 200 && status < 300) {
-      await db.webhookDelivery.updateMany({ where: { id: delivery.id, status: "pending" }, data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null } });
+      await db.webhookDelivery.updateMany({
+        where: { id: delivery.id, status: "pending" },
+        data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null },
+      });
       return;
     }
     const pause = backoff[delivery.attempts - 1];
@@ -249,7 +275,12 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
       data:
         pause === undefined
           ? { status: "failed", lockedUntil: null, lastStatus: status, lastError: error ?? `answered ${status}` }
-          : { nextAttemptAt: new Date(Date.now() + pause), lockedUntil: null, lastStatus: status, lastError: error ?? `answered ${status}` },
+          : {
+              nextAttemptAt: new Date(Date.now() + pause),
+              lockedUntil: null,
+              lastStatus: status,
+              lastError: error ?? `answered ${status}`,
+            },
     });
   }
 
@@ -276,12 +307,21 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
             where: { id: d.id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
             data: { lockedUntil: new Date(Date.now() + LOCK_MS), attempts: { increment: 1 } },
           });
-          if (claimed.count === 1) await attempt({ ...d, attempts: d.attempts + 1 }).catch((e: unknown) => console.error("maity: webhook delivery failed", e));
+          if (claimed.count === 1)
+            await attempt({ ...d, attempts: d.attempts + 1 }).catch((e: unknown) =>
+              console.error("maity: webhook delivery failed", e),
+            );
         }),
       );
     }
     // Wake up for the next retry that is waiting.
-    const next = closed ? null : await db.webhookDelivery.findFirst({ where: { status: "pending" }, orderBy: { nextAttemptAt: "asc" }, select: { nextAttemptAt: true } });
+    const next = closed
+      ? null
+      : await db.webhookDelivery.findFirst({
+          where: { status: "pending" },
+          orderBy: { nextAttemptAt: "asc" },
+          select: { nextAttemptAt: true },
+        });
     if (timer) clearTimeout(timer);
     timer = next ? setTimeout(kick, Math.max(10, next.nextAttemptAt.getTime() - Date.now())) : null;
   }
@@ -334,23 +374,41 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
         update: { url: data.url, secret },
         select: { url: true, createdAt: true, updatedAt: true },
       });
-      return { url: row.url, secret, signatureHeader: WEBHOOK_SIGNATURE_HEADER, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+      return {
+        url: row.url,
+        secret,
+        signatureHeader: WEBHOOK_SIGNATURE_HEADER,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+      };
     },
 
     async get(agent: AgentCaller): Promise<WebhookView> {
-      const row = await db.webhook.findUnique({ where: { agentId: agent.id }, select: { url: true, createdAt: true, updatedAt: true } });
+      const row = await db.webhook.findUnique({
+        where: { agentId: agent.id },
+        select: { url: true, createdAt: true, updatedAt: true },
+      });
       if (!row) throw HubError.notFound("no webhook is set");
       const [pending, failed] = await Promise.all([
         db.webhookDelivery.count({ where: { agentId: agent.id, status: "pending" } }),
         db.webhookDelivery.count({ where: { agentId: agent.id, status: "failed" } }),
       ]);
-      return { url: row.url, signatureHeader: WEBHOOK_SIGNATURE_HEADER, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(), deliveries: { pending, failed } };
+      return {
+        url: row.url,
+        signatureHeader: WEBHOOK_SIGNATURE_HEADER,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+        deliveries: { pending, failed },
+      };
     },
 
     /** DELETE /webhook: no more pushes; what was queued is dropped. */
     async remove(agent: AgentCaller): Promise<void> {
       await db.$transaction([
-        db.webhookDelivery.updateMany({ where: { agentId: agent.id, status: "pending" }, data: { status: "dropped", lastError: "webhook removed" } }),
+        db.webhookDelivery.updateMany({
+          where: { agentId: agent.id, status: "pending" },
+          data: { status: "dropped", lastError: "webhook removed" },
+        }),
         db.webhook.deleteMany({ where: { agentId: agent.id } }),
       ]);
     },

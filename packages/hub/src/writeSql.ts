@@ -33,7 +33,11 @@ export function memberInfoOf(p: ParticipantFacts): MemberInfo {
   if (p.kind === "human") return { name: oneLine(p.displayName ?? p.memberId), visitingFrom: null };
   return {
     name: oneLine(`${p.ownerHandle}/${p.agentHandle}`),
-    visitingFrom: { bayId: p.ownerBayId ?? "", bay: p.ownerBay ?? "", sponsor: { id: p.ownerId ?? "", name: oneLine(p.ownerName ?? "") } },
+    visitingFrom: {
+      bayId: p.ownerBayId ?? "",
+      bay: p.ownerBay ?? "",
+      sponsor: { id: p.ownerId ?? "", name: oneLine(p.ownerName ?? "") },
+    },
   };
 }
 

@@ -82,7 +82,10 @@ describe("LiveBus: the ordered log (issue 12)", () => {
   it("events published before the head is known wait for it; those at or below it are dropped", async () => {
     const bus = new LiveBus();
     let release: (head: number) => void = () => {};
-    bus.attach(() => new Promise<number>((r) => (release = r)), async () => []);
+    bus.attach(
+      () => new Promise<number>((r) => (release = r)),
+      async () => [],
+    );
     const ready = bus.ready();
     bus.publish(ev(20, 19));
     bus.publish(ev(21, 20));
@@ -122,7 +125,13 @@ describe("LiveBus: the ordered log (issue 12)", () => {
     bus.subscribe((m) => credentials.push(m.type), "credentials");
     bus.subscribe((m) => all.push(m.type));
     bus.publish(ev(1, 0));
-    bus.publish({ type: "typing", conversationId: "cnv-1", project: { owner: "o", slug: "s" }, memberId: "agt-a", audience: [] });
+    bus.publish({
+      type: "typing",
+      conversationId: "cnv-1",
+      project: { owner: "o", slug: "s" },
+      memberId: "agt-a",
+      audience: [],
+    });
     bus.publish({ type: "credentials", agentId: "agt-a" });
     expect(credentials).toEqual(["credentials"]);
     expect(all).toEqual(["event", "typing", "credentials"]);

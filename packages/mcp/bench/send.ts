@@ -35,9 +35,17 @@ const rest = await time("REST fetch", (i) =>
 );
 const sdk = await time("SDK send", (i) => agent.send(room, { content: `sdk ${i}` }));
 const mcp = new Client({ name: "bench", version: "1" });
-await mcp.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-const viaMcp = await time("MCP send_message", (i) => mcp.callTool({ name: "send_message", arguments: { conversationId: room, content: `mcp ${i}` } }));
-console.log(`ratios to REST: SDK ${(sdk / rest).toFixed(2)}, MCP ${(viaMcp / rest).toFixed(2)} (${N} sends each, PGlite)`);
+await mcp.connect(
+  new StreamableHTTPClientTransport(new URL(`${api.url}/api/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  }),
+);
+const viaMcp = await time("MCP send_message", (i) =>
+  mcp.callTool({ name: "send_message", arguments: { conversationId: room, content: `mcp ${i}` } }),
+);
+console.log(
+  `ratios to REST: SDK ${(sdk / rest).toFixed(2)}, MCP ${(viaMcp / rest).toFixed(2)} (${N} sends each, PGlite)`,
+);
 await mcp.close();
 await api.close();
 await hub.close();

@@ -2,9 +2,7 @@ import { connect } from "@maity/client";
 import { parseBearer, REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
 import { createMcpServer } from "./server.ts";
-import {
-  WebStandardStreamableHTTPServerTransport as Transport,
-} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport as Transport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isBodyTooLarge, readBody } from "@maity/api/body";
 import { handleRest } from "@maity/api/rest";
 import { callerFromRequest } from "@maity/api/session";
@@ -19,8 +17,13 @@ import { callerFromRequest } from "@maity/api/session";
 const agentApi = (hub: Hub, req: Request): Promise<Response> => handleRest(hub, req);
 
 /** The agent protocol's refusal shape, `{error, code}` (004 §11). */
-const refuse = (status: number, code: string, error: string, extra: object = {}, headers: Record<string, string> = {}) =>
-  Response.json({ error, code, ...extra }, { status, headers });
+const refuse = (
+  status: number,
+  code: string,
+  error: string,
+  extra: object = {},
+  headers: Record<string, string> = {},
+) => Response.json({ error, code, ...extra }, { status, headers });
 
 const unauthorized = (): Response =>
   // RFC 6750 §3: a 401 names the scheme, so an MCP client knows to ask for a bearer token.

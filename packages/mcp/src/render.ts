@@ -1,10 +1,4 @@
-import type {
-  AgentDirectoryEntry,
-  AgentMessage,
-  AgentMessagePage,
-  AgentRoom,
-  ContextEnvelope,
-} from "@maity/domain";
+import type { AgentDirectoryEntry, AgentMessage, AgentMessagePage, AgentRoom, ContextEnvelope } from "@maity/domain";
 
 // Tool results as text a model reads well, in the CLI's shape (004 §5: `[HH:MM] <Name> (<role>):
 // <text>` with the routing marker appended), with the ids a next call needs. The hub's JSON rides

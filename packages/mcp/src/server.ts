@@ -21,10 +21,7 @@ type Shape<S> = S extends z.ZodObject<infer T> ? T : never;
  * The operation's input schema with descriptions on some fields, for the model. Only existing
  * fields can be described, so no field is added, removed or renamed here.
  */
-function described<S extends z.ZodObject>(
-  schema: S,
-  notes: Partial<Record<keyof Shape<S> & string, string>>,
-): S {
+function described<S extends z.ZodObject>(schema: S, notes: Partial<Record<keyof Shape<S> & string, string>>): S {
   const shape = schema.shape as Record<string, z.ZodType>;
   const extra: Record<string, z.ZodType> = {};
   for (const [field, note] of Object.entries(notes) as [string, string][]) {

@@ -2,18 +2,21 @@ import { cva, type VariantProps } from "class-variance-authority";
 import { Bot } from "lucide-react";
 import { cn } from "./cn";
 
-const avatarVariants = cva("relative inline-flex shrink-0 select-none items-center justify-center font-semibold uppercase", {
-  variants: {
-    size: { sm: "size-6 text-[0.625rem]", md: "size-8 text-xs", lg: "size-10 text-sm" },
-    kind: {
-      // Humans are round; agents are rounded squares in the agent colour, with a bot mark: told
-      // apart by shape and icon as well as colour (WCAG 1.4.1).
-      human: "rounded-full bg-surface-2 text-fg border border-line",
-      agent: "rounded-md bg-agent-soft text-agent-text border border-agent",
+const avatarVariants = cva(
+  "relative inline-flex shrink-0 select-none items-center justify-center font-semibold uppercase",
+  {
+    variants: {
+      size: { sm: "size-6 text-[0.625rem]", md: "size-8 text-xs", lg: "size-10 text-sm" },
+      kind: {
+        // Humans are round; agents are rounded squares in the agent colour, with a bot mark: told
+        // apart by shape and icon as well as colour (WCAG 1.4.1).
+        human: "rounded-full bg-surface-2 text-fg border border-line",
+        agent: "rounded-md bg-agent-soft text-agent-text border border-agent",
+      },
     },
+    defaultVariants: { size: "md", kind: "human" },
   },
-  defaultVariants: { size: "md", kind: "human" },
-});
+);
 
 /** Two letters from a name: "Ann Lee" → AL, "maintainer/agent-a" → AA, "hum-guest" → HG. */
 export function initials(name: string): string {
@@ -40,7 +43,10 @@ export function Avatar({ name, kind = "human", size, className, decorative = fal
     >
       <span aria-hidden>{initials(name)}</span>
       {kind === "agent" ? (
-        <span aria-hidden className="absolute -right-1 -bottom-1 grid size-3.5 place-items-center rounded-full border border-surface bg-agent text-agent-fg">
+        <span
+          aria-hidden
+          className="absolute -right-1 -bottom-1 grid size-3.5 place-items-center rounded-full border border-surface bg-agent text-agent-fg"
+        >
           <Bot className="size-2.5" strokeWidth={2.5} />
         </span>
       ) : null}

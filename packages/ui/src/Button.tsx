@@ -37,7 +37,13 @@ export type ButtonProps = ComponentProps<"button"> & VariantProps<typeof buttonV
 export function Button({ className, variant, size, asChild = false, type, ...props }: ButtonProps) {
   const Comp = asChild ? Slot.Root : "button";
   // A button in a form submits by default; ours only submit when asked to.
-  return <Comp type={asChild ? undefined : (type ?? "button")} className={cn(buttonVariants({ variant, size }), className)} {...props} />;
+  return (
+    <Comp
+      type={asChild ? undefined : (type ?? "button")}
+      className={cn(buttonVariants({ variant, size }), className)}
+      {...props}
+    />
+  );
 }
 
 /** A button that shows only an icon: the accessible name is required, since nothing else names it. */

@@ -8,7 +8,12 @@ import { cn, focusRing } from "./cn";
 type LabelledProps = { label: ReactNode; className?: string };
 
 /** A checkbox with its label beside it (Radix Checkbox: role="checkbox", Space toggles). */
-export function Checkbox({ label, className, id, ...props }: ComponentProps<typeof CheckboxPrimitive.Root> & LabelledProps) {
+export function Checkbox({
+  label,
+  className,
+  id,
+  ...props
+}: ComponentProps<typeof CheckboxPrimitive.Root> & LabelledProps) {
   const generated = useId();
   const controlId = id ?? generated;
   return (
@@ -35,7 +40,12 @@ export function Checkbox({ label, className, id, ...props }: ComponentProps<type
 }
 
 /** An on/off switch (Radix Switch: role="switch", aria-checked); `label` is shown, aria-label may say more. */
-export function Switch({ label, className, id, ...props }: ComponentProps<typeof SwitchPrimitive.Root> & LabelledProps) {
+export function Switch({
+  label,
+  className,
+  id,
+  ...props
+}: ComponentProps<typeof SwitchPrimitive.Root> & LabelledProps) {
   const generated = useId();
   const controlId = id ?? generated;
   return (

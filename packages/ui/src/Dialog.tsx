@@ -34,7 +34,9 @@ export function DialogContent({ title, description, className, children, ...prop
         <div className="flex items-start justify-between gap-4">
           <div className="flex flex-col gap-1">
             <DialogPrimitive.Title className="text-lg font-semibold">{title}</DialogPrimitive.Title>
-            {description !== null ? <DialogPrimitive.Description className="text-sm text-muted">{description}</DialogPrimitive.Description> : null}
+            {description !== null ? (
+              <DialogPrimitive.Description className="text-sm text-muted">{description}</DialogPrimitive.Description>
+            ) : null}
           </div>
           <DialogPrimitive.Close asChild>
             <IconButton aria-label="Close" size="icon-sm" icon={<X aria-hidden />} />

@@ -27,7 +27,11 @@ export function DropdownMenuContent({ className, sideOffset = 6, ...props }: Com
   );
 }
 
-export function DropdownMenuItem({ className, danger, ...props }: ComponentProps<typeof Menu.Item> & { danger?: boolean }) {
+export function DropdownMenuItem({
+  className,
+  danger,
+  ...props
+}: ComponentProps<typeof Menu.Item> & { danger?: boolean }) {
   return <Menu.Item className={cn(itemClass, danger && "text-danger-text", className)} {...props} />;
 }
 

@@ -58,7 +58,12 @@ export type InputProps = Omit<ComponentProps<"input">, "className"> & FieldProps
 export function Input({ label, hideLabel, hint, error, className, inputClassName, id, ...props }: InputProps) {
   const f = useField(id, hint, error, props["aria-describedby"]);
   return (
-    <FieldFrame {...{ label, hideLabel, hint, error, className }} controlId={f.controlId} hintId={f.hintId} errorId={f.errorId}>
+    <FieldFrame
+      {...{ label, hideLabel, hint, error, className }}
+      controlId={f.controlId}
+      hintId={f.hintId}
+      errorId={f.errorId}
+    >
       <input
         {...props}
         id={f.controlId}
@@ -75,7 +80,12 @@ export type TextareaProps = Omit<ComponentProps<"textarea">, "className"> & Fiel
 export function Textarea({ label, hideLabel, hint, error, className, textareaClassName, id, ...props }: TextareaProps) {
   const f = useField(id, hint, error, props["aria-describedby"]);
   return (
-    <FieldFrame {...{ label, hideLabel, hint, error, className }} controlId={f.controlId} hintId={f.hintId} errorId={f.errorId}>
+    <FieldFrame
+      {...{ label, hideLabel, hint, error, className }}
+      controlId={f.controlId}
+      hintId={f.hintId}
+      errorId={f.errorId}
+    >
       <textarea
         {...props}
         id={f.controlId}
@@ -93,10 +103,25 @@ export type SelectProps = Omit<ComponentProps<"select">, "className"> & FieldPro
  * A native select, styled: it keeps the platform's picker (phones, screen readers) and works with
  * any form tooling; a custom listbox is only worth it where options need more than text.
  */
-export function Select({ label, hideLabel, hint, error, className, selectClassName, id, children, ...props }: SelectProps) {
+export function Select({
+  label,
+  hideLabel,
+  hint,
+  error,
+  className,
+  selectClassName,
+  id,
+  children,
+  ...props
+}: SelectProps) {
   const f = useField(id, hint, error, props["aria-describedby"]);
   return (
-    <FieldFrame {...{ label, hideLabel, hint, error, className }} controlId={f.controlId} hintId={f.hintId} errorId={f.errorId}>
+    <FieldFrame
+      {...{ label, hideLabel, hint, error, className }}
+      controlId={f.controlId}
+      hintId={f.hintId}
+      errorId={f.errorId}
+    >
       <select
         {...props}
         id={f.controlId}

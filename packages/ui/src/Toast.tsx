@@ -5,15 +5,23 @@ import { Toast as ToastPrimitive } from "radix-ui";
 import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from "react";
 import { cn, focusRing } from "./cn";
 
-export type ToastOptions = { title: ReactNode; description?: ReactNode; variant?: "default" | "danger"; durationMs?: number };
+export type ToastOptions = {
+  title: ReactNode;
+  description?: ReactNode;
+  variant?: "default" | "danger";
+  durationMs?: number;
+};
 type Shown = ToastOptions & { id: number; open: boolean };
 
 const ToastContext = createContext<{ toast: (options: ToastOptions) => void } | null>(null);
 
-const toastVariants = cva("grid grid-cols-[1fr_auto] items-start gap-x-3 gap-y-1 rounded-lg border bg-surface p-4 text-fg shadow-lg", {
-  variants: { variant: { default: "border-line", danger: "border-danger border-l-4" } },
-  defaultVariants: { variant: "default" },
-});
+const toastVariants = cva(
+  "grid grid-cols-[1fr_auto] items-start gap-x-3 gap-y-1 rounded-lg border bg-surface p-4 text-fg shadow-lg",
+  {
+    variants: { variant: { default: "border-line", danger: "border-danger border-l-4" } },
+    defaultVariants: { variant: "default" },
+  },
+);
 
 /**
  * Holds the toasts of the page. Radix announces each one politely to screen readers, pauses it on
@@ -46,10 +54,15 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             className={toastVariants({ variant: t.variant })}
           >
             <ToastPrimitive.Title className="text-sm font-semibold">{t.title}</ToastPrimitive.Title>
-            <ToastPrimitive.Close aria-label="Dismiss" className={cn("row-span-2 rounded-sm p-0.5 text-muted hover:text-fg", focusRing)}>
+            <ToastPrimitive.Close
+              aria-label="Dismiss"
+              className={cn("row-span-2 rounded-sm p-0.5 text-muted hover:text-fg", focusRing)}
+            >
               <X className="size-4" aria-hidden />
             </ToastPrimitive.Close>
-            {t.description ? <ToastPrimitive.Description className="text-sm text-muted">{t.description}</ToastPrimitive.Description> : null}
+            {t.description ? (
+              <ToastPrimitive.Description className="text-sm text-muted">{t.description}</ToastPrimitive.Description>
+            ) : null}
           </ToastPrimitive.Root>
         ))}
         <ToastPrimitive.Viewport className="fixed right-0 bottom-0 z-[60] m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 outline-none" />

@@ -11,12 +11,24 @@ export function TooltipProvider({ children }: { children: ReactNode }) {
  * A hint on hover and keyboard focus. It repeats, never replaces, an accessible name: the child
  * must already be labelled (an IconButton's aria-label), since touch users never see a tooltip.
  */
-export function Tooltip({ content, children, side = "bottom" }: { content: ReactNode; children: ReactNode; side?: "top" | "bottom" | "left" | "right" }) {
+export function Tooltip({
+  content,
+  children,
+  side = "bottom",
+}: {
+  content: ReactNode;
+  children: ReactNode;
+  side?: "top" | "bottom" | "left" | "right";
+}) {
   return (
     <TooltipPrimitive.Root>
       <TooltipPrimitive.Trigger asChild>{children}</TooltipPrimitive.Trigger>
       <TooltipPrimitive.Portal>
-        <TooltipPrimitive.Content side={side} sideOffset={6} className="z-50 rounded-md bg-fg px-2 py-1 text-xs text-bg shadow-md">
+        <TooltipPrimitive.Content
+          side={side}
+          sideOffset={6}
+          className="z-50 rounded-md bg-fg px-2 py-1 text-xs text-bg shadow-md"
+        >
           {content}
         </TooltipPrimitive.Content>
       </TooltipPrimitive.Portal>

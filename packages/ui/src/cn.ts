@@ -7,4 +7,5 @@ export function cn(...inputs: ClassValue[]): string {
 }
 
 /** The one focus style of every control: a 2px ring in the focus token, visible only for keyboard focus. */
-export const focusRing = "outline-none focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-focus";
+export const focusRing =
+  "outline-none focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-focus";

@@ -21,12 +21,24 @@ export interface AgentSocketOptions {
   idleCursorMs?: number;
 }
 
-type Frame = { t: "event" } & UpdatesEvent | { t: "cursor"; cursor: string } | { t: "reset" };
+type Frame = ({ t: "event" } & UpdatesEvent) | { t: "cursor"; cursor: string } | { t: "reset" };
 
 /** An HTTP answer on a socket that will not be upgraded (401, 429), in the protocol's error shape. */
-function refuseUpgrade(socket: Duplex, status: number, reason: string, code: string, message: string, headers: Record<string, string> = {}): void {
+function refuseUpgrade(
+  socket: Duplex,
+  status: number,
+  reason: string,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ error: message, code });
-  const head = [`HTTP/1.1 ${status} ${reason}`, "Content-Type: application/json; charset=utf-8", `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    "Content-Type: application/json; charset=utf-8",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+  ];
   for (const [k, v] of Object.entries(headers)) head.push(`${k}: ${v}`);
   socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
 }
@@ -123,7 +135,8 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
       const hello = wsHelloSchema.safeParse(parsed);
       if (!hello.success) return close(WS_CLOSE.framing, "the first frame must be hello");
       void start(hello.data.resume ?? null, hello.data.instance).catch((error: unknown) => {
-        if (isHubError(error) && error.code === "invalid") return close(WS_CLOSE.framing, "resume is not a cursor this hub gave out");
+        if (isHubError(error) && error.code === "invalid")
+          return close(WS_CLOSE.framing, "resume is not a cursor this hub gave out");
         console.error("maity: agent socket", error);
         close(1011, "internal error");
       });
@@ -181,9 +194,13 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
       const token = parseBearer(req.headers.authorization) ?? url.searchParams.get("token");
       const instance = req.headers["x-agent-instance"];
       const caller = token ? await hub.auth.fromToken(token, typeof instance === "string" ? instance : null) : null;
-      if (!token || caller?.kind !== "agent") return refuseUpgrade(socket, 401, "Unauthorized", "UNAUTHORIZED", "missing or invalid agent token");
+      if (!token || caller?.kind !== "agent")
+        return refuseUpgrade(socket, 401, "Unauthorized", "UNAUTHORIZED", "missing or invalid agent token");
       const wait = hub.limits.take("ws", caller.id);
-      if (wait !== null) return refuseUpgrade(socket, 429, "Too Many Requests", "RATE_LIMITED", "reconnecting too fast; back off", { "Retry-After": String(wait) });
+      if (wait !== null)
+        return refuseUpgrade(socket, 429, "Too Many Requests", "RATE_LIMITED", "reconnecting too fast; back off", {
+          "Retry-After": String(wait),
+        });
       wss.handleUpgrade(req, socket, head, (ws) => serve(ws, token, caller));
     },
     /** B-156 4003: the server is going away. */

@@ -1,4 +1,11 @@
-import { fieldsOf, type HubError as HubErrorType, HubError, hubErrorStatus, isHubError, renderMaityError } from "@maity/domain";
+import {
+  fieldsOf,
+  type HubError as HubErrorType,
+  HubError,
+  hubErrorStatus,
+  isHubError,
+  renderMaityError,
+} from "@maity/domain";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 
@@ -23,7 +30,9 @@ export function toHubError(error: unknown, input?: unknown): HubErrorType | null
 
 /** A rate budget's refusal says when to come back (429 Retry-After). */
 const retryAfterOf = (error: HubErrorType): Record<string, string> =>
-  error.code === "rate_limited" && typeof error.details.retry_after === "number" ? { "retry-after": String(error.details.retry_after) } : {};
+  error.code === "rate_limited" && typeof error.details.retry_after === "number"
+    ? { "retry-after": String(error.details.retry_after) }
+    : {};
 
 export function errorResponse(error: unknown, input?: unknown): Response {
   const hub = toHubError(error, input);
@@ -32,8 +41,13 @@ export function errorResponse(error: unknown, input?: unknown): Response {
   return json(500, { error: { code: "internal", message: "internal error", details: {} } });
 }
 
-export const agentRefusal = (status: number, code: string, error: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response =>
-  json(status, { error, code, ...extra }, headers);
+export const agentRefusal = (
+  status: number,
+  code: string,
+  error: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Response => json(status, { error, code, ...extra }, headers);
 
 /** The hub's error in the protocol's words: its code upper-cased, and the named refusals of §2, §7, §11. */
 export function renderAgentError(error: HubErrorType): Response {
@@ -42,14 +56,24 @@ export function renderAgentError(error: HubErrorType): Response {
   const headers = retryAfterOf(error);
   // B-010/B-011: one answer for a missing, unknown, revoked or non-agent credential.
   if (error.code === "unauthenticated") return agentRefusal(401, "UNAUTHORIZED", "missing or invalid agent token");
-  if (error.code === "forbidden" && reason === "not_participant") return agentRefusal(403, "NOT_PARTICIPANT", error.message); // B-038, B-100
-  if (error.code === "conflict" && reason === "cursor_expired") return agentRefusal(409, "CURSOR_EXPIRED", "cursor_expired"); // B-138
-  if (error.code === "conflict" && reason === "round_cap_reached") return agentRefusal(409, "ROUND_CAP_REACHED", error.message, { maxAgentRounds: error.details.maxAgentRounds }); // B-075
-  if (error.code === "too_large") return agentRefusal(413, "BODY_TOO_LARGE", `the body is over ${error.details.limit} bytes`, { limit: error.details.limit });
-  if (fields?.body === "not_json") return agentRefusal(400, "INVALID_JSON", "the body is not valid JSON", { fields: { body: "invalid_json" } });
-  if (fields?.reply_to) return agentRefusal(400, "INVALID_REPLY_TARGET", "replyToMessageId names no message of this conversation"); // B-126
-  if (fields?.["metadata.type"] === "reserved") return agentRefusal(400, "RESERVED_MESSAGE_TYPE", error.message, { fields }); // B-118, OQ-B-13
-  if (fields?.idempotency_key === "reused_with_other_body") return agentRefusal(409, "IDEMPOTENCY_KEY_REUSED", error.message, { fields });
+  if (error.code === "forbidden" && reason === "not_participant")
+    return agentRefusal(403, "NOT_PARTICIPANT", error.message); // B-038, B-100
+  if (error.code === "conflict" && reason === "cursor_expired")
+    return agentRefusal(409, "CURSOR_EXPIRED", "cursor_expired"); // B-138
+  if (error.code === "conflict" && reason === "round_cap_reached")
+    return agentRefusal(409, "ROUND_CAP_REACHED", error.message, { maxAgentRounds: error.details.maxAgentRounds }); // B-075
+  if (error.code === "too_large")
+    return agentRefusal(413, "BODY_TOO_LARGE", `the body is over ${error.details.limit} bytes`, {
+      limit: error.details.limit,
+    });
+  if (fields?.body === "not_json")
+    return agentRefusal(400, "INVALID_JSON", "the body is not valid JSON", { fields: { body: "invalid_json" } });
+  if (fields?.reply_to)
+    return agentRefusal(400, "INVALID_REPLY_TARGET", "replyToMessageId names no message of this conversation"); // B-126
+  if (fields?.["metadata.type"] === "reserved")
+    return agentRefusal(400, "RESERVED_MESSAGE_TYPE", error.message, { fields }); // B-118, OQ-B-13
+  if (fields?.idempotency_key === "reused_with_other_body")
+    return agentRefusal(409, "IDEMPOTENCY_KEY_REUSED", error.message, { fields });
   if (fields?.code === "invalid_or_expired") return agentRefusal(400, "INVALID_PAIRING_CODE", error.message);
   // The budgets of B-360 and B-141, and the pre-auth routes' per address: the code says which.
   const limit = error.code === "rate_limited" ? error.details.limit : undefined;

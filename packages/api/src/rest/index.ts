@@ -35,7 +35,15 @@ export function restRoutes(): RestRoute[] {
   return Object.entries(procedures).flatMap(([name, procedure]): RestRoute[] => {
     const { rest, agent } = procedure._def.meta ?? {};
     const meta: RestMeta | undefined = agent
-      ? { method: agent.method, path: agent.path, summary: agent.summary, status: agent.status, ...(agent.headers ? { headers: agent.headers } : {}), ...(agent.respond ? { respond: agent.respond } : {}), responseSchema: agent.output }
+      ? {
+          method: agent.method,
+          path: agent.path,
+          summary: agent.summary,
+          status: agent.status,
+          ...(agent.headers ? { headers: agent.headers } : {}),
+          ...(agent.respond ? { respond: agent.respond } : {}),
+          responseSchema: agent.output,
+        }
       : rest;
     if (!meta) return [];
     const keys: string[] = [];
@@ -45,13 +53,20 @@ export function restRoutes(): RestRoute[] {
         return "([^/]+)";
       })}$`,
     );
-    const access = agent ? agent.access : meta.path.startsWith("/api/admin/") ? "admin" : name === "health" ? "public" : "member";
+    const access = agent
+      ? agent.access
+      : meta.path.startsWith("/api/admin/")
+        ? "admin"
+        : name === "health"
+          ? "public"
+          : "member";
     const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
     return [{ name, meta, pattern, keys, style: agent ? "agent" : "maity", access, bodyLimit }];
   });
 }
 const ROUTES = restRoutes();
-const procedureMeta = (name: string): Meta | undefined => (appRouter._def.procedures as unknown as Record<string, Procedure>)[name]?._def.meta;
+const procedureMeta = (name: string): Meta | undefined =>
+  (appRouter._def.procedures as unknown as Record<string, Procedure>)[name]?._def.meta;
 const AGENT_API = "/api/agent-api";
 
 /** The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}. */
@@ -65,7 +80,8 @@ async function readJson(req: Request, limit: number): Promise<Record<string, unk
   } catch {
     throw HubError.invalid({ body: "not_json" }, "the request body is not valid JSON");
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw HubError.invalid({ body: "not_an_object" }, "the request body is a JSON object");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw HubError.invalid({ body: "not_an_object" }, "the request body is a JSON object");
   return value as Record<string, unknown>;
 }
 
@@ -88,7 +104,9 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (path === "/api/openapi.json" && req.method === "GET") return json(200, openApiDocument());
   const agentApi = path === AGENT_API || path.startsWith(`${AGENT_API}/`);
-  const notFound = agentApi ? agentRefusal(404, "NOT_FOUND", "no such route") : json(404, renderMaityError(HubError.notFound("no such route")));
+  const notFound = agentApi
+    ? agentRefusal(404, "NOT_FOUND", "no such route")
+    : json(404, renderMaityError(HubError.notFound("no such route")));
   const candidates = ROUTES.filter((r) => r.pattern.test(path));
   if (!candidates.length) return notFound;
   const admin = adminAccess(req, options.adminToken);
@@ -97,7 +115,11 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     if (candidates.every((r) => r.access === "admin") && admin === "hidden") return notFound;
     const allow = { allow: candidates.map((r) => r.meta.method).join(", ") };
     if (agentApi) return agentRefusal(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed here`, {}, allow);
-    return json(405, { error: { code: "method_not_allowed", message: `${req.method} is not allowed here`, details: {} } }, allow);
+    return json(
+      405,
+      { error: { code: "method_not_allowed", message: `${req.method} is not allowed here`, details: {} } },
+      allow,
+    );
   }
   let input: Record<string, unknown> | undefined;
   try {
@@ -108,7 +130,10 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     // The agent API takes agent tokens only (a cookie is refused below), so it is not concerned.
     const refusal = match.access === "member" ? cookieChangeRefusal(req, hub.publicUrl) : null;
     if (refusal) throw refusal;
-    const { caller, session, bearer } = match.access === "admin" || match.access === "public" ? { caller: null, session: null, bearer: false } : await callerFromRequest(hub, req);
+    const { caller, session, bearer } =
+      match.access === "admin" || match.access === "public"
+        ? { caller: null, session: null, bearer: false }
+        : await callerFromRequest(hub, req);
     // B-010/B-011: the agent API wants a bay_ agent token; missing, unknown, revoked or a person's answer the same 401.
     if (match.access === "agent" && caller?.kind !== "agent") throw HubError.unauthenticated();
     if (match.access === "member" && !caller) throw HubError.unauthenticated();
@@ -120,8 +145,13 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       if (refused) throw refused;
     }
     const values = match.pattern.exec(path)?.slice(1) ?? [];
-    const params = Object.fromEntries(match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", match.style === "agent" ? "path" : key)]));
-    const fields = match.meta.method === "GET" || match.meta.method === "DELETE" ? Object.fromEntries(url.searchParams) : await readJson(req, match.bodyLimit);
+    const params = Object.fromEntries(
+      match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", match.style === "agent" ? "path" : key)]),
+    );
+    const fields =
+      match.meta.method === "GET" || match.meta.method === "DELETE"
+        ? Object.fromEntries(url.searchParams)
+        : await readJson(req, match.bodyLimit);
     input = merge(params, fields);
     for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
       const value = req.headers.get(header);

@@ -25,7 +25,8 @@ const operation = <O extends AgentOperation>(op: O, extra: Respond = {}) =>
 const preauth = <O extends AgentOperation>(op: O) => preauthProcedure.meta({ agent: op }).input(op.input as O["input"]);
 
 /** B-038, B-100: a room the agent is not in — known or not — is NOT_PARTICIPANT, never "not found". */
-const notParticipant = () => toTRPCError(HubError.forbidden("not_participant", "you are not a participant of this conversation"));
+const notParticipant = () =>
+  toTRPCError(HubError.forbidden("not_participant", "you are not a participant of this conversation"));
 
 /** A send and whether it repeats an earlier one (Idempotency-Key or clientMessageId: 200, not 201). */
 type Sent = { replayed: boolean; message: AgentOperationOutput<"send"> };
@@ -47,18 +48,22 @@ export const agentRouter = router({
     return page;
   }),
   // B-116: not in the room → 404, the same as an unknown id.
-  send: operation(ops.send, { respond: (out: Sent) => ({ status: out.replayed ? 200 : 201, body: out.message }) }).mutation(
-    async ({ ctx, input }): Promise<Sent> => {
-      const { conversationId, idempotencyKey, ...data } = input;
-      return ctx.hub.agents.send(ctx.caller, conversationId, data, idempotencyKey ?? null);
-    },
-  ),
+  send: operation(ops.send, {
+    respond: (out: Sent) => ({ status: out.replayed ? 200 : 201, body: out.message }),
+  }).mutation(async ({ ctx, input }): Promise<Sent> => {
+    const { conversationId, idempotencyKey, ...data } = input;
+    return ctx.hub.agents.send(ctx.caller, conversationId, data, idempotencyKey ?? null);
+  }),
   typing: operation(ops.typing).mutation(async ({ ctx, input }): Out<"typing"> => {
     await ctx.hub.agents.typing(ctx.caller, input.conversationId);
     return { ok: true };
   }),
-  agents: operation(ops.agents).query(async ({ ctx }): Out<"agents"> => ({ agents: await ctx.hub.agents.directory(ctx.caller) })),
-  contact: operation(ops.contact).mutation(({ ctx, input }): Out<"contact"> => ctx.hub.agents.contact(ctx.caller, input)),
+  agents: operation(ops.agents).query(
+    async ({ ctx }): Out<"agents"> => ({ agents: await ctx.hub.agents.directory(ctx.caller) }),
+  ),
+  contact: operation(ops.contact).mutation(
+    ({ ctx, input }): Out<"contact"> => ctx.hub.agents.contact(ctx.caller, input),
+  ),
   updates: operation(ops.updates).query(async ({ ctx, input }): Out<"updates"> => {
     // Issue 13 #7: the held call watches its token; revoked or rotated meanwhile, it answers the
     // 401 a revoked token gets (B-011), and no event written after the revocation.
@@ -75,14 +80,18 @@ export const agentRouter = router({
       watch.stop();
     }
   }),
-  webhookSet: operation(ops.webhookSet).mutation(({ ctx, input }): Out<"webhookSet"> => ctx.hub.webhooks.set(ctx.caller, input)),
+  webhookSet: operation(ops.webhookSet).mutation(
+    ({ ctx, input }): Out<"webhookSet"> => ctx.hub.webhooks.set(ctx.caller, input),
+  ),
   webhookGet: operation(ops.webhookGet).query(({ ctx }): Out<"webhookGet"> => ctx.hub.webhooks.get(ctx.caller)),
   webhookRemove: operation(ops.webhookRemove).mutation(async ({ ctx }): Out<"webhookRemove"> => {
     await ctx.hub.webhooks.remove(ctx.caller);
     return null;
   }),
   pair: preauth(ops.pair).mutation(({ ctx, input }): Out<"pair"> => ctx.hub.pairing.redeem(input, ctx.baseUrl ?? "")),
-  link: preauth(ops.link).mutation(({ ctx, input }): Out<"link"> => ctx.hub.pairing.createLink(input, ctx.baseUrl ?? "")),
+  link: preauth(ops.link).mutation(
+    ({ ctx, input }): Out<"link"> => ctx.hub.pairing.createLink(input, ctx.baseUrl ?? ""),
+  ),
   linkPoll: preauth(ops.linkPoll).mutation(({ ctx, input }): Out<"linkPoll"> => {
     const { id, ...secret } = input;
     return ctx.hub.pairing.pollLink(id, secret, ctx.baseUrl ?? "");

@@ -76,7 +76,14 @@ const createGroupOutput = z.object({ replayed: z.boolean(), conversation: groupV
 const pick = <T extends Record<string, unknown>, K extends keyof T & string>(input: T, keys: readonly K[]) =>
   Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as Pick<T, K>;
 
-const GROUP_CHANGES = ["title", "reply_policy", "designated_agent_id", "max_agent_rounds", "accept_token_cost", "custom_rules"] as const;
+const GROUP_CHANGES = [
+  "title",
+  "reply_policy",
+  "designated_agent_id",
+  "max_agent_rounds",
+  "accept_token_cost",
+  "custom_rules",
+] as const;
 
 const adminRouter = router({
   createHuman: adminProcedure
@@ -85,32 +92,57 @@ const adminRouter = router({
     .output(humanOutput)
     .mutation(({ ctx, input }) => ctx.hub.admin.createHuman(input)),
   createAgent: adminProcedure
-    .meta({ rest: { method: "POST", path: "/api/admin/agents", status: 201, summary: "Create an agent profile (operator)" } })
+    .meta({
+      rest: { method: "POST", path: "/api/admin/agents", status: 201, summary: "Create an agent profile (operator)" },
+    })
     .input(createAgentInput)
     .output(agentOutput)
     .mutation(({ ctx, input }) => ctx.hub.admin.createAgent(input)),
   createProject: adminProcedure
-    .meta({ rest: { method: "POST", path: "/api/admin/projects", status: 201, summary: "Create a project (operator)" } })
+    .meta({
+      rest: { method: "POST", path: "/api/admin/projects", status: 201, summary: "Create a project (operator)" },
+    })
     .input(createProjectInput)
     .output(projectOutput.omit({ archived: true }))
     .mutation(({ ctx, input }) => ctx.hub.admin.createProject(input)),
   addMember: adminProcedure
-    .meta({ rest: { method: "POST", path: "/api/admin/projects/{owner}/{slug}/members", status: 201, summary: "Add a member to a project (operator)" } })
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/admin/projects/{owner}/{slug}/members",
+        status: 201,
+        summary: "Add a member to a project (operator)",
+      },
+    })
     .input(z.strictObject({ ...projectRef.shape, ...addMemberInput.shape }))
     .output(memberOutput)
     .mutation(({ ctx, input }) => ctx.hub.admin.addMember(input, pick(input, ["member_id", "permissions"]))),
   removeMember: adminProcedure
-    .meta({ rest: { method: "DELETE", path: "/api/admin/projects/{owner}/{slug}/members/{member_id}", summary: "Remove or isolate a member (operator)" } })
+    .meta({
+      rest: {
+        method: "DELETE",
+        path: "/api/admin/projects/{owner}/{slug}/members/{member_id}",
+        summary: "Remove or isolate a member (operator)",
+      },
+    })
     .input(z.strictObject({ ...projectRef.shape, member_id: memberIdSchema, reason: removeMemberReason.optional() }))
     .output(memberOutput.pick({ member_id: true, status: true }))
     .mutation(({ ctx, input }) => ctx.hub.admin.removeMember(input, input.member_id, input.reason)),
   archiveProject: adminProcedure
-    .meta({ rest: { method: "POST", path: "/api/admin/projects/{owner}/{slug}/archive", summary: "Archive a project (operator)" } })
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/admin/projects/{owner}/{slug}/archive",
+        summary: "Archive a project (operator)",
+      },
+    })
     .input(projectInput)
     .output(projectOutput)
     .mutation(({ ctx, input }) => ctx.hub.admin.archiveProject(input)),
   mintToken: adminProcedure
-    .meta({ rest: { method: "POST", path: "/api/admin/tokens", status: 201, summary: "Mint a token for a member (operator)" } })
+    .meta({
+      rest: { method: "POST", path: "/api/admin/tokens", status: 201, summary: "Mint a token for a member (operator)" },
+    })
     .input(mintTokenInput)
     .output(z.object({ token: z.string(), member_id: z.string(), kind: z.enum(["human", "agent"]) }))
     .mutation(({ ctx, input }) => ctx.hub.admin.mintToken(input)),
@@ -133,7 +165,9 @@ export const appRouter = router({
   auth: router({
     me: publicProcedure
       .output(z.object({ id: z.string(), kind: z.enum(["human", "agent"]), handle: z.string() }).nullable())
-      .query(({ ctx }) => (ctx.caller ? { id: ctx.caller.id, kind: ctx.caller.kind, handle: ctx.caller.handle } : null)),
+      .query(({ ctx }) =>
+        ctx.caller ? { id: ctx.caller.id, kind: ctx.caller.kind, handle: ctx.caller.handle } : null,
+      ),
     login: publicProcedure
       .input(loginInput)
       .output(z.object({ id: z.string(), handle: z.string(), name: z.string() }))
@@ -174,78 +208,115 @@ export const appRouter = router({
      * `lastEventId`, and yield `tracked(seq)` so a dropped connection resumes where it stopped.
      * Items say where something happened; the client reloads what it shows (no message is doubled).
      */
-    feed: authedProcedure.input(z.object({ lastEventId: z.string().nullish() }).optional()).subscription(async function* ({ ctx, input, signal }) {
-      const caller = ctx.caller;
-      // Issue 13 #7: the stream ends when its session is logged out or expires, or its token is
-      // revoked — on whichever app instance that happens (the bus); the client hears UNAUTHORIZED.
-      const watch = await ctx.hub.auth.watch(caller, ctx.credential ?? (ctx.session ? { session: ctx.session } : null));
-      // Follow the ordered log first (events after the process's head, each once, in seq order),
-      // then catch up from the log only for a resume; side messages (typing, redactions, reads) come unordered.
-      await ctx.hub.bus.ready();
-      const queue: (LogEvent | BusMessage)[] = [];
-      let wake: (() => void) | null = null;
-      const push = (message: LogEvent | BusMessage) => {
-        if (!reaches(message, caller.id)) return;
-        queue.push(message);
-        wake?.();
-      };
-      const follower = ctx.hub.bus.follow(push, caller.id);
-      const stopSide = ctx.hub.bus.subscribe((m) => m.type !== "event" && push(m));
-      const ended = signal ? AbortSignal.any([signal, watch.ended]) : watch.ended;
-      const aborted = new Promise<void>((resolve) => ended.addEventListener("abort", () => resolve(), { once: true }));
-      try {
-        const resumeFrom = Number(input?.lastEventId);
-        const resuming = Number.isInteger(resumeFrom) && resumeFrom >= 0;
-        let last = resuming ? Math.max(resumeFrom, follower.head) : follower.head;
-        if (resuming && resumeFrom < follower.head) {
-          for (let after = resumeFrom; ; ) {
-            const batch = await ctx.hub.messages.feedSince(caller, after, follower.head);
-            for (const item of batch) yield tracked(String(item.seq), liveEventSchema.parse(item));
-            after = batch.at(-1)?.seq ?? after;
-            if (batch.length < 100) break;
-          }
-        }
-        while (!ended.aborted) {
-          if (queue.length === 0) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
-          wake = null;
-          if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
-          for (const m of queue.splice(0)) {
-            if (m.type === "event") {
-              if (m.seq <= last) continue;
-              last = m.seq;
-              const item = { seq: m.seq, kind: m.kind, conversation_id: m.conversationId, project: m.project, ...(m.maity ? { message: m.maity } : {}) };
-              yield tracked(String(m.seq), item);
-            } else if (m.type === "typing") {
-              // Someone writing (an agent's POST …/typing): shown for a moment, nothing to resume from.
-              yield { seq: 0, kind: "typing", conversation_id: m.conversationId, project: m.project, member_id: m.memberId };
-            } else if (m.type === "redaction" || m.type === "read") {
-              const place = m.project ? { conversation_id: m.conversationId, project: m.project } : await ctx.hub.messages.eventPlace(m.seq);
-              // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
-              if (place) yield { seq: m.seq, kind: m.type, ...place };
+    feed: authedProcedure
+      .input(z.object({ lastEventId: z.string().nullish() }).optional())
+      .subscription(async function* ({ ctx, input, signal }) {
+        const caller = ctx.caller;
+        // Issue 13 #7: the stream ends when its session is logged out or expires, or its token is
+        // revoked — on whichever app instance that happens (the bus); the client hears UNAUTHORIZED.
+        const watch = await ctx.hub.auth.watch(
+          caller,
+          ctx.credential ?? (ctx.session ? { session: ctx.session } : null),
+        );
+        // Follow the ordered log first (events after the process's head, each once, in seq order),
+        // then catch up from the log only for a resume; side messages (typing, redactions, reads) come unordered.
+        await ctx.hub.bus.ready();
+        const queue: (LogEvent | BusMessage)[] = [];
+        let wake: (() => void) | null = null;
+        const push = (message: LogEvent | BusMessage) => {
+          if (!reaches(message, caller.id)) return;
+          queue.push(message);
+          wake?.();
+        };
+        const follower = ctx.hub.bus.follow(push, caller.id);
+        const stopSide = ctx.hub.bus.subscribe((m) => m.type !== "event" && push(m));
+        const ended = signal ? AbortSignal.any([signal, watch.ended]) : watch.ended;
+        const aborted = new Promise<void>((resolve) =>
+          ended.addEventListener("abort", () => resolve(), { once: true }),
+        );
+        try {
+          const resumeFrom = Number(input?.lastEventId);
+          const resuming = Number.isInteger(resumeFrom) && resumeFrom >= 0;
+          let last = resuming ? Math.max(resumeFrom, follower.head) : follower.head;
+          if (resuming && resumeFrom < follower.head) {
+            for (let after = resumeFrom; ; ) {
+              const batch = await ctx.hub.messages.feedSince(caller, after, follower.head);
+              for (const item of batch) yield tracked(String(item.seq), liveEventSchema.parse(item));
+              after = batch.at(-1)?.seq ?? after;
+              if (batch.length < 100) break;
             }
           }
+          while (!ended.aborted) {
+            if (queue.length === 0) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+            wake = null;
+            if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
+            for (const m of queue.splice(0)) {
+              if (m.type === "event") {
+                if (m.seq <= last) continue;
+                last = m.seq;
+                const item = {
+                  seq: m.seq,
+                  kind: m.kind,
+                  conversation_id: m.conversationId,
+                  project: m.project,
+                  ...(m.maity ? { message: m.maity } : {}),
+                };
+                yield tracked(String(m.seq), item);
+              } else if (m.type === "typing") {
+                // Someone writing (an agent's POST …/typing): shown for a moment, nothing to resume from.
+                yield {
+                  seq: 0,
+                  kind: "typing",
+                  conversation_id: m.conversationId,
+                  project: m.project,
+                  member_id: m.memberId,
+                };
+              } else if (m.type === "redaction" || m.type === "read") {
+                const place = m.project
+                  ? { conversation_id: m.conversationId, project: m.project }
+                  : await ctx.hub.messages.eventPlace(m.seq);
+                // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
+                if (place) yield { seq: m.seq, kind: m.type, ...place };
+              }
+            }
+          }
+          if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
+        } finally {
+          follower.stop();
+          stopSide();
+          watch.stop();
         }
-        if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
-      } finally {
-        follower.stop();
-        stopSide();
-        watch.stop();
-      }
-    }),
+      }),
   }),
   conversations: router({
     list: authedProcedure
-      .meta({ rest: { method: "GET", path: `${P}/conversations`, summary: "The conversation list of a project (§9.3)" } })
+      .meta({
+        rest: { method: "GET", path: `${P}/conversations`, summary: "The conversation list of a project (§9.3)" },
+      })
       .input(z.strictObject({ ...projectRef.shape, ...listConversationsQuery.shape, direction }))
       .output(conversationPage)
-      .query(({ ctx, input }) => ctx.hub.conversations.list(ctx.caller, input, pick(input, ["observed", "limit", "cursor"]))),
+      .query(({ ctx, input }) =>
+        ctx.hub.conversations.list(ctx.caller, input, pick(input, ["observed", "limit", "cursor"])),
+      ),
     mine: authedProcedure
-      .meta({ rest: { method: "GET", path: "/api/me/conversations", summary: "Every conversation across the caller's projects (§9.3)" } })
+      .meta({
+        rest: {
+          method: "GET",
+          path: "/api/me/conversations",
+          summary: "Every conversation across the caller's projects (§9.3)",
+        },
+      })
       .input(z.strictObject({ ...listConversationsQuery.shape, direction }).prefault({}))
       .output(meConversationPage)
       .query(({ ctx, input }) => ctx.hub.conversations.mine(ctx.caller, pick(input, ["observed", "limit", "cursor"]))),
     get: authedProcedure
-      .meta({ rest: { method: "GET", path: C, summary: "A conversation: the direct item (§9.1) or the group chat view (§9.2)" } })
+      .meta({
+        rest: {
+          method: "GET",
+          path: C,
+          summary: "A conversation: the direct item (§9.1) or the group chat view (§9.2)",
+        },
+      })
       .input(conversationInput)
       .output(conversationSchema)
       .query(({ ctx, input }) => ctx.hub.conversations.get(ctx.caller, input, input.conversation_id)),
@@ -257,18 +328,32 @@ export const appRouter = router({
           status: 201,
           summary: "Create a group chat (§9.2); a replay with the same Idempotency-Key answers 200",
           headers: { "idempotency-key": "idempotency_key" },
-          respond: (out: z.infer<typeof createGroupOutput>) => ({ status: out.replayed ? 200 : 201, body: out.conversation }),
+          respond: (out: z.infer<typeof createGroupOutput>) => ({
+            status: out.replayed ? 200 : 201,
+            body: out.conversation,
+          }),
           responseSchema: groupViewSchema,
         },
       })
       .input(z.strictObject({ ...projectRef.shape, ...createGroupInput.shape, idempotency_key: idempotencyKey }))
       .output(createGroupOutput)
       .mutation(async ({ ctx, input }) => {
-        const { status, view } = await ctx.hub.groups.create(ctx.caller, input, pick(input, ["title", "participants", "wake"]), input.idempotency_key ?? null);
+        const { status, view } = await ctx.hub.groups.create(
+          ctx.caller,
+          input,
+          pick(input, ["title", "participants", "wake"]),
+          input.idempotency_key ?? null,
+        );
         return { replayed: status === 200, conversation: view };
       }),
     update: authedProcedure
-      .meta({ rest: { method: "PATCH", path: C, summary: "Rename a group chat (§9.2), set its reply policy and custom rules (004 §4)" } })
+      .meta({
+        rest: {
+          method: "PATCH",
+          path: C,
+          summary: "Rename a group chat (§9.2), set its reply policy and custom rules (004 §4)",
+        },
+      })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...updateGroupInput.shape }))
       .output(groupViewSchema)
       .mutation(({ ctx, input }) => {
@@ -294,22 +379,43 @@ export const appRouter = router({
         return null;
       }),
     setMeatProxy: authedProcedure
-      .meta({ rest: { method: "PUT", path: `${C}/meat-proxy`, status: 204, summary: "Set the meat-proxy lead part for one conversation (§9.3)" } })
+      .meta({
+        rest: {
+          method: "PUT",
+          path: `${C}/meat-proxy`,
+          status: 204,
+          summary: "Set the meat-proxy lead part for one conversation (§9.3)",
+        },
+      })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...meatProxyInput.shape }))
       .output(noContent)
       .mutation(async ({ ctx, input }) => {
-        await ctx.hub.conversations.setMeatProxy(ctx.caller, input, input.conversation_id, { meat_proxy: input.meat_proxy });
+        await ctx.hub.conversations.setMeatProxy(ctx.caller, input, input.conversation_id, {
+          meat_proxy: input.meat_proxy,
+        });
         return null;
       }),
   }),
   participants: router({
     add: authedProcedure
-      .meta({ rest: { method: "POST", path: `${C}/participants`, summary: "Add a participant to a group chat (§9.2)" } })
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...addParticipantInput.shape }))
+      .meta({
+        rest: { method: "POST", path: `${C}/participants`, summary: "Add a participant to a group chat (§9.2)" },
+      })
+      .input(
+        z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...addParticipantInput.shape }),
+      )
       .output(groupViewSchema)
-      .mutation(({ ctx, input }) => ctx.hub.groups.addParticipant(ctx.caller, input, input.conversation_id, pick(input, ["member_id", "wake"]))),
+      .mutation(({ ctx, input }) =>
+        ctx.hub.groups.addParticipant(ctx.caller, input, input.conversation_id, pick(input, ["member_id", "wake"])),
+      ),
     update: authedProcedure
-      .meta({ rest: { method: "PATCH", path: `${C}/participants/{member_id}`, summary: "Change a participation (wake: not built, refused)" } })
+      .meta({
+        rest: {
+          method: "PATCH",
+          path: `${C}/participants/{member_id}`,
+          summary: "Change a participation (wake: not built, refused)",
+        },
+      })
       .input(
         z.strictObject({
           ...projectRef.shape,
@@ -319,40 +425,74 @@ export const appRouter = router({
         }),
       )
       .output(participationSchema)
-      .mutation(({ ctx, input }) => ctx.hub.groups.updateParticipant(ctx.caller, input, input.conversation_id, input.member_id)),
+      .mutation(({ ctx, input }) =>
+        ctx.hub.groups.updateParticipant(ctx.caller, input, input.conversation_id, input.member_id),
+      ),
     remove: authedProcedure
-      .meta({ rest: { method: "DELETE", path: `${C}/participants/{member_id}`, summary: "Remove a participant, or leave with your own id (§9.2)" } })
+      .meta({
+        rest: {
+          method: "DELETE",
+          path: `${C}/participants/{member_id}`,
+          summary: "Remove a participant, or leave with your own id (§9.2)",
+        },
+      })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, member_id: participantId }))
       .output(participationSchema)
-      .mutation(({ ctx, input }) => ctx.hub.groups.removeParticipant(ctx.caller, input, input.conversation_id, input.member_id)),
+      .mutation(({ ctx, input }) =>
+        ctx.hub.groups.removeParticipant(ctx.caller, input, input.conversation_id, input.member_id),
+      ),
   }),
   messages: router({
     list: authedProcedure
-      .meta({ rest: { method: "GET", path: `${C}/messages`, summary: "Read the window (after=) or the history (before=) of a conversation" } })
+      .meta({
+        rest: {
+          method: "GET",
+          path: `${C}/messages`,
+          summary: "Read the window (after=) or the history (before=) of a conversation",
+        },
+      })
       .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...listMessagesQuery.shape }))
       .output(messagePage)
-      .query(({ ctx, input }) => ctx.hub.messages.list(ctx.caller, input, input.conversation_id, pick(input, ["after", "before", "limit"]))),
+      .query(({ ctx, input }) =>
+        ctx.hub.messages.list(ctx.caller, input, input.conversation_id, pick(input, ["after", "before", "limit"])),
+      ),
     post: authedProcedure
       .meta({
         rest: {
           method: "POST",
           path: `${C}/messages`,
           status: 201,
-          summary: "Post a chat message; a repeat with the same Idempotency-Key answers the first message (200) and writes nothing",
+          summary:
+            "Post a chat message; a repeat with the same Idempotency-Key answers the first message (200) and writes nothing",
           headers: { "idempotency-key": "idempotency_key" },
           respond: (out: z.infer<typeof postedOutput>) => ({ status: out.replayed ? 200 : 201, body: out.message }),
           responseSchema: messageSchema,
         },
       })
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...postMessageInput.shape, idempotency_key: idempotencyKey }))
+      .input(
+        z.strictObject({
+          ...projectRef.shape,
+          conversation_id: conversationIdSchema,
+          ...postMessageInput.shape,
+          idempotency_key: idempotencyKey,
+        }),
+      )
       .output(postedOutput)
       .mutation(async ({ ctx, input }) => {
-        const written = await ctx.hub.messages.post(ctx.caller, input, input.conversation_id, pick(input, ["body", "to_instance", "reply_to"]), input.idempotency_key ?? null);
+        const written = await ctx.hub.messages.post(
+          ctx.caller,
+          input,
+          input.conversation_id,
+          pick(input, ["body", "to_instance", "reply_to"]),
+          input.idempotency_key ?? null,
+        );
         return { replayed: written.replayed, message: written.message };
       }),
     /** Issue 15: who the hub asked to answer each message, and why (the stored verdicts); the dashboard's chips. */
     routing: authedProcedure
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...messageRoutingInput.shape }))
+      .input(
+        z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...messageRoutingInput.shape }),
+      )
       .output(z.array(messageRoutingSchema))
       .query(({ ctx, input }) => ctx.hub.messages.routing(ctx.caller, input, input.conversation_id, input.seqs)),
     /** Issue 15: the composer says its person is writing (throttled by the dashboard); the others' live feed shows it. */
@@ -365,11 +505,23 @@ export const appRouter = router({
       }),
     /** The dashboard's "read up to here" after showing messages the live feed brought (issue 12). */
     markRead: authedProcedure
-      .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, seq: z.number({ error: "a message seq" }).int("a message seq").min(0) }))
+      .input(
+        z.strictObject({
+          ...projectRef.shape,
+          conversation_id: conversationIdSchema,
+          seq: z.number({ error: "a message seq" }).int("a message seq").min(0),
+        }),
+      )
       .output(z.object({ read_marker: z.number().int().nullable() }))
       .mutation(({ ctx, input }) => ctx.hub.messages.markReadUpTo(ctx.caller, input, input.conversation_id, input.seq)),
     redact: authedProcedure
-      .meta({ rest: { method: "POST", path: `${C}/messages/{seq}/redact`, summary: "Redact a message (§8.5); it keeps its place" } })
+      .meta({
+        rest: {
+          method: "POST",
+          path: `${C}/messages/{seq}/redact`,
+          summary: "Redact a message (§8.5); it keeps its place",
+        },
+      })
       .input(
         z.strictObject({
           ...projectRef.shape,
@@ -379,11 +531,15 @@ export const appRouter = router({
         }),
       )
       .output(messageSchema)
-      .mutation(({ ctx, input }) => ctx.hub.messages.redact(ctx.caller, input, input.conversation_id, String(input.seq), pick(input, ["reason"]))),
+      .mutation(({ ctx, input }) =>
+        ctx.hub.messages.redact(ctx.caller, input, input.conversation_id, String(input.seq), pick(input, ["reason"])),
+      ),
   }),
   events: router({
     list: authedProcedure
-      .meta({ rest: { method: "GET", path: `${P}/events`, summary: "The caller's readable events of a project (§8.2)" } })
+      .meta({
+        rest: { method: "GET", path: `${P}/events`, summary: "The caller's readable events of a project (§8.2)" },
+      })
       .input(z.strictObject({ ...projectRef.shape, ...eventsQuery.shape }))
       .output(eventPage)
       .query(({ ctx, input }) => ctx.hub.messages.events(ctx.caller, input, pick(input, ["after", "limit"]))),
@@ -402,7 +558,12 @@ export const appRouter = router({
       .input(z.strictObject({ ...projectRef.shape, ...postEventInput.shape, idempotency_key: idempotencyKey }))
       .output(postedOutput)
       .mutation(async ({ ctx, input }) => {
-        const written = await ctx.hub.messages.postEvent(ctx.caller, input, pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]), input.idempotency_key ?? null);
+        const written = await ctx.hub.messages.postEvent(
+          ctx.caller,
+          input,
+          pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]),
+          input.idempotency_key ?? null,
+        );
         return { replayed: written.replayed, message: written.message };
       }),
   }),
@@ -412,7 +573,14 @@ export const appRouter = router({
       .query(({ ctx }) => ctx.hub.pairing.ownAgents(ctx.caller)),
     /** 004 §2: the owner mints a 10-minute, single-use pairing code for one of its agents (B-014). */
     mintPairingCode: humanProcedure
-      .meta({ rest: { method: "POST", path: "/api/agents/{agent_id}/pairing-codes", status: 201, summary: "Mint a pairing code for your agent (agent protocol §2)" } })
+      .meta({
+        rest: {
+          method: "POST",
+          path: "/api/agents/{agent_id}/pairing-codes",
+          status: 201,
+          summary: "Mint a pairing code for your agent (agent protocol §2)",
+        },
+      })
       .input(z.strictObject({ agent_id: memberIdSchema }))
       .output(pairingCodeSchema)
       .mutation(({ ctx, input }) => ctx.hub.pairing.mintPairingCode(ctx.caller, input.agent_id)),
@@ -420,12 +588,24 @@ export const appRouter = router({
   links: router({
     /** 004 §2 reverse linking: what the owner approves (the request's label; the caller's agents). */
     get: humanProcedure
-      .meta({ rest: { method: "GET", path: "/api/links/{code}", summary: "A link request the CLI opened (agent protocol §2)" } })
+      .meta({
+        rest: {
+          method: "GET",
+          path: "/api/links/{code}",
+          summary: "A link request the CLI opened (agent protocol §2)",
+        },
+      })
       .input(z.strictObject({ code: linkCodeSchema }))
       .output(linkViewSchema)
       .query(({ ctx, input }) => ctx.hub.pairing.viewLink(ctx.caller, input.code)),
     approve: humanProcedure
-      .meta({ rest: { method: "POST", path: "/api/links/{code}/approve", summary: "Approve a link request for one of your agents (agent protocol §2)" } })
+      .meta({
+        rest: {
+          method: "POST",
+          path: "/api/links/{code}/approve",
+          summary: "Approve a link request for one of your agents (agent protocol §2)",
+        },
+      })
       .input(z.strictObject({ code: linkCodeSchema, agent_id: memberIdSchema }))
       .output(z.object({ approved: z.literal(true), agent_id: z.string() }))
       .mutation(({ ctx, input }) => ctx.hub.pairing.approveLink(ctx.caller, input.code, input.agent_id)),
