@@ -5,7 +5,7 @@ import type { z } from "zod";
 
 /** Each Maity REST route by procedure name: `{name}` path segments and `headers` fill input fields. */
 export const restRouteTable = {
-  health: {
+  "health": {
     method: "GET",
     path: "/api/health",
     status: 200,
