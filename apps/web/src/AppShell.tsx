@@ -21,6 +21,7 @@ import { LogOut, Monitor, Moon, Sun } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect } from "react";
+import { LiveFeed } from "./live";
 import { useTRPC } from "./trpc";
 
 /**
@@ -40,6 +41,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <Header />
+      <LiveFeed />
       <main id="main" className="flex min-h-0 flex-1 flex-col">
         {children}
       </main>

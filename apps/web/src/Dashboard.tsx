@@ -1,5 +1,5 @@
 "use client";
-import type { ConversationItem, LiveEvent, MeItem } from "@maity/domain";
+import type { ConversationItem, MeItem } from "@maity/domain";
 import {
   Avatar,
   Badge,
@@ -15,55 +15,28 @@ import {
   Skeleton,
 } from "@maity/ui";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useSubscription } from "@trpc/tanstack-react-query";
 import { MessagesSquare, Pin, PinOff, Plus } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type KeyboardEvent, type ReactNode, useCallback, useEffect, useRef, useState } from "react";
-import { OpenChat } from "./OpenChat";
+import { OpenChat } from "./chat/OpenChat";
 import { NewGroup } from "./NewGroup";
 import { hubErrorOf, useTRPC } from "./trpc";
 import { itemTitle, timeLabel } from "./format";
-import { applyLiveEvent } from "./liveCache";
 
 export type Open = { owner: string; slug: string; id: string } | null;
 type Project = { owner: string; slug: string };
-
-/** Live events, handed from the one feed to whatever shows the conversation they name. */
-export const liveEvents = typeof window === "undefined" ? null : new EventTarget();
 
 /** The dashboard: the chat list on the left, the open chat beside it (issue 4 "Layout"). */
 export function Dashboard({ open }: { open: Open }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const queryClient = useQueryClient();
+  const _queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
-  const signedIn = Boolean(me.data);
+  const _signedIn = Boolean(me.data);
   useEffect(() => {
     if (me.isSuccess && !me.data) router.replace("/login");
   }, [me.isSuccess, me.data, router]);
-
-  // One live feed for the page: the list re-bands and the open chat reloads on what it names.
-  useSubscription(
-    trpc.live.feed.subscriptionOptions(undefined, {
-      enabled: signedIn,
-      onData: (item) => {
-        const event = (Array.isArray(item) ? item[1] : ((item as { data?: unknown }).data ?? item)) as LiveEvent;
-        if (event.kind === "typing") {
-          liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
-          return;
-        }
-        // Issue 12: a message or a read updates the cached lists in place; anything else reads them again.
-        const lists = [trpc.conversations.mine.pathKey(), trpc.conversations.list.pathKey()];
-        if (!(me.data && applyLiveEvent(queryClient, lists, event, me.data.id, open))) {
-          for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
-        }
-        if (event.kind !== "message" && event.kind !== "read")
-          void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });
-        liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
-      },
-    }),
-  );
 
   const [filter, setFilter] = useState<Project | null>(null);
   const [observed, setObserved] = useState(false);

@@ -61,7 +61,14 @@ export function NewGroup({
         create.mutate({ owner, slug, title: title.trim() || null, participants: picked });
       }}
     >
-      <Select label="Project" value={chosen} onChange={(e) => (setProject(e.target.value), setPicked([]))}>
+      <Select
+        label="Project"
+        value={chosen}
+        onChange={(e) => {
+          setProject(e.target.value);
+          setPicked([]);
+        }}
+      >
         {projects.data?.map((p) => (
           <option key={p.id} value={p.full_name}>
             {p.full_name}

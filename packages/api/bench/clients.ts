@@ -1,5 +1,3 @@
-// Clients for bench:delivery, shared by the measuring thread and the idle agents' worker.
-import { setMaxListeners } from "node:events";
 import WebSocket from "ws";
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -209,7 +209,6 @@ function idleWorker(options: IdleOptions): ReturnType<typeof idleAgents> {
 }
 let opened = { sockets: 0, polls: 0 };
 let created = 0;
-let idleTrouble: IdleTrouble | undefined;
 
 /** The hub's SQL statements a second over the next `ms`. */
 async function statementRate(ms: number): Promise<number> {
@@ -343,7 +342,7 @@ for (const level of LEVELS) {
   rows.push(writes);
 }
 
-idleTrouble = await idle.stop();
+const idleTrouble: IdleTrouble | undefined = await idle.stop();
 await api.close();
 await hub.close();
 

@@ -9,7 +9,7 @@ import { restClient, testHub, trpcBrowser } from "./helpers.ts";
 const hub = await testHub({ limits: { agent: 10_000, updates: 10_000 } });
 const rest = restClient(hub);
 afterAll(() => hub.close());
-const M = "/api/projects/maintainer/maity";
+const _M = "/api/projects/maintainer/maity";
 const ref = { owner: "maintainer", slug: "maity" };
 let chat: string;
 const tokens: Record<string, string> = {};

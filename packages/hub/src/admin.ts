@@ -11,7 +11,6 @@ import {
   memberKindOf,
   type mintTokenInput,
   type ProjectRef,
-  projectRef,
   type removeMemberReason,
   type revokeTokenInput,
 } from "@maity/domain";

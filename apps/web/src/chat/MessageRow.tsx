@@ -1,0 +1,167 @@
+"use client";
+import { type Message, type MessageRouting, type Named, nameOf, routingChips } from "@maity/domain";
+import { Avatar, Badge, Button, cn, Input } from "@maity/ui";
+import { useMutation } from "@tanstack/react-query";
+import { Trash2 } from "lucide-react";
+import { useState } from "react";
+import { timeLabel, withMentions } from "../format";
+import { hubErrorOf, useTRPC } from "../trpc";
+
+/** Issue 15: under a message, the agents the hub asked to answer and why; a held-back round says so. */
+function RoutingLine(props: { agents: MessageRouting["agents"]; people: Map<string, Named>; managers: string }) {
+  const chips = routingChips(props.agents, props.people);
+  if (!chips.asked.length && !chips.heldByCap.length) return null;
+  return (
+    <fieldset className="mt-1 flex flex-wrap items-center gap-1.5 border-0 p-0 text-xs" aria-label="Routing">
+      {chips.asked.map((a) => (
+        <span
+          key={a.agentId}
+          className="inline-flex items-center gap-1 rounded-full border border-line bg-surface px-2 py-0.5"
+          title={`Asked to answer: ${a.why}`}
+        >
+          <span aria-hidden>→</span> {a.name} <span className="text-muted">({a.why})</span>
+        </span>
+      ))}
+      {chips.heldByCap.length ? (
+        <span className="text-muted" role="note">
+          Round cap reached: {chips.heldByCap.join(", ")} will not answer until a person writes; {props.managers} or a
+          project admin can raise it in Manage.
+        </span>
+      ) : null}
+    </fieldset>
+  );
+}
+
+export function MessageRow(props: {
+  message: Message;
+  first: boolean;
+  people: Map<string, Named>;
+  routing: MessageRouting["agents"] | undefined;
+  managers: string;
+  conversationRef: { owner: string; slug: string; conversation_id: string };
+  canRedact: boolean;
+  onRedacted: (m: Message) => void;
+  me: string;
+  agent: boolean;
+}) {
+  const { message: m } = props;
+  const trpc = useTRPC();
+  const [asking, setAsking] = useState(false);
+  const [reason, setReason] = useState("");
+  const redact = useMutation(
+    trpc.messages.redact.mutationOptions({
+      onSuccess: (r) => {
+        setAsking(false);
+        props.onRedacted(r);
+      },
+    }),
+  );
+  if (m.redacted) {
+    return (
+      <li data-seq={m.seq} className="rounded-md border border-dashed border-line px-3 py-2 text-sm text-muted">
+        <em>
+          Message removed by {m.redaction?.by ? nameOf(m.redaction.by, props.people) : "someone"} ·{" "}
+          {timeLabel(m.redaction?.at ?? null)}
+          {m.redaction?.reason ? ` — ${m.redaction.reason}` : ""}
+        </em>
+      </li>
+    );
+  }
+  const mentionsMe = m.mentions.some((x) => x.member_id === props.me);
+  const author = nameOf(m.from, props.people);
+  const sent = new Date(m.sent_at);
+  const clock = sent.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return (
+    <li
+      data-seq={m.seq}
+      className={cn(
+        "group flex gap-3 rounded-md px-2 hover:bg-surface-2",
+        props.first ? "mt-1 py-1.5" : "py-0.5",
+        mentionsMe && "border-l-4 border-danger bg-accent-soft/40",
+      )}
+    >
+      {props.first ? (
+        <Avatar name={author} kind={props.agent ? "agent" : "human"} decorative className="mt-0.5" />
+      ) : (
+        // A run's later messages: the time shows on hover, the full date in its title.
+        <time
+          dateTime={m.sent_at}
+          title={sent.toLocaleString()}
+          className="w-9 shrink-0 pt-0.5 text-right text-[11px] text-muted opacity-0 group-hover:opacity-100"
+        >
+          {clock}
+        </time>
+      )}
+      <div className="flex min-w-0 flex-1 flex-col gap-0.5">
+        {props.first ? (
+          <div className="flex items-baseline gap-2 text-sm">
+            <span className="font-semibold">{author}</span>
+            {props.agent ? <Badge variant="neutral">agent</Badge> : null}
+            <time dateTime={m.sent_at} title={sent.toLocaleString()} className="text-xs text-muted">
+              {clock}
+            </time>
+          </div>
+        ) : (
+          <span className="sr-only">{author}</span>
+        )}
+        <div className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]">
+          {withMentions(m.body ?? "", m.mentions).map((part, i) =>
+            part.mention ? (
+              // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
+              <mark key={i} className="rounded-sm bg-accent-soft px-0.5 font-medium text-fg">
+                {part.text}
+              </mark>
+            ) : (
+              // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
+              <span key={i}>{part.text}</span>
+            ),
+          )}
+        </div>
+        {props.routing ? <RoutingLine agents={props.routing} people={props.people} managers={props.managers} /> : null}
+        {props.canRedact && asking ? (
+          <form
+            className="mt-2 flex flex-wrap items-end gap-2"
+            aria-label="Remove message"
+            onSubmit={(e) => {
+              e.preventDefault();
+              redact.mutate({ ...props.conversationRef, seq: m.seq, reason: reason.trim() || null });
+            }}
+          >
+            <Input
+              label="Reason (optional)"
+              hideLabel
+              placeholder="Reason (optional)"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              maxLength={500}
+              className="min-w-48 flex-1"
+            />
+            <Button type="submit" variant="danger" size="sm" disabled={redact.isPending}>
+              Remove for everyone
+            </Button>
+            <Button size="sm" onClick={() => setAsking(false)}>
+              Cancel
+            </Button>
+            {redact.error ? (
+              <span role="alert" className="w-full text-sm text-danger-text">
+                {hubErrorOf(redact.error)?.message ?? "Could not remove it."}
+              </span>
+            ) : null}
+          </form>
+        ) : null}
+      </div>
+      {props.canRedact && !asking ? (
+        <Button
+          variant="ghost"
+          size="sm"
+          className="self-start text-muted opacity-0 focus-visible:opacity-100 group-hover:opacity-100"
+          aria-label={`Remove message ${m.seq}`}
+          onClick={() => setAsking(true)}
+        >
+          <Trash2 aria-hidden />
+          Remove
+        </Button>
+      ) : null}
+    </li>
+  );
+}

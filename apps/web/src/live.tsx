@@ -1,0 +1,77 @@
+"use client";
+import type { LiveEvent } from "@maity/domain";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { WifiOff } from "lucide-react";
+import { useParams } from "next/navigation";
+import { useEffect, useState } from "react";
+import { applyLiveEvent } from "./liveCache";
+import { useTRPC } from "./trpc";
+
+/** Live events, handed from the one feed to whatever shows the conversation they name. */
+export const liveEvents = typeof window === "undefined" ? null : new EventTarget();
+
+/** The chat on screen, from the route /p/{owner}/{slug}/c/{id}; null elsewhere. */
+export function useOpenChat(): { owner: string; slug: string; id: string } | null {
+  const params = useParams<{ owner?: string; slug?: string; id?: string }>();
+  return params.owner && params.slug && params.id ? { owner: params.owner, slug: params.slug, id: params.id } : null;
+}
+
+/**
+ * The one live feed of a signed-in page, kept by the shell so every page (and the header's totals)
+ * follows it: the cached lists update in place (issue 12), the open chat hears its events through
+ * `liveEvents`. While the feed reconnects, a banner says so (issue 15 "honest states").
+ */
+export function LiveFeed() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const open = useOpenChat();
+  const feed = useSubscription(
+    trpc.live.feed.subscriptionOptions(undefined, {
+      enabled: Boolean(me.data),
+      onData: (item) => {
+        const event = (Array.isArray(item) ? item[1] : ((item as { data?: unknown }).data ?? item)) as LiveEvent;
+        if (event.kind === "typing") {
+          liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
+          return;
+        }
+        // Issue 12: a message or a read updates the cached lists in place; anything else reads them again.
+        const lists = [trpc.conversations.mine.pathKey(), trpc.conversations.list.pathKey()];
+        if (!(me.data && applyLiveEvent(queryClient, lists, event, me.data.id, open))) {
+          for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
+        }
+        if (event.kind !== "message" && event.kind !== "read")
+          void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });
+        liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
+      },
+    }),
+  );
+  // Offline: the feed was up and is reconnecting (or failed), or the browser says it is offline.
+  const [wasUp, setWasUp] = useState(false);
+  const [online, setOnline] = useState(true);
+  useEffect(() => {
+    if (feed.status === "pending") setWasUp(true);
+  }, [feed.status]);
+  useEffect(() => {
+    const update = () => setOnline(navigator.onLine);
+    update();
+    window.addEventListener("online", update);
+    window.addEventListener("offline", update);
+    return () => {
+      window.removeEventListener("online", update);
+      window.removeEventListener("offline", update);
+    };
+  }, []);
+  const offline = Boolean(me.data) && (!online || feed.status === "error" || (wasUp && feed.status === "connecting"));
+  if (!offline) return null;
+  return (
+    <div
+      role="status"
+      className="offline flex items-center justify-center gap-2 border-b border-line bg-warning-soft px-4 py-1.5 text-sm"
+    >
+      <WifiOff className="size-4" aria-hidden />
+      Reconnecting to the hub… new messages appear when the connection is back; what you send meanwhile may fail.
+    </div>
+  );
+}
