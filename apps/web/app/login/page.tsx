@@ -18,7 +18,11 @@ export default function LoginPage() {
         queryClient.clear();
         // Issue 15 (first screen < 1 s): the login answers who signed in, so the dashboard does not
         // wait a round trip for auth.me before it asks for the list.
-        queryClient.setQueryData(trpc.auth.me.queryKey(), { id: human.id, kind: "human", handle: human.handle });
+        queryClient.setQueryData(trpc.auth.me.queryKey(), () => ({
+          id: human.id,
+          kind: "human" as const,
+          handle: human.handle,
+        }));
         router.push("/");
       },
     }),
