@@ -269,7 +269,7 @@ export function ConversationList(props: {
                     key={v.key}
                     index={v.index}
                     measure={virtualizer.measureElement}
-                    style={style}
+                    start={v.start}
                     item={row.item}
                     current={isOpen(row.item, open)}
                     readerId={props.readerId}
