@@ -1,3 +1,4 @@
+import type { Band } from "./bands.ts";
 import type { WakeReason } from "./wake.ts";
 
 // How the dashboard words a chat (issue 15): names instead of ids, messages grouped by author and
@@ -208,3 +209,66 @@ export function insertMention(
   const inserted = `@${handle} `;
   return { text: text.slice(0, start) + inserted + text.slice(caret), caret: start + inserted.length };
 }
+
+/** A list item as far as the list's words need it (§9.3 items, both kinds). */
+export interface ListedChat {
+  kind: "direct" | "group";
+  title: string | null;
+  participants: readonly { member_id: string; kind: "human" | "agent"; handle: string; name?: string }[];
+  last_message: { from: string; body: string | null; redacted: boolean } | null;
+}
+
+const participantName = (p: { handle: string; name?: string }): string => p.name ?? p.handle;
+
+/**
+ * §9.3: a direct conversation shows its agent's name; a group chat its title, or, untitled, its
+ * participants' names (the hub names agents `owner/handle`; humans carry their handle).
+ */
+export function listTitle(item: ListedChat): string {
+  if (item.kind === "direct") {
+    const agent = item.participants.find((p) => p.kind === "agent");
+    return agent ? participantName(agent) : "Direct conversation";
+  }
+  return item.title ?? listInWords(item.participants.map(participantName));
+}
+
+/**
+ * The preview line of a list item. The hub already cuts the body at 200 code points (§9.1, §9.3:
+ * "a cut body ends there") and sends a redaction as body: null; the list shows it on one line
+ * (whitespace collapsed), says who wrote it ("You: …", or the sender's name in a group chat) and
+ * says "Message removed" for a redaction, never an empty line.
+ */
+export function listPreview(
+  item: ListedChat,
+  readerId: string,
+): { text: string; author: string | null; removed: boolean; empty: boolean } {
+  const last = item.last_message;
+  if (!last) return { text: "No messages yet", author: null, removed: false, empty: true };
+  const sender = item.participants.find((p) => p.member_id === last.from);
+  const author = last.from === readerId ? "You" : item.kind === "group" && sender ? participantName(sender) : null;
+  if (last.redacted || last.body === null) return { text: "Message removed", author, removed: true, empty: false };
+  return { text: last.body.replace(/\s+/gu, " ").trim(), author, removed: false, empty: false };
+}
+
+/** Lower case without accents, so "Ødegaard" is found by "odegaard" and "José" by "jose". */
+const folded = (text: string): string =>
+  text.normalize("NFD").replace(/\p{M}/gu, "").replace(/ø/giu, "o").toLowerCase();
+
+/**
+ * Issue 15's list search: every word of the query is found in the title (as listTitle gives it) or
+ * in a participant's handle or name; an empty query finds everything.
+ */
+export function matchesListQuery(item: ListedChat, query: string): boolean {
+  const words = folded(query).split(/\s+/u).filter(Boolean);
+  if (words.length === 0) return true;
+  const haystack = folded([listTitle(item), ...item.participants.flatMap((p) => [p.handle, p.name ?? ""])].join("\n"));
+  return words.every((w) => haystack.includes(w));
+}
+
+/** §9.3's four bands as the list's headings name them. */
+export const BAND_WORDS: Record<Band, string> = {
+  0: "Pinned, with new messages",
+  1: "New messages",
+  2: "Pinned",
+  3: "Everything else",
+};

@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
+  BAND_WORDS,
   groupMessages,
   initials,
   insertMention,
+  type ListedChat,
   listInWords,
+  listPreview,
+  listTitle,
+  matchesListQuery,
   mentionQuery,
   type Named,
   observersLine,
@@ -131,4 +136,62 @@ describe("the composer's @ autocompletion (§9.2 mentions)", () => {
     expect(suggestMentions("main", candidates, "hum-maintainer").map((c) => c.handle)).toEqual(["agent-a"]);
     expect(insertMention("hello @ag", 9, 6, "agent-a")).toEqual({ text: "hello @agent-a ", caret: 15 });
   });
+});
+
+const maintainer = { member_id: "hum-maintainer", kind: "human" as const, handle: "maintainer" };
+const guest = { member_id: "hum-guest", kind: "human" as const, handle: "guest" };
+const agentA = { member_id: "agt-a", kind: "agent" as const, handle: "agent-a", name: "maintainer/agent-a" };
+const chat = (over: Partial<ListedChat>): ListedChat => ({
+  kind: "group",
+  title: null,
+  participants: [maintainer, guest, agentA],
+  last_message: null,
+  ...over,
+});
+
+describe("listTitle (§9.3: a direct chat shows the agent's name, an untitled group its participants)", () => {
+  it.each([
+    [chat({ kind: "direct", participants: [maintainer, agentA] }), "maintainer/agent-a"],
+    [chat({ kind: "direct", participants: [maintainer] }), "Direct conversation"],
+    [chat({ title: "Release 0.2 go/no-go" }), "Release 0.2 go/no-go"],
+    [chat({}), "maintainer, guest and maintainer/agent-a"],
+    [chat({ participants: [maintainer, guest] }), "maintainer and guest"],
+  ])("%# → %s", (item, expected) => expect(listTitle(item)).toBe(expected));
+});
+
+describe("listPreview (§9.1/§9.3: the hub's cut body, one line, who wrote it, redactions in words)", () => {
+  const last = (from: string, body: string | null, redacted = false) => ({ from, body, redacted });
+  it.each([
+    [chat({}), { text: "No messages yet", author: null, removed: false, empty: true }],
+    [chat({ last_message: last("hum-guest", "hi\n\nthere  you") }), { text: "hi there you", author: "guest" }],
+    [chat({ last_message: last("hum-maintainer", "mine") }), { text: "mine", author: "You" }],
+    [chat({ last_message: last("agt-a", "ok") }), { text: "ok", author: "maintainer/agent-a" }],
+    [chat({ last_message: last("hum-gone", "left since") }), { text: "left since", author: null }],
+    [
+      chat({ kind: "direct", participants: [maintainer, agentA], last_message: last("agt-a", "done") }),
+      { text: "done", author: null },
+    ],
+    [chat({ last_message: last("hum-guest", null, true) }), { text: "Message removed", removed: true }],
+    [chat({ last_message: last("hum-guest", "x".repeat(200)) }), { text: "x".repeat(200) }], // never cut again
+  ])("%# → %j", (item, expected) => expect(listPreview(item, "hum-maintainer")).toMatchObject(expected));
+});
+
+describe("matchesListQuery (issue 15: search by title and participant)", () => {
+  const release = chat({ title: "Release 0.2 go/no-go" });
+  it.each([
+    ["", true],
+    ["release", true],
+    ["RELEASE go", true],
+    ["guest", true], // a participant's handle
+    ["agent-a", true],
+    ["maintainer/agent", true], // an agent's name
+    ["release nobody", false], // every word must be found
+    ["zed", false],
+  ])("%j → %s", (query, expected) => expect(matchesListQuery(release, query)).toBe(expected));
+  it("folds accents both ways", () => {
+    const named = chat({ title: "Café with Ødegaard" });
+    expect(matchesListQuery(named, "cafe odegaard")).toBe(true);
+    expect(matchesListQuery(chat({ title: "cafe" }), "café")).toBe(true);
+  });
+  it("names every band", () => expect(Object.keys(BAND_WORDS)).toEqual(["0", "1", "2", "3"]));
 });

@@ -1,5 +1,0 @@
-import { Dashboard } from "../src/Dashboard";
-
-export default function Home() {
-  return <Dashboard open={null} />;
-}
