@@ -80,10 +80,21 @@ export function ManageGroup(props: ChatProps & { view: GroupView; closed: boolea
   const designated = view.designated_agent_id ? nameFor(view.designated_agent_id) : null;
   const chip = policyChip(view.reply_policy, view.max_agent_rounds, designated);
   // Issue 15: who can lift the round cap, by name — the creator while in the chat, or a project admin.
-  const whoManages = orList([
-    ...(creatorIn ? [`${nameFor(view.created_by)} (who started the chat)`] : []),
-    admins.length ? `a project admin (${orList(admins.map((a) => a.name))})` : "a project admin",
-  ]);
+  // Issue 15: who can change the chat, by name — its creator while in it, and human participants
+  // holding members:admin (§9.2 "Who manages": an admin outside the chat manages nothing).
+  const managers = view.participants
+    .filter((p) => p.kind === "human")
+    .map((p) => ({
+      name: nameFor(p.member_id),
+      roles: [
+        ...(p.member_id === view.created_by ? ["started the chat"] : []),
+        ...(admins.some((a) => a.member_id === p.member_id) ? ["project admin"] : []),
+      ],
+    }))
+    .filter((m) => m.roles.length > 0);
+  const whoManages = managers.length
+    ? orList(managers.map((m) => `${m.name} (${m.roles.join(", ")})`))
+    : "the chat's creator or a project admin";
   const openAt = (s: Section) => {
     setSection(s);
     setOpen(true);
