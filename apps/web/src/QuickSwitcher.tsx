@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Command, defaultFilter } from "cmdk";
 import { Bot, MessagesSquare, Search } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { itemTitle } from "./format";
 import { useTRPC } from "./trpc";
 
@@ -33,6 +33,7 @@ export function QuickSwitcher() {
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const shortcut = useShortcutLabel();
+  const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "k") {
@@ -68,6 +69,11 @@ export function QuickSwitcher() {
           title="Search or jump to"
           description={null}
           className="top-[15%] max-w-xl translate-y-0 gap-2 p-3"
+          // The combobox takes focus, not the dialog's Close button that comes first.
+          onOpenAutoFocus={(e) => {
+            e.preventDefault();
+            input.current?.focus();
+          }}
         >
           <Command
             label="Search or jump to"
@@ -76,6 +82,7 @@ export function QuickSwitcher() {
             className="flex flex-col gap-2"
           >
             <Command.Input
+              ref={input}
               placeholder="Type a chat's title, a person or a page"
               className={cn(
                 "h-10 w-full rounded-md border border-line-strong bg-surface px-3 text-sm text-fg placeholder:text-muted",
