@@ -27,8 +27,8 @@ async function room(
 }
 
 const manageDialog = (page: Page) => page.getByRole("dialog", { name: /^Manage/ });
-// A toast (Radix: an <li role="status">); behind an open modal it is hidden from the accessibility tree.
-const toast = (page: Page, text: string | RegExp) => page.locator('li[role="status"]').filter({ hasText: text });
+// A toast (Radix announces its text in a separate live region; the visible one is an <li>).
+const toast = (page: Page, text: string | RegExp) => page.locator("li[data-toast]").filter({ hasText: text });
 
 test("rename and change the reply policy in the dialog; the chip follows, more than 5 rounds needs the acceptance", async ({
   page,
@@ -213,7 +213,7 @@ test("Ctrl+K opens a chat by part of its title; Esc closes", async ({ page }, in
   await expect(page).toHaveURL(/\/p\/maintainer\/maity\/c\//);
   // And to a page.
   await page.keyboard.press("Control+k");
-  await dialog.getByRole("combobox").fill("agents");
+  await dialog.getByRole("combobox").fill("Your agents");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { name: "Your agents" })).toBeVisible();
 });

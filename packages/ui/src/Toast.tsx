@@ -51,6 +51,15 @@ export function ToastProvider({ children }: { children: ReactNode }) {
               close(t.id);
               setTimeout(() => drop(t.id), 200);
             }}
+            // An open toast is the topmost Radix layer and would take Esc from the dialog it reports on:
+            // with focus in a dialog, Esc closes the dialog and the toast stays (issue 15: Esc closes dialogs).
+            onEscapeKeyDown={(event) => {
+              const dialog = document.activeElement?.closest('[role="dialog"]');
+              if (!dialog) return;
+              event.preventDefault();
+              dialog.querySelector<HTMLElement>("[data-dialog-close]")?.click();
+            }}
+            data-toast=""
             className={toastVariants({ variant: t.variant })}
           >
             <ToastPrimitive.Title className="text-sm font-semibold">{t.title}</ToastPrimitive.Title>
