@@ -51,10 +51,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
               close(t.id);
               setTimeout(() => drop(t.id), 200);
             }}
-            // An open toast is the topmost Radix layer and would take Esc from the dialog it reports on:
-            // with focus in a dialog, Esc closes the dialog and the toast stays (issue 15: Esc closes dialogs).
+            // An open toast is the topmost Radix layer and would take Esc from the dialog under it: unless
+            // focus is in a toast, Esc closes the topmost open dialog and the toast stays (issue 15).
             onEscapeKeyDown={(event) => {
-              const dialog = document.activeElement?.closest('[role="dialog"]');
+              if (document.activeElement?.closest("[data-toast]")) return;
+              const dialog = Array.from(document.querySelectorAll('[role="dialog"][data-state="open"]')).at(-1);
               if (!dialog) return;
               event.preventDefault();
               dialog.querySelector<HTMLElement>("[data-dialog-close]")?.click();

@@ -238,6 +238,7 @@ function Details(props: Part & { onLeft: () => void }) {
           className="flex flex-wrap items-end gap-2"
           onSubmit={(e) => {
             e.preventDefault();
+            if (rename.isPending) return;
             rename.mutate({ ...ref, title: title.trim() || null });
           }}
         >
@@ -250,7 +251,8 @@ function Details(props: Part & { onLeft: () => void }) {
             hint="Up to 200 characters; empty shows the participants' names."
             error={titleError}
           />
-          <Button type="submit" variant="primary" disabled={rename.isPending || title.trim() === (view.title ?? "")}>
+          {/* Never disabled: a button that disables itself under the pointer drops keyboard focus out of the dialog. */}
+          <Button type="submit" variant="primary">
             Rename
           </Button>
         </form>
@@ -498,7 +500,7 @@ function Replies(props: Part & { nameFor: (id: string) => string; whoManages: st
           next.max_agent_rounds = fieldErrorWords("max_agent_rounds", "needs_accept_token_cost");
         if (role?.required && !agent) next.designated_agent_id = fieldErrorWords("designated_agent_id", "required");
         setLocal(next);
-        if (Object.keys(next).length) return;
+        if (Object.keys(next).length || save.isPending) return;
         save.reset();
         save.mutate({
           owner,
@@ -572,7 +574,7 @@ function Replies(props: Part & { nameFor: (id: string) => string; whoManages: st
         </p>
       ) : null}
       <DialogFooter>
-        <Button type="submit" variant="primary" disabled={save.isPending}>
+        <Button type="submit" variant="primary">
           Save reply policy
         </Button>
       </DialogFooter>
