@@ -3,7 +3,8 @@ import { expect, type Page, type TestInfo, test } from "@playwright/test";
 import { list, login } from "./helpers";
 
 // Issue 15 "Done means": axe finds no serious or critical violation on the list, an open group chat,
-// the new-group dialog and the agents page, in the light and the dark theme. A screenshot of each
+// the new-group dialog, the manage dialog, the quick switcher and the agents page, in the light and
+// the dark theme. A screenshot of each
 // is kept in the test's output folder (e2e/artifacts/results/…).
 
 async function audit(page: Page, info: TestInfo, name: string) {
@@ -36,12 +37,29 @@ for (const theme of ["light", "dark"] as const) {
     await expect(page.getByRole("list", { name: "Messages" }).locator("li").first()).toBeVisible();
     await audit(page, info, `${theme}-group-chat`);
 
+    await page.getByRole("button", { name: "Manage", exact: true }).click();
+    const manage = page.getByRole("dialog", { name: /^Manage/ });
+    await expect(manage.getByLabel("Title")).toBeVisible();
+    await audit(page, info, `${theme}-manage`);
+    await manage.getByRole("tab", { name: "Replies" }).click();
+    await expect(manage.getByRole("radio", { name: "Mentioned agents" })).toBeVisible();
+    await audit(page, info, `${theme}-manage-replies`);
+    await page.keyboard.press("Escape");
+    await expect(manage).toHaveCount(0);
+
     await page.getByRole("button", { name: "New group chat" }).click();
     const dialog = page.getByRole("dialog", { name: "New group chat" });
     await expect(dialog.getByRole("form", { name: "New group chat" })).toBeVisible();
     await audit(page, info, `${theme}-new-group`);
     await page.keyboard.press("Escape");
     await expect(dialog).toHaveCount(0);
+
+    await page.keyboard.press("Control+k");
+    const switcher = page.getByRole("dialog", { name: "Search or jump to" });
+    await expect(switcher.getByRole("option").first()).toBeVisible();
+    await audit(page, info, `${theme}-quick-switcher`);
+    await page.keyboard.press("Escape");
+    await expect(switcher).toHaveCount(0);
 
     await page.getByRole("link", { name: "Your agents" }).click();
     await expect(page.getByRole("heading", { name: "Your agents" })).toBeVisible();

@@ -61,8 +61,9 @@ test("group creation errors show at the field", async ({ page, request }, info) 
   await expect(form.getByRole("group", { name: "Participants" })).toHaveAttribute("aria-invalid", "true");
   await form.getByLabel("eve/helper (agent)").check();
   await form.getByRole("button", { name: "Create" }).click();
+  // Issue 15: the picker refuses it before sending, with the hub's own rule (§9.2 "use_direct").
   await expect(form.getByRole("alert")).toHaveText(
-    "That is your direct conversation with your agent: open it instead.",
+    "You and your own agent alone are your direct conversation with it: use the direct conversation instead.",
   );
   await page.screenshot({ path: info.outputPath("group-errors.png"), fullPage: true });
 });

@@ -22,6 +22,7 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect } from "react";
 import { LiveFeed } from "./live";
+import { QuickSwitcher } from "./QuickSwitcher";
 import { useTRPC } from "./trpc";
 
 /**
@@ -64,7 +65,7 @@ function Header() {
       },
     }),
   );
-  // The totals for the header and the tab's title; the dashboard's live feed keeps this query fresh.
+  // The totals for the header and the tab's title; the shell's live feed keeps this query fresh on every page.
   const totals = useQuery({ ...trpc.conversations.mine.queryOptions({ limit: 1 }), enabled: signedIn });
   const unread = signedIn ? (totals.data?.totals.unread ?? 0) : 0;
   const mentions = signedIn ? (totals.data?.totals.mentions_unread ?? 0) : 0;
@@ -97,6 +98,8 @@ function Header() {
         </nav>
       ) : null}
       <div className="ml-auto flex items-center gap-2">
+        {/* Issue 15: Ctrl/Cmd+K from any page, and a visible trigger for mouse and touch users. */}
+        {signedIn ? <QuickSwitcher /> : null}
         <ThemeMenu />
         {me.data ? (
           <>

@@ -1,18 +1,17 @@
 "use client";
-import { Button, Checkbox, DialogFooter, Input, Select } from "@maity/ui";
+import { fieldErrorWords, GROUP_PARTICIPANTS_MAX, PARTICIPANTS_WORDS, pickerVerdict } from "@maity/domain";
+import { Avatar, Button, Checkbox, DialogFooter, Input, Select, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { hubErrorOf, useTRPC } from "./trpc";
 
-const PARTICIPANT_ERRORS: Record<string, string> = {
-  too_few: "Choose at least one other participant.",
-  too_many: "A group chat has at most 12 participants, you included.",
-  use_direct: "That is your direct conversation with your agent: open it instead.",
-  not_a_member: "Everyone must be an active member of the project.",
-};
-
-/** Create a group chat: title and 2–12 participants; the hub's refusals show at the field (§9.2). */
+/**
+ * Create a group chat: title and 2–12 participants (§9.2). The picker lists only the project's active
+ * members and refuses before sending what the hub refuses (domain pickerVerdict, the hub's own rule);
+ * the hub's answer still shows at the field if it refuses anyway (issue 15).
+ */
 export function NewGroup({
   defaultProject,
   onClose,
@@ -31,9 +30,15 @@ export function NewGroup({
   const members = useQuery({ ...trpc.projects.members.queryOptions({ owner, slug }), enabled: Boolean(owner && slug) });
   const [title, setTitle] = useState("");
   const [picked, setPicked] = useState<string[]>([]);
+  const [query, setQuery] = useState("");
+  const [tried, setTried] = useState(false);
+  const { toast } = useToast();
   const create = useMutation(
     trpc.conversations.create.mutationOptions({
+      onError: (e) =>
+        toast({ variant: "danger", title: "Could not create the group chat", description: hubErrorOf(e)?.message }),
       onSuccess: (out) => {
+        toast({ title: `Created “${out.conversation.title ?? "the group chat"}”` });
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.mine.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
         onClose();
@@ -42,22 +47,41 @@ export function NewGroup({
     }),
   );
   const error = hubErrorOf(create.error);
-  const participantsError = error?.details.fields?.participants;
+  const hubParticipants = error?.details.fields?.participants;
   const titleError = error?.details.fields?.title;
+  const others = (members.data ?? []).filter((m) => m.member_id !== me.data?.id);
+  const verdict = me.data ? pickerVerdict(me.data.id, picked, members.data ?? []) : ({ ok: true } as const);
+  // Too many and "use the direct conversation" show as soon as they are true; too few once Create is tried.
+  const refusal = !verdict.ok && (tried || verdict.reason !== "too_few") ? verdict : null;
+  const participantsError = refusal
+    ? refusal.words
+    : hubParticipants
+      ? (PARTICIPANTS_WORDS[hubParticipants as keyof typeof PARTICIPANTS_WORDS] ??
+        fieldErrorWords("participants", hubParticipants))
+      : null;
+  const directWith = refusal?.directWith ? others.find((m) => m.member_id === refusal.directWith) : undefined;
+  const q = query.trim().toLowerCase();
+  const shown = others.filter((m) => !q || m.name.toLowerCase().includes(q) || m.handle.toLowerCase().includes(q));
   const formError =
-    error && !participantsError && !titleError
+    error && !hubParticipants && !titleError
       ? error.code === "conversation_quota"
         ? "This project has as many open group chats as allowed."
         : error.code === "project_closed"
           ? "The project is archived: no new group chats."
           : error.message
       : null;
+  const pick = (id: string, on: boolean) => {
+    create.reset();
+    setPicked((p) => (on ? [...p, id] : p.filter((x) => x !== id)));
+  };
   return (
     <form
       className="flex flex-col gap-4"
       aria-label="New group chat"
       onSubmit={(e) => {
         e.preventDefault();
+        setTried(true);
+        if (!verdict.ok) return; // §9.2: refused here, with the reason at the field, nothing sent
         create.mutate({ owner, slug, title: title.trim() || null, participants: picked });
       }}
     >
@@ -67,6 +91,7 @@ export function NewGroup({
         onChange={(e) => {
           setProject(e.target.value);
           setPicked([]);
+          create.reset();
         }}
       >
         {projects.data?.map((p) => (
@@ -79,7 +104,7 @@ export function NewGroup({
         label="Title"
         value={title}
         onChange={(e) => setTitle(e.target.value)}
-        error={titleError ? `Title: ${titleError}` : undefined}
+        error={titleError ? fieldErrorWords("title", titleError) : undefined}
       />
       <fieldset
         aria-label="Participants"
@@ -88,30 +113,59 @@ export function NewGroup({
         className="flex flex-col gap-2 rounded-md border border-line p-3 aria-[invalid=true]:border-danger"
       >
         <legend className="px-1 text-sm font-medium">Participants (you are one of them)</legend>
+        <Input
+          label="Search members"
+          hideLabel
+          type="search"
+          placeholder="Search the project's members"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          hint={`${picked.length} of at most ${GROUP_PARTICIPANTS_MAX - 1} others chosen. Only the project's members are listed.`}
+        />
         {members.isLoading ? (
           <p aria-busy="true" className="text-sm text-muted">
             Loading members…
           </p>
         ) : null}
-        <div className="grid max-h-56 gap-2 overflow-y-auto sm:grid-cols-2">
-          {members.data
-            ?.filter((m) => m.member_id !== me.data?.id)
-            .map((m) => (
-              <Checkbox
-                key={m.member_id}
-                label={`${m.name} (${m.kind})`}
-                checked={picked.includes(m.member_id)}
-                onCheckedChange={(checked) =>
-                  setPicked((p) => (checked === true ? [...p, m.member_id] : p.filter((x) => x !== m.member_id)))
-                }
-              />
-            ))}
+        <div className="grid max-h-56 gap-x-3 gap-y-1 overflow-y-auto sm:grid-cols-2">
+          {shown.map((m) => (
+            <Checkbox
+              key={m.member_id}
+              className="min-h-8"
+              label={
+                <span className="flex items-center gap-2">
+                  <Avatar name={m.name} kind={m.kind} size="sm" decorative />
+                  <span>
+                    {m.name} <span className="text-muted">({m.kind})</span>
+                  </span>
+                </span>
+              }
+              checked={picked.includes(m.member_id)}
+              onCheckedChange={(checked) => pick(m.member_id, checked === true)}
+            />
+          ))}
+          {members.data && shown.length === 0 ? (
+            <p className="text-sm text-muted sm:col-span-2">
+              {others.length === 0
+                ? "Nobody else is a member of this project yet."
+                : "No member of this project matches. Only the project's members can take part."}
+            </p>
+          ) : null}
         </div>
       </fieldset>
       {participantsError ? (
         <p id="new-group-participants-error" role="alert" className="text-sm text-danger-text">
-          {PARTICIPANT_ERRORS[participantsError] ?? participantsError}
+          {participantsError}
         </p>
+      ) : null}
+      {directWith ? (
+        <Link
+          href={`/p/${owner}/${slug}/c/${directWith.member_id}`}
+          onClick={onClose}
+          className="-mt-2 text-sm text-accent underline"
+        >
+          Open your direct conversation with {directWith.name}
+        </Link>
       ) : null}
       {formError ? (
         <p role="alert" className="text-sm text-danger-text">

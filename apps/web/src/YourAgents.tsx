@@ -1,5 +1,5 @@
 "use client";
-import { Avatar, Button, Skeleton } from "@maity/ui";
+import { Avatar, Button, Skeleton, useToast } from "@maity/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { KeyRound } from "lucide-react";
 import Link from "next/link";
@@ -17,9 +17,17 @@ export function YourAgents() {
   const me = useQuery(trpc.auth.me.queryOptions());
   const agents = useQuery({ ...trpc.agents.mine.queryOptions(), enabled: me.data?.kind === "human" });
   const [codes, setCodes] = useState<Record<string, { code: string; expires_at: string }>>({});
+  const { toast } = useToast();
   const mint = useMutation(
     trpc.agents.mintPairingCode.mutationOptions({
       onSuccess: (out) => setCodes((c) => ({ ...c, [out.agent_id]: out })),
+      // Issue 15 "honest states": a failure says so where the reader looks, with the hub's words.
+      onError: (e) =>
+        toast({
+          variant: "danger",
+          title: "Could not make a pairing code",
+          description: hubErrorOf(e)?.message ?? "The hub did not answer. Try again.",
+        }),
     }),
   );
   const error = hubErrorOf(mint.error);

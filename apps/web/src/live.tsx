@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { WifiOff } from "lucide-react";
 import { useParams } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { applyLiveEvent } from "./liveCache";
 import { useTRPC } from "./trpc";
 
@@ -53,13 +53,25 @@ export function LiveFeed() {
   useEffect(() => {
     if (feed.status === "pending") setWasUp(true);
   }, [feed.status]);
+  // Back online, the old stream may be dead without having said so (a dropped connection can sit
+  // silent): start the feed afresh and read the lists again for what was missed (issue 15 honest states).
+  const restart = useRef(() => {});
+  restart.current = () => {
+    feed.reset();
+    for (const queryKey of [trpc.conversations.mine.pathKey(), trpc.conversations.list.pathKey()])
+      void queryClient.invalidateQueries({ queryKey });
+  };
   useEffect(() => {
     const update = () => setOnline(navigator.onLine);
+    const back = () => {
+      update();
+      restart.current();
+    };
     update();
-    window.addEventListener("online", update);
+    window.addEventListener("online", back);
     window.addEventListener("offline", update);
     return () => {
-      window.removeEventListener("online", update);
+      window.removeEventListener("online", back);
       window.removeEventListener("offline", update);
     };
   }, []);

@@ -195,3 +195,75 @@ describe("matchesListQuery (issue 15: search by title and participant)", () => {
   });
   it("names every band", () => expect(Object.keys(BAND_WORDS)).toEqual(["0", "1", "2", "3"]));
 });
+
+// Issue 15, managing and creating (§9.2, 004 §4): the picker refuses what the hub refuses.
+describe("the create dialog's picker (§9.2 Who takes part)", async () => {
+  const { pickerVerdict, PARTICIPANTS_WORDS } = await import("../src/chatView.ts");
+  const members = [
+    { member_id: "hum-ann", kind: "human" as const, owner_id: null },
+    { member_id: "hum-bob", kind: "human" as const, owner_id: null },
+    { member_id: "agt-mine", kind: "agent" as const, owner_id: "hum-ann" },
+    { member_id: "agt-theirs", kind: "agent" as const, owner_id: "hum-bob" },
+    ...Array.from({ length: 12 }, (_, i) => ({ member_id: `hum-p${i}`, kind: "human" as const, owner_id: null })),
+  ];
+  const p = (n: number) => Array.from({ length: n }, (_, i) => `hum-p${i}`);
+  it.each([
+    ["nobody else", [], "too_few"],
+    ["only the creator", ["hum-ann"], "too_few"],
+    ["one human", ["hum-bob"], null],
+    ["only your own agent", ["agt-mine"], "use_direct"],
+    ["your own agent twice", ["agt-mine", "agt-mine"], "use_direct"],
+    ["another owner's agent", ["agt-theirs"], null],
+    ["your agent and a human", ["agt-mine", "hum-bob"], null],
+    ["11 others", p(11), null],
+    ["12 others", p(12), "too_many"],
+    ["a non-member", ["hum-nobody"], "not_a_member"],
+  ])("%s", (_, picked, reason) => {
+    const verdict = pickerVerdict("hum-ann", picked, members);
+    if (reason === null) expect(verdict).toEqual({ ok: true });
+    else expect(verdict).toMatchObject({ ok: false, reason, words: PARTICIPANTS_WORDS[reason as "too_few"] });
+  });
+  it("says why in words and names the direct conversation to open", () => {
+    expect(pickerVerdict("hum-ann", p(12), members)).toMatchObject({
+      words: "A group chat has at most 12 participants, you included.",
+    });
+    expect(pickerVerdict("hum-ann", ["agt-mine"], members)).toMatchObject({ directWith: "agt-mine" });
+  });
+});
+
+describe("the reply policy in words (004 §4, B-067)", async () => {
+  const { policyChip, needsTokenCostAcceptance, fieldErrorWords, designatedRole } = await import("../src/chatView.ts");
+  it.each([
+    ["MENTIONS", 3, null, "Replies: mentioned agents · up to 3 rounds"],
+    ["MENTIONS", 1, null, "Replies: mentioned agents · up to 1 round"],
+    ["OPEN", 0, null, "Replies: every agent · no agent-to-agent rounds"],
+    ["DEDICATED", 2, "maintainer/agent-a", "Replies: the designated agent (maintainer/agent-a) · up to 2 rounds"],
+    ["ROUTER", 2, null, "Replies: the router's pick · up to 2 rounds"],
+  ] as const)("policyChip(%s, %i, %s)", (policy, rounds, designated, words) =>
+    expect(policyChip(policy, rounds, designated)).toBe(words),
+  );
+  it.each([
+    [5, 2, false],
+    [6, 2, true],
+    [6, 6, false],
+    [20, 6, true],
+    [0, 20, false],
+  ])("needsTokenCostAcceptance(%i, from %i) = %s", (next, current, needed) =>
+    expect(needsTokenCostAcceptance(next, current)).toBe(needed),
+  );
+  it("names the field and says the code in words", () => {
+    expect(fieldErrorWords("max_agent_rounds", "needs_accept_token_cost")).toBe(
+      "Round cap: more than 5 rounds only once you accept the token cost.",
+    );
+    expect(fieldErrorWords("designated_agent_id", "required")).toBe(
+      "Designated agent: choose one; this policy needs it.",
+    );
+    expect(fieldErrorWords("title", "at most 200 characters")).toBe("Title: at most 200 characters.");
+    expect(fieldErrorWords("member_id", "too_many")).toBe("Member: a group chat has at most 12 participants.");
+  });
+  it("says which policies name an agent", () => {
+    expect(designatedRole("MENTIONS")).toBeNull();
+    expect(designatedRole("DEDICATED")).toEqual({ label: "Designated agent", required: true });
+    expect(designatedRole("ROUTER")).toEqual({ label: "Fallback agent", required: false });
+  });
+});

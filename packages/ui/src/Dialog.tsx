@@ -39,7 +39,7 @@ export function DialogContent({ title, description, className, children, ...prop
             ) : null}
           </div>
           <DialogPrimitive.Close asChild>
-            <IconButton aria-label="Close" size="icon-sm" icon={<X aria-hidden />} />
+            <IconButton data-dialog-close="" aria-label="Close" size="icon-sm" icon={<X aria-hidden />} />
           </DialogPrimitive.Close>
         </div>
         {children}

@@ -51,6 +51,16 @@ export function ToastProvider({ children }: { children: ReactNode }) {
               close(t.id);
               setTimeout(() => drop(t.id), 200);
             }}
+            // An open toast is the topmost Radix layer and would take Esc from the dialog under it: unless
+            // focus is in a toast, Esc closes the topmost open dialog and the toast stays (issue 15).
+            onEscapeKeyDown={(event) => {
+              if (document.activeElement?.closest("[data-toast]")) return;
+              const dialog = Array.from(document.querySelectorAll('[role="dialog"][data-state="open"]')).at(-1);
+              if (!dialog) return;
+              event.preventDefault();
+              dialog.querySelector<HTMLElement>("[data-dialog-close]")?.click();
+            }}
+            data-toast=""
             className={toastVariants({ variant: t.variant })}
           >
             <ToastPrimitive.Title className="text-sm font-semibold">{t.title}</ToastPrimitive.Title>

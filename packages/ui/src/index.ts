@@ -17,8 +17,10 @@ export {
   DropdownMenuTrigger,
 } from "./DropdownMenu";
 export { controlClass, Input, type InputProps, Select, type SelectProps, Textarea, type TextareaProps } from "./Field";
+export { RadioGroup, type RadioOption } from "./RadioGroup";
 export { type Segment, SegmentedControl } from "./SegmentedControl";
 export { Skeleton } from "./Skeleton";
+export { Tabs, TabsContent, TabsList, TabsTrigger } from "./Tabs";
 export { type ThemeChoice, ThemeProvider, useTheme } from "./theme";
 export { THEME_STORAGE_KEY, themeScript } from "./themeScript";
 export { ToastProvider, type ToastOptions, useToast } from "./Toast";
