@@ -123,7 +123,7 @@ test("copy link, then open it: the chat scrolls to the line and highlights it, l
   const page = await openAs(browser, tia);
   await page.goto(`/p/tia/long/c/${chat}`);
   await menu(page, "line 210", "Copy link");
-  await expect(page.getByText("Link copied")).toBeVisible();
+  await expect(page.getByText("Link copied", { exact: true })).toBeVisible();
   const link = await page.evaluate(() => navigator.clipboard.readText());
   expect(link).toMatch(new RegExp(`/p/tia/long/c/${chat}#m-${seqs["line 210"]}$`));
   const other = await page.context().newPage();
