@@ -150,7 +150,11 @@ test("redaction turns a message into a tombstone for the other participant", asy
   await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("hunter2");
   await login(hPage, hal.handle, hal.password);
   await hPage.goto(`/p/hal/redact/c/${chat}`);
-  await hPage.getByRole("button", { name: /^Remove message/ }).click();
+  // Issue 15: Remove sits in the message's actions menu (shown on hover and focus).
+  const row = hPage.getByRole("list", { name: "Messages" }).locator("li[data-seq]").filter({ hasText: "hunter2" });
+  await row.hover();
+  await row.getByRole("button", { name: /^Actions for message/ }).click();
+  await hPage.getByRole("menuitem", { name: /^Remove message/ }).click();
   await hPage.getByLabel("Reason (optional)").fill("leaked secret");
   await hPage.getByRole("button", { name: "Remove for everyone" }).click();
   await expect(hPage.getByRole("list", { name: "Messages" })).toContainText("Message removed by Hal");
@@ -174,16 +178,16 @@ test("paging back through history with earlier messages", async ({ page, request
   const room = (await as(request, jo.token, "POST", P, { title: "Long", participants: [kim.id] })).body.id;
   for (let i = 1; i <= 60; i++)
     await as(request, kim.token, "POST", `${P}/${room}/messages`, { body: `old message ${i}` });
-  // Lee is added after the backlog: its window starts empty, the history is one click away.
+  // Lee is added after the backlog: its window starts empty (nothing new, no divider); issue 15
+  // opens on the newest page of the history, and the earlier page comes by the button or by scrolling.
   await as(request, jo.token, "POST", `${P}/${room}/participants`, { member_id: lee.id });
   await login(page, lee.handle, lee.password);
   await page.goto(`/p/jo/history/c/${room}`);
   const timeline = page.getByRole("list", { name: "Messages" });
-  await expect(timeline).toContainText("No messages yet.");
-  await page.getByRole("button", { name: "Earlier messages" }).click();
-  await expect(timeline.locator("li[data-seq]")).toHaveCount(50);
-  await expect(timeline.locator("li[data-seq]").first()).toContainText("old message 11");
-  await page.getByRole("button", { name: "Earlier messages" }).click();
+  await expect(timeline.locator("li[data-seq]").last()).toContainText("old message 60");
+  await expect(page.getByRole("separator", { name: "New messages" })).toHaveCount(0);
+  const earlier = page.getByRole("button", { name: "Earlier messages" });
+  if (await earlier.isVisible()) await earlier.click();
   await expect(timeline.locator("li[data-seq]")).toHaveCount(60);
   await expect(timeline.locator("li[data-seq]").first()).toContainText("old message 1");
   await expect(page.getByText("The start of the conversation.")).toBeVisible();

@@ -273,7 +273,9 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
     await context.close();
   });
 
-  test("the chat: open, earlier messages page by page, then scroll back down", async ({ browser }, info) => {
+  test("the chat: open at the newest, scroll up through every earlier page, then back down", async ({
+    browser,
+  }, info) => {
     test.setTimeout(15 * 60_000);
     const { context, page } = await instrumentedPage(browser, READER);
     await signIn(page, data.reader.handle, data.reader.password);
@@ -284,86 +286,94 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
     await expect(messages.locator('[aria-busy="true"]')).toHaveCount(0);
     const openMs = Date.now() - opened;
     const atOpen = await domSize(page, "Messages");
+    const opening = await page.evaluate(() => ({
+      divider: document.querySelector('[role="separator"][aria-label="New messages"]') !== null,
+      first_seq: Number(document.querySelector('[aria-label="Messages"] li[data-seq]')?.getAttribute("data-seq")),
+    }));
     const scroller = await page.evaluate(markScroller, "Messages");
     await hover(page, messages);
-    // A click on "Earlier messages" (today) or reaching the top (after the restyle) starts a page.
-    await page.evaluate(() => {
-      const w = window as unknown as { __trigger: number };
-      document.addEventListener("click", () => (w.__trigger = performance.timeOrigin + performance.now()), true);
-    });
-
+    // Issue 15: the chat opens at the reader's place (the newest lines here) and loads earlier pages
+    // as the reader nears the top, keeping the place — so a reader scrolls up without stopping,
+    // and waits only when it reaches the top before the next page is there (a "stall").
     const maxPages = Number(process.env.MAITY_MEASURE_PAGES || 200);
-    const pageTimes: number[] = [];
+    let pages = 0;
+    page.on("request", (r) => {
+      const url = decodeURIComponent(r.url());
+      if (url.includes("messages.list") && url.includes('"before"')) pages++;
+    });
+    const stalls: number[] = [];
     let scrolledUp = 0;
     let top = false;
-    const budget = Date.now() + 3 * 60_000;
+    let rowsAtMost = atOpen.rows_in_dom;
+    const budget = Date.now() + 4 * 60_000;
+    const start = () => page.getByText(/start of the conversation/i).isVisible();
     await startFrames(page);
-    while (pageTimes.length < maxPages && Date.now() < budget) {
-      for (let i = 0; i < 500 && (await scrollState(page)).top > 0; i++) {
+    for (let step = 0; pages < maxPages && Date.now() < budget; step++) {
+      if ((await scrollState(page)).top > 0) {
         await page.mouse.wheel(0, -400);
         await page.waitForTimeout(40);
         scrolledUp += 400;
+        if (step % 25 === 0) rowsAtMost = Math.max(rowsAtMost, (await domSize(page, "Messages")).rows_in_dom);
+        continue;
       }
-      await page.evaluate(() => {
-        const w = window as unknown as { __snap: { count: number; first: string }; __trigger: number };
-        const items = document.querySelectorAll(
-          '[aria-label="Messages"] li, [aria-label="Messages"] [role="listitem"]',
-        );
-        w.__snap = { count: items.length, first: items[0]?.textContent ?? "" };
-        w.__trigger = performance.timeOrigin + performance.now();
-      });
-      const earlier = page.getByRole("button", { name: /earlier messages/i });
-      if (await earlier.isVisible()) await earlier.click();
-      else if (await page.getByText(/start of the conversation/i).isVisible()) {
+      if (await start()) {
         top = true;
         break;
       }
-      const changed = await page
+      const waited = Date.now();
+      const moved = await page
         .waitForFunction(
-          () => {
-            const w = window as unknown as { __snap: { count: number; first: string }; __trigger: number };
-            const list = document.querySelector('[aria-label="Messages"]');
-            const items = list?.querySelectorAll('li, [role="listitem"]') ?? [];
-            if (list?.querySelector('[aria-busy="true"]')) return false;
-            if (items.length === w.__snap.count && (items[0]?.textContent ?? "") === w.__snap.first) {
-              // Nothing earlier: the app says it is the start, and the list stays as it was.
-              return /start of the conversation/i.test(document.body.textContent ?? "") ? -1 : false;
-            }
-            return performance.timeOrigin + performance.now() - w.__trigger;
-          },
+          () =>
+            (window as unknown as { __scroller: HTMLElement }).__scroller.scrollTop > 0 ||
+            /start of the conversation/i.test(document.body.textContent ?? ""),
           null,
           { polling: "raf", timeout: 30_000 },
         )
-        .then((h) => h.jsonValue() as Promise<number>)
-        .catch(() => null);
-      if (changed === null || changed < 0) {
-        top = changed !== null || (await page.getByText(/start of the conversation/i).isVisible());
-        break;
+        .then(() => true)
+        .catch(() => false);
+      if (!moved) {
+        // The fallback the app keeps: the "Earlier messages" button.
+        const earlier = page.getByRole("button", { name: /^earlier messages/i });
+        if (!(await earlier.isVisible())) break;
+        await earlier.click();
       }
-      pageTimes.push(changed);
+      stalls.push(Date.now() - waited);
     }
     const upFrames = frameStats(await stopFrames(page));
     const loaded = await domSize(page, "Messages");
     await page.screenshot({ path: info.outputPath("chat-10000-earlier.png") });
-
-    // Back down through everything loaded, as a reader returning to the newest line.
+    // Back down to the newest line: the mounted lines slide down as the reader nears the bottom.
     let scrolledDown = 0;
-    const downBudget = Date.now() + 3 * 60_000;
+    const downBudget = Date.now() + 4 * 60_000;
     await startFrames(page);
-    for (let i = 0; i < 5_000 && Date.now() < downBudget && !(await scrollState(page)).atBottom; i++) {
+    for (let i = 0; i < 20_000 && Date.now() < downBudget; i++) {
+      const state = await scrollState(page);
+      if (state.atBottom) {
+        // At the bottom of what is mounted: more comes, or this is the newest line.
+        const grew = await page
+          .waitForFunction(
+            (h) => (window as unknown as { __scroller: HTMLElement }).__scroller.scrollHeight > h + 4,
+            state.height,
+            { polling: "raf", timeout: 2_000 },
+          )
+          .then(() => true)
+          .catch(() => false);
+        if (!grew) break;
+      }
       await page.mouse.wheel(0, 400);
       await page.waitForTimeout(40);
       scrolledDown += 400;
+      if (i % 25 === 0) rowsAtMost = Math.max(rowsAtMost, (await domSize(page, "Messages")).rows_in_dom);
     }
     const downFrames = frameStats(await stopFrames(page));
     record("chat", {
       messages: data.chat.messages,
-      open: { goto_to_messages_visible_ms: openMs, ...atOpen },
+      open: { goto_to_messages_visible_ms: openMs, ...atOpen, ...opening },
       earlier: {
         scroller,
-        pages: pageTimes.length,
+        pages_requested: pages,
         reached_top: top,
-        page_appears: { ...summary(pageTimes), first_ms: round(pageTimes[0]), last_ms: round(pageTimes.at(-1)) },
+        stalls_at_the_top: summary(stalls),
         wheel_px_up: scrolledUp,
         frames: upFrames,
         ...loaded,
@@ -371,8 +381,14 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
       scroll_down_through_loaded: {
         wheel_px: scrolledDown,
         reached_bottom: (await scrollState(page)).atBottom,
+        last_line_seen: await page.evaluate(
+          () =>
+            document.querySelector('[aria-label="Messages"] li[data-seq]:last-of-type')?.textContent?.slice(0, 60) ??
+            null,
+        ),
         frames: downFrames,
       },
+      rows_in_dom_at_most: rowsAtMost,
     });
     await context.close();
   });

@@ -407,3 +407,67 @@ export function fieldErrorWords(field: string, code: string): string {
   const words = CODE_WORDS[code] ?? (code.endsWith(".") ? code : `${code}.`);
   return `${name}: ${words}`;
 }
+
+/**
+ * Issue 15 / §9.3: where the "New messages" divider goes when a chat opens — before the first
+ * message after the reader's read marker (`after`) that someone else wrote. The reader's own lines
+ * are never new to it (posting moves its marker, §9.2); an observer has no marker (null: none).
+ */
+export function firstUnread(
+  items: readonly { seq: number; from: string }[],
+  after: number | null,
+  me: string,
+): number | null {
+  if (after === null) return null;
+  return items.find((m) => m.seq > after && m.from !== me)?.seq ?? null;
+}
+
+/** A quoted reply's excerpt: one line, whitespace collapsed, cut at a word near `max` characters. */
+export function replyExcerpt(body: string | null, max = 80): string {
+  if (body === null) return "Message removed";
+  const line = body.replace(/\s+/gu, " ").trim();
+  const points = Array.from(line);
+  if (points.length <= max) return line;
+  const cut = points.slice(0, max).join("");
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * Issue 15: whether the composer tells the hub its person is writing now — never for an empty
+ * body, at most once every `interval` ms while typing (each call is a live event to the others).
+ */
+export function shouldSendTyping(body: string, now: number, lastSent: number | null, interval = 3_000): boolean {
+  if (body.trim() === "") return false;
+  return lastSent === null || now - lastSent >= interval;
+}
+
+/** A message's link (the "Copy link" action): the chat's route with `#m-<seq>`. */
+export const messageLink = (owner: string, slug: string, id: string, seq: number): string =>
+  `/p/${owner}/${slug}/c/${id}#m-${seq}`;
+
+/** The seq a link's hash (`#m-<seq>`) names, or null. */
+export function seqOfHash(hash: string): number | null {
+  const m = /^#m-(\d{1,15})$/u.exec(hash);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Issue 15 performance: the slice of loaded messages kept mounted (at most `max`), after the
+ * reader reaches one end of what is mounted. "up" mounts `step` earlier ones and lets go of the
+ * newest beyond `max`; "down" the reverse. Indices into the loaded list, `end` exclusive.
+ */
+export function slideWindow(
+  range: { start: number; end: number },
+  total: number,
+  direction: "up" | "down",
+  step: number,
+  max: number,
+): { start: number; end: number } {
+  if (direction === "up") {
+    const start = Math.max(0, range.start - step);
+    return { start, end: Math.min(range.end, start + max) };
+  }
+  const end = Math.min(total, range.end + step);
+  return { start: Math.max(range.start, end - max), end };
+}

@@ -102,6 +102,8 @@ export const messageSchema = z.object({
   to_instance: z.string().nullable(),
   redacted: z.boolean(),
   redaction: redactionSchema.nullable(),
+  /** Issue 15: the seq of the message this one answers (posted with reply_to); absent when none. */
+  reply_to: z.number().int().optional(),
 });
 export type Message = z.infer<typeof messageSchema>;
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  firstUnread,
+  messageLink,
+  replyExcerpt,
+  seqOfHash,
+  shouldSendTyping,
+  slideWindow,
   BAND_WORDS,
   groupMessages,
   initials,
@@ -265,5 +271,60 @@ describe("the reply policy in words (004 §4, B-067)", async () => {
     expect(designatedRole("MENTIONS")).toBeNull();
     expect(designatedRole("DEDICATED")).toEqual({ label: "Designated agent", required: true });
     expect(designatedRole("ROUTER")).toEqual({ label: "Fallback agent", required: false });
+  });
+});
+
+describe("the open chat (issue 15)", () => {
+  const items = [
+    { seq: 10, from: "hum-me" },
+    { seq: 11, from: "hum-sam" },
+    { seq: 12, from: "hum-me" },
+    { seq: 13, from: "agt-a" },
+  ];
+  it.each([
+    ["after the marker, someone else's first", 10, 11],
+    ["the reader's own lines are never new", 11, 13],
+    ["nothing after the marker", 13, null],
+    ["no marker (an observer)", null, null],
+    ["before everything", 0, 11],
+  ])("firstUnread: %s", (_what, after, expected) => {
+    expect(firstUnread(items, after, "hum-me")).toBe(expected);
+  });
+
+  it.each([
+    ["short stays", "hello there", "hello there"],
+    ["whitespace collapses", "  line one\n\nline   two ", "line one line two"],
+    ["a removed message", null, "Message removed"],
+    ["cut at a word", "alpha beta gamma delta epsilon zeta eta theta", "alpha beta gamma…"],
+    ["a word longer than the cut", "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrst…"],
+  ])("replyExcerpt: %s", (_what, body, expected) => {
+    expect(replyExcerpt(body, 20)).toBe(expected);
+  });
+
+  it.each([
+    ["an empty body never", "   ", 10_000, null, false],
+    ["the first keystroke", "h", 10_000, null, true],
+    ["within the interval", "hi", 11_000, 10_000, false],
+    ["after the interval", "hi there", 13_000, 10_000, true],
+  ])("shouldSendTyping: %s", (_what, body, now, last, expected) => {
+    expect(shouldSendTyping(body, now, last)).toBe(expected);
+  });
+
+  it("links to a message and reads the link back", () => {
+    const link = messageLink("ann", "bands", "cnv_1", 42);
+    expect(link).toBe("/p/ann/bands/c/cnv_1#m-42");
+    expect(seqOfHash("#m-42")).toBe(42);
+    expect(seqOfHash("#m-x")).toBeNull();
+    expect(seqOfHash("")).toBeNull();
+  });
+
+  it.each([
+    ["up from the end", { start: 250, end: 300 }, "up", { start: 200, end: 300 }],
+    ["up lets go of the newest beyond max", { start: 100, end: 300 }, "up", { start: 50, end: 200 }],
+    ["up stops at the first", { start: 20, end: 100 }, "up", { start: 0, end: 100 }],
+    ["down mounts newer", { start: 0, end: 150 }, "down", { start: 50, end: 200 }],
+    ["down stops at the last", { start: 100, end: 280 }, "down", { start: 150, end: 300 }],
+  ] as const)("slideWindow: %s", (_what, range, direction, expected) => {
+    expect(slideWindow(range, 300, direction, 50, 150)).toEqual(expected);
   });
 });

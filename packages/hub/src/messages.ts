@@ -66,6 +66,7 @@ export const messageSelect = {
   payload: true,
   redaction: { select: { at: true, byId: true, reason: true } },
   conversation: { select: { publicId: true, kind: true } },
+  replyToSeq: true,
 } as const;
 
 export type MessageRow = {
@@ -83,6 +84,7 @@ export type MessageRow = {
   payload: unknown;
   redaction: { at: Date; byId: string; reason: string | null } | null;
   conversation: { publicId: string; kind: string } | null;
+  replyToSeq?: number | null;
 };
 
 /** Who reads a message: the redaction reason shows to its redactor and to project admins (§8.5, docs/api.md). */
@@ -113,6 +115,8 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
         }
       : null,
   };
+  // Issue 15: the dashboard quotes what a reply answers; only a reply carries the field.
+  if (row.replyToSeq) message.reply_to = row.replyToSeq;
   // A group message has no delivered_at: several recipients, no read receipts (§9.2).
   return direct ? withDelivered(message, row.deliveredAt) : message;
 }

@@ -1,9 +1,19 @@
 "use client";
-import { type Message, type MessageRouting, type Named, nameOf, routingChips } from "@maity/domain";
-import { Avatar, Badge, Button, cn, Input } from "@maity/ui";
+import { type Message, type MessageRouting, type Named, nameOf, replyExcerpt, routingChips } from "@maity/domain";
+import {
+  Avatar,
+  Badge,
+  Button,
+  cn,
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuItem,
+  DropdownMenuTrigger,
+  Input,
+} from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
-import { Trash2 } from "lucide-react";
-import { useState } from "react";
+import { CornerUpLeft, Link2, MoreHorizontal, Trash2 } from "lucide-react";
+import { memo, useState } from "react";
 import { timeLabel, withMentions } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
 
@@ -32,7 +42,45 @@ function RoutingLine(props: { agents: MessageRouting["agents"]; people: Map<stri
   );
 }
 
-export function MessageRow(props: {
+/** The quote above a reply: who and what it answers; a click goes to it (loading history if needed). */
+function Quote(props: {
+  seq: number;
+  original: Message | undefined;
+  people: Map<string, Named>;
+  onJump: (seq: number) => void;
+}) {
+  const { original } = props;
+  return (
+    <button
+      type="button"
+      className="mb-0.5 flex max-w-full items-center gap-1.5 self-start rounded-sm border-l-2 border-accent bg-surface-2 px-2 py-0.5 text-left text-xs text-muted hover:text-fg"
+      onClick={() => props.onJump(props.seq)}
+    >
+      <CornerUpLeft className="size-3 shrink-0" aria-hidden />
+      {original ? (
+        <span className="truncate">
+          <span className="font-medium text-fg">{nameOf(original.from, props.people)}</span>:{" "}
+          {replyExcerpt(original.body)}
+        </span>
+      ) : (
+        <span>Reply to an earlier message — show it</span>
+      )}
+    </button>
+  );
+}
+
+export type RowActions = {
+  onRedacted: (m: Message) => void;
+  onReply: (m: Message) => void;
+  onCopyLink: (seq: number) => void;
+  onJump: (seq: number) => void;
+};
+
+/**
+ * One message. Memoised (issue 15 performance): a live line or a loaded page re-renders only the
+ * rows whose props changed — the parent keeps people, routing, actions and quotes stable.
+ */
+export const MessageRow = memo(function MessageRow(props: {
   message: Message;
   first: boolean;
   people: Map<string, Named>;
@@ -40,11 +88,14 @@ export function MessageRow(props: {
   managers: string;
   conversationRef: { owner: string; slug: string; conversation_id: string };
   canRedact: boolean;
-  onRedacted: (m: Message) => void;
+  canReply: boolean;
   me: string;
   agent: boolean;
+  highlighted: boolean;
+  quoted: Message | undefined;
+  actions: RowActions;
 }) {
-  const { message: m } = props;
+  const { message: m, actions } = props;
   const trpc = useTRPC();
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState("");
@@ -52,13 +103,18 @@ export function MessageRow(props: {
     trpc.messages.redact.mutationOptions({
       onSuccess: (r) => {
         setAsking(false);
-        props.onRedacted(r);
+        actions.onRedacted(r);
       },
     }),
   );
+  const anchor = `m-${m.seq}`;
   if (m.redacted) {
     return (
-      <li data-seq={m.seq} className="rounded-md border border-dashed border-line px-3 py-2 text-sm text-muted">
+      <li
+        id={anchor}
+        data-seq={m.seq}
+        className="scroll-mt-4 rounded-md border border-dashed border-line px-3 py-2 text-sm text-muted"
+      >
         <em>
           Message removed by {m.redaction?.by ? nameOf(m.redaction.by, props.people) : "someone"} ·{" "}
           {timeLabel(m.redaction?.at ?? null)}
@@ -73,12 +129,15 @@ export function MessageRow(props: {
   const clock = sent.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   return (
     <li
+      id={anchor}
       data-seq={m.seq}
       className={cn(
-        "group flex gap-3 rounded-md px-2 hover:bg-surface-2",
-        props.first ? "mt-1 py-1.5" : "py-0.5",
+        "group relative flex scroll-mt-4 gap-3 rounded-md px-2 hover:bg-surface-2 focus-within:bg-surface-2",
+        props.first || m.reply_to ? "mt-1 py-1.5" : "py-0.5",
         mentionsMe && "border-l-4 border-danger bg-accent-soft/40",
+        props.highlighted && "bg-warning-soft ring-2 ring-accent",
       )}
+      data-highlighted={props.highlighted || undefined}
     >
       {props.first ? (
         <Avatar name={author} kind={props.agent ? "agent" : "human"} decorative className="mt-0.5" />
@@ -104,6 +163,9 @@ export function MessageRow(props: {
         ) : (
           <span className="sr-only">{author}</span>
         )}
+        {m.reply_to ? (
+          <Quote seq={m.reply_to} original={props.quoted} people={props.people} onJump={actions.onJump} />
+        ) : null}
         <div className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]">
           {withMentions(m.body ?? "", m.mentions).map((part, i) =>
             part.mention ? (
@@ -117,6 +179,7 @@ export function MessageRow(props: {
             ),
           )}
         </div>
+        {/* Attachments, cards and reactions (the next issue) go here, under the body. */}
         {props.routing ? <RoutingLine agents={props.routing} people={props.people} managers={props.managers} /> : null}
         {props.canRedact && asking ? (
           <form
@@ -150,18 +213,41 @@ export function MessageRow(props: {
           </form>
         ) : null}
       </div>
-      {props.canRedact && !asking ? (
-        <Button
-          variant="ghost"
-          size="sm"
-          className="self-start text-muted opacity-0 focus-visible:opacity-100 group-hover:opacity-100"
-          aria-label={`Remove message ${m.seq}`}
-          onClick={() => setAsking(true)}
-        >
-          <Trash2 aria-hidden />
-          Remove
-        </Button>
-      ) : null}
+      {/* Issue 15: the actions in a menu shown on hover and on focus (always on a touch screen). */}
+      <DropdownMenu modal={false}>
+        <DropdownMenuTrigger asChild>
+          <Button
+            variant="ghost"
+            size="icon"
+            aria-label={`Actions for message ${m.seq} by ${author}`}
+            className={cn(
+              "absolute top-0.5 right-1 size-7 border border-line bg-surface text-muted shadow-sm",
+              "opacity-0 group-hover:opacity-100 focus-visible:opacity-100 data-[state=open]:opacity-100",
+              "[@media(hover:none)]:opacity-100",
+            )}
+          >
+            <MoreHorizontal aria-hidden />
+          </Button>
+        </DropdownMenuTrigger>
+        <DropdownMenuContent align="end">
+          {props.canReply ? (
+            <DropdownMenuItem onSelect={() => actions.onReply(m)}>
+              <CornerUpLeft aria-hidden />
+              Reply
+            </DropdownMenuItem>
+          ) : null}
+          <DropdownMenuItem onSelect={() => actions.onCopyLink(m.seq)}>
+            <Link2 aria-hidden />
+            Copy link
+          </DropdownMenuItem>
+          {props.canRedact ? (
+            <DropdownMenuItem danger onSelect={() => setAsking(true)} aria-label={`Remove message ${m.seq}`}>
+              <Trash2 aria-hidden />
+              Remove…
+            </DropdownMenuItem>
+          ) : null}
+        </DropdownMenuContent>
+      </DropdownMenu>
     </li>
   );
-}
+});

@@ -1,69 +1,332 @@
 "use client";
-import { groupMessages, nameOf, observersLine } from "@maity/domain";
-import { Avatar, Button, Skeleton } from "@maity/ui";
+import {
+  groupMessages,
+  listInWords,
+  type Message,
+  messageLink,
+  nameOf,
+  observersLine,
+  replyExcerpt,
+  seqOfHash,
+  slideWindow,
+} from "@maity/domain";
+import { Avatar, Button, Skeleton, useToast } from "@maity/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Eye } from "lucide-react";
-import { useCallback, useLayoutEffect, useRef } from "react";
+import { Eye, Users } from "lucide-react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { itemTitle } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
-import { Composer } from "./Composer";
+import { Composer, type ReplyTarget } from "./Composer";
 import { ManageGroup } from "./ManageGroup";
-import { MessageRow } from "./MessageRow";
+import { MessageRow, type RowActions } from "./MessageRow";
 import { dayLabel, named, peopleOf } from "./people";
 import { useTimeline, useTyping } from "./timeline";
 
 export type ChatProps = { owner: string; slug: string; id: string; me: { id: string; kind: string; handle: string } };
 
+// Issue 15 performance: a chat of 10,000 lines keeps at most MAX_MOUNTED of its loaded lines in the
+// DOM, sliding by STEP as the reader reaches either end of them; the rest stay in memory.
+const MAX_MOUNTED = 300;
+const STEP = 100;
+const NEAR = 600; // px from an end at which the next lines are mounted or loaded
+
+/** The first index whose seq is ≥ seq (binary search; items are in seq order). */
+function lowerBound(items: readonly Message[], seq: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((items[mid]?.seq ?? 0) < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Mounted lines as seqs: from `from` to `to` (null: up to the newest, following live lines). */
+type Range = { from: number; to: number | null };
+
 export function OpenChat(props: ChatProps) {
   const { owner, slug, id, me } = props;
   const trpc = useTRPC();
+  const toast = useToast();
   const queryClient = useQueryClient();
-  const ref = { owner, slug, conversation_id: id };
+  const ref = useMemo(() => ({ owner, slug, conversation_id: id }), [owner, slug, id]);
   const conversation = useQuery(trpc.conversations.get.queryOptions(ref));
   const projects = useQuery(trpc.projects.mine.queryOptions());
   const invalidateLists = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: trpc.conversations.mine.pathKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
   }, [queryClient, trpc]);
-  const timeline = useTimeline(props, invalidateLists);
-  const typing = useTyping(props);
+  const timeline = useTimeline(props, { me: me.id, access: conversation.data?.access }, invalidateLists);
+  const typing = useTyping(props, me.id);
+  const c = conversation.data;
   // Issue 15: names for every id the chat shows (senders, observers, former participants).
-  const ids = [
-    ...new Set([
-      ...timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]),
-      ...(conversation.data?.kind === "group" ? conversation.data.observers : []),
-      ...(conversation.data?.participants.map((p) => p.member_id) ?? []),
-    ]),
-  ].sort();
+  const senders = useMemo(
+    () => [...new Set(timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]))].sort().join(" "),
+    [timeline.items],
+  );
+  const ids = useMemo(
+    () =>
+      [
+        ...new Set([
+          ...senders.split(" ").filter(Boolean),
+          ...(c?.kind === "group" ? c.observers : []),
+          ...(c?.participants.map((p) => p.member_id) ?? []),
+        ]),
+      ].sort(),
+    [senders, c],
+  );
   const names = useQuery({
     ...trpc.projects.names.queryOptions({ ids: ids.slice(0, 500) }),
     enabled: ids.length > 0,
     staleTime: 60_000,
+    placeholderData: (previous) => previous,
   });
-  // Issue 15 "routing made visible": the stored verdicts of the messages shown (group chats only).
-  const routedSeqs =
-    conversation.data?.kind === "group"
-      ? timeline.items
-          .filter((m) => !m.redacted)
-          .slice(-200)
-          .map((m) => m.seq)
-      : [];
+  const people = useMemo(() => peopleOf(c?.participants ?? [], names.data), [c, names.data]);
+  const peopleRef = useRef(people);
+  peopleRef.current = people;
+
+  // The mounted slice of the loaded lines (null: the newest MAX_MOUNTED, following live lines).
+  const [range, setRange] = useState<Range | null>(null);
+  const items = timeline.items;
+  const start = range ? lowerBound(items, range.from) : Math.max(0, items.length - MAX_MOUNTED);
+  const end = range?.to == null ? items.length : lowerBound(items, range.to + 1);
+  const mounted = useMemo(() => items.slice(start, end), [items, start, end]);
+  const days = useMemo(() => groupMessages(mounted), [mounted]);
+  const bySeq = useMemo(() => new Map(items.map((m) => [m.seq, m])), [items]);
+
+  // Issue 15 "routing made visible": the stored verdicts of the lines mounted (group chats only).
+  const routedSeqs = useMemo(
+    () =>
+      c?.kind === "group"
+        ? mounted
+            .filter((m) => !m.redacted)
+            .slice(-200)
+            .map((m) => m.seq)
+        : [],
+    [c?.kind, mounted],
+  );
   const routing = useQuery({
     ...trpc.messages.routing.queryOptions({ owner, slug, conversation_id: id, seqs: routedSeqs }),
     enabled: routedSeqs.length > 0,
     placeholderData: (previous) => previous,
+    staleTime: 30_000,
   });
-  const routingBySeq = new Map((routing.data ?? []).map((r) => [r.seq, r.agents]));
+  const routingBySeq = useMemo(() => new Map((routing.data ?? []).map((r) => [r.seq, r.agents])), [routing.data]);
 
-  // Keep the newest message in view as messages arrive, unless the reader has scrolled up to read.
+  // Scrolling. The reader's place is kept across every change above it (a page of earlier lines,
+  // lines let go of, routing chips arriving): the first visible line stays where it was on screen
+  // (issue 15 "keeping your place"). Done by hand — not every browser anchors scrolling itself.
   const scroller = useRef<HTMLDivElement | null>(null);
+  const list = useRef<HTMLOListElement | null>(null);
   const pinnedToEnd = useRef(true);
-  const newest = timeline.items.at(-1)?.seq;
+  const anchor = useRef<{ seq: string; offset: number } | null>(null);
+  const pendingScroll = useRef<{ seq: number | "divider"; block: ScrollLogicalPosition } | null>(null);
+  const [highlight, setHighlight] = useState<number | null>(null);
+  const captureAnchor = useCallback(() => {
+    const el = scroller.current;
+    const rows = list.current?.children;
+    if (!el || !rows?.length) return;
+    const top = el.getBoundingClientRect().top;
+    // The first line whose bottom is below the scroller's top edge (rows are in vertical order).
+    let lo = 0;
+    let hi = rows.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((rows[mid] as HTMLElement).getBoundingClientRect().bottom <= top) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < rows.length; i++) {
+      const row = rows[i] as HTMLElement;
+      if (row.dataset.seq) {
+        anchor.current = { seq: row.dataset.seq, offset: row.getBoundingClientRect().top - top };
+        return;
+      }
+    }
+  }, []);
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (!el || !pinnedToEnd.current || newest === undefined) return;
-    el.scrollTop = el.scrollHeight;
-  }, [newest]);
+    if (!el) return;
+    const wanted = pendingScroll.current;
+    if (wanted) {
+      const target =
+        wanted.seq === "divider"
+          ? el.querySelector('[data-divider="new"]')
+          : el.querySelector(`[data-seq="${wanted.seq}"]`);
+      if (target) {
+        pendingScroll.current = null;
+        target.scrollIntoView({ block: wanted.block });
+        pinnedToEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+        captureAnchor();
+        return;
+      }
+    }
+    if (pinnedToEnd.current) {
+      el.scrollTop = el.scrollHeight;
+      return;
+    }
+    const a = anchor.current;
+    const row = a && el.querySelector<HTMLElement>(`[data-seq="${a.seq}"]`);
+    if (a && row) {
+      const delta = row.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
+      if (Math.abs(delta) >= 1) el.scrollTop += delta;
+    }
+  });
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    // Following the newest line only when it is mounted and loaded: else the bottom mounts more.
+    pinnedToEnd.current =
+      el.scrollHeight - el.scrollTop - el.clientHeight < 48 && rangeRef.current.following && caughtUpRef.current;
+    captureAnchor();
+  }, [captureAnchor]);
+
+  // Reaching either end of the mounted lines mounts more from memory, else loads from the hub.
+  const rangeRef = useRef({ start, end, length: items.length, following: range?.to == null });
+  rangeRef.current = { start, end, length: items.length, following: range?.to == null };
+  const caughtUpRef = useRef(timeline.caughtUp);
+  caughtUpRef.current = timeline.caughtUp;
+  const toRange = useCallback((next: { start: number; end: number }, all: readonly Message[]): Range | null => {
+    if (next.end >= all.length)
+      return next.start <= Math.max(0, all.length - MAX_MOUNTED) ? null : { from: all[next.start]?.seq ?? 0, to: null };
+    return { from: all[next.start]?.seq ?? 0, to: all[next.end - 1]?.seq ?? null };
+  }, []);
+  const { loadEarlier, readForward, current } = timeline;
+  const moving = useRef(false);
+  const towardsTop = useCallback(async () => {
+    if (moving.current) return;
+    moving.current = true;
+    try {
+      const r = rangeRef.current;
+      if (r.start > 0) {
+        setRange(toRange(slideWindow(r, r.length, "up", STEP, MAX_MOUNTED), current()));
+        return;
+      }
+      const added = await loadEarlier();
+      if (added > 0) {
+        const all = current();
+        const now = rangeRef.current;
+        // The old first line is now at `added`: mount the new page and let go of the newest beyond MAX.
+        setRange(
+          toRange(slideWindow({ start: added, end: now.end + added }, all.length, "up", STEP, MAX_MOUNTED), all),
+        );
+      }
+    } finally {
+      moving.current = false;
+    }
+  }, [loadEarlier, current, toRange]);
+  const towardsBottom = useCallback(async () => {
+    if (moving.current) return;
+    moving.current = true;
+    try {
+      const r = rangeRef.current;
+      if (r.end < r.length) setRange(toRange(slideWindow(r, r.length, "down", STEP, MAX_MOUNTED), current()));
+      else if (!timeline.caughtUp) await readForward();
+    } finally {
+      moving.current = false;
+    }
+  }, [readForward, current, toRange, timeline.caughtUp]);
+
+  // Open at the reader's place (issue 15): a linked line, else the "New messages" divider, else the end.
+  const ready = timeline.state === "ready";
+  const [positioned, setPositioned] = useState(false);
+  const jump = useCallback(
+    async (seq: number) => {
+      const found = await timeline.reach(seq);
+      if (!found) {
+        toast.toast({ title: "That message is not in this chat", description: `There is no message ${seq} here.` });
+        return;
+      }
+      const all = current();
+      const i = lowerBound(all, seq);
+      setRange(toRange({ start: Math.max(0, i - STEP), end: Math.min(all.length, i + STEP) }, all));
+      pinnedToEnd.current = false;
+      pendingScroll.current = { seq, block: "center" };
+      setHighlight(seq);
+    },
+    [timeline.reach, current, toRange, toast],
+  );
+  const { divider } = timeline;
+  useEffect(() => {
+    if (!ready || positioned) return;
+    const linked = seqOfHash(window.location.hash);
+    if (linked !== null) void jump(linked);
+    else if (divider !== null) {
+      pinnedToEnd.current = false;
+      pendingScroll.current = { seq: "divider", block: "start" };
+    }
+    setPositioned(true);
+  }, [ready, positioned, divider, jump]);
+  useEffect(() => {
+    const onHash = () => {
+      const seq = seqOfHash(window.location.hash);
+      if (seq !== null) void jump(seq);
+    };
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, [jump]);
+  useEffect(() => {
+    if (highlight === null) return;
+    const t = setTimeout(() => setHighlight(null), 4_000);
+    return () => clearTimeout(t);
+  }, [highlight]);
+
+  // "Earlier messages" as the reader nears the top, later lines near the bottom (IntersectionObserver).
+  const top = useRef<HTMLDivElement | null>(null);
+  const bottom = useRef<HTMLDivElement | null>(null);
+  useEffect(() => {
+    const root = scroller.current;
+    if (!positioned || !root || !top.current || !bottom.current) return;
+    let inView = { top: false, bottom: false };
+    let stopped = false;
+    // After a page is mounted the sentinel may still be in view (a short page): go on until it is not.
+    const pump = async (which: "top" | "bottom") => {
+      while (!stopped && inView[which]) {
+        const before = rangeRef.current;
+        await (which === "top" ? towardsTop() : towardsBottom());
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const after = rangeRef.current;
+        if (before.start === after.start && before.end === after.end && before.length === after.length) break;
+      }
+    };
+    const io = new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) {
+          const which = e.target === top.current ? "top" : "bottom";
+          inView = { ...inView, [which]: e.isIntersecting };
+          if (e.isIntersecting) void pump(which);
+        }
+      },
+      { root, rootMargin: `${NEAR}px 0px ${NEAR}px 0px` },
+    );
+    io.observe(top.current);
+    io.observe(bottom.current);
+    return () => {
+      stopped = true;
+      io.disconnect();
+    };
+  }, [positioned, towardsTop, towardsBottom]);
+
+  // Row actions, stable across renders so the memoised rows stay put.
+  const [replyTo, setReplyTo] = useState<ReplyTarget | null>(null);
+  const { merge } = timeline;
+  const actions = useMemo<RowActions>(
+    () => ({
+      onRedacted: (r) => merge([r]),
+      onReply: (m) =>
+        setReplyTo({ seq: m.seq, author: nameOf(m.from, peopleRef.current), excerpt: replyExcerpt(m.body) }),
+      onCopyLink: (seq) => {
+        const url = new URL(messageLink(owner, slug, id, seq), window.location.origin).href;
+        navigator.clipboard
+          .writeText(url)
+          .then(() => toast.toast({ title: "Link copied", description: url }))
+          .catch(() => toast.toast({ title: "Could not copy the link", description: url }));
+      },
+      onJump: (seq) => void jump(seq),
+    }),
+    [merge, owner, slug, id, toast, jump],
+  );
+  const cancelReply = useCallback(() => setReplyTo(null), []);
 
   if (conversation.isLoading)
     return (
@@ -74,21 +337,19 @@ export function OpenChat(props: ChatProps) {
         <Skeleton className="h-16" />
       </div>
     );
-  if (conversation.isError || !conversation.data)
+  if (conversation.isError || !c)
     return (
       <p className="m-6 text-danger-text">
         {hubErrorOf(conversation.error)?.message ?? "This conversation does not exist or you cannot see it."}
       </p>
     );
-  const c = conversation.data;
   const archived = projects.data?.find((p) => p.owner === owner && p.slug === slug)?.archived ?? false;
   const observer = c.access === "observer";
   const closed = c.kind === "group" && c.closed_at !== null;
   const mine = c.participants.find((p) => p.member_id === me.id);
   const canRedact = me.kind === "human" && !observer;
+  const canReply = !observer && !closed;
   const kindOf = new Map(c.participants.map((p) => [p.member_id, p.kind]));
-  const people = peopleOf(c.participants, names.data);
-  const days = groupMessages(timeline.items);
   const observersText =
     c.kind === "group"
       ? observersLine(
@@ -99,10 +360,30 @@ export function OpenChat(props: ChatProps) {
       : null;
   // Issue 15: who may lift a round cap — the chat's managers (its creator, a project admin).
   const managers = c.kind === "group" ? nameOf(c.created_by, people) : "";
+  const candidates = c.participants.map((p) => ({
+    member_id: p.member_id,
+    handle: p.handle,
+    name: nameOf(p.member_id, people),
+    kind: p.kind,
+  }));
+  const atStart = timeline.earlier === null && start === 0;
+  const title = itemTitle(c);
+  const agent = c.participants.find((p) => p.kind === "agent");
   return (
-    <article className="flex min-h-0 flex-1 flex-col" aria-label={itemTitle(c)}>
-      <header className="flex flex-col gap-2 border-b border-line bg-surface px-4 py-3">
-        <h1 className="text-lg font-semibold">{itemTitle(c)}</h1>
+    // A definite height under the app's header (3.5rem), so the messages scroll inside the chat and the
+    // composer stays pinned at the bottom — on a phone too — whatever the page around it does.
+    <article className="flex h-[calc(100dvh-3.5rem)] min-h-0 flex-none flex-col" aria-label={title}>
+      <header className="flex shrink-0 flex-col gap-2 border-b border-line bg-surface px-4 py-3">
+        <div className="flex items-center gap-2">
+          {c.kind === "group" ? (
+            <span className="flex size-8 shrink-0 items-center justify-center rounded-full bg-accent-soft" aria-hidden>
+              <Users className="size-4" />
+            </span>
+          ) : agent ? (
+            <Avatar name={nameOf(agent.member_id, people)} kind="agent" decorative />
+          ) : null}
+          <h1 className="min-w-0 truncate text-lg font-semibold">{title}</h1>
+        </div>
         <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
           {c.participants.map((p) => (
             <li key={p.member_id} className="flex items-center gap-1.5 text-sm">
@@ -128,29 +409,27 @@ export function OpenChat(props: ChatProps) {
       </header>
       <div
         ref={scroller}
-        className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto px-4 py-3"
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          pinnedToEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
-        }}
+        className="flex min-h-0 flex-1 flex-col overflow-y-auto px-4 py-3 [overflow-anchor:none]"
+        onScroll={onScroll}
       >
-        {timeline.earlier !== null ? (
-          <Button variant="ghost" size="sm" className="self-center" onClick={() => void timeline.loadEarlier()}>
-            Earlier messages
-          </Button>
-        ) : (
-          <p className="self-center text-xs text-muted">The start of the conversation.</p>
-        )}
+        <div ref={top} className="flex flex-col items-center gap-1 pb-2" aria-busy={timeline.loadingEarlier}>
+          {atStart ? (
+            <p className="text-xs text-muted">The start of the conversation.</p>
+          ) : (
+            // The fallback for scrolling: a keyboard or a short chat reaches earlier lines here.
+            <Button variant="ghost" size="sm" onClick={() => void towardsTop()} disabled={!ready}>
+              {timeline.loadingEarlier ? "Loading earlier messages…" : "Earlier messages"}
+            </Button>
+          )}
+        </div>
         {timeline.state === "error" ? <p className="text-sm text-danger-text">{timeline.error}</p> : null}
-        <ol className="flex flex-col gap-1" aria-label="Messages">
+        <ol ref={list} className="flex flex-col gap-1" aria-label="Messages">
           {timeline.state === "loading" ? (
             <li aria-busy="true" className="text-sm text-muted">
               Loading…
             </li>
           ) : null}
-          {timeline.state === "ready" && timeline.items.length === 0 ? (
-            <li className="text-sm text-muted">No messages yet.</li>
-          ) : null}
+          {ready && items.length === 0 ? <li className="text-sm text-muted">No messages yet.</li> : null}
           {days.map((day) => [
             <li key={`day-${day.day}`} className="my-2 flex items-center gap-3 text-xs text-muted">
               <span className="h-px flex-1 bg-border" aria-hidden />
@@ -158,28 +437,50 @@ export function OpenChat(props: ChatProps) {
               <span className="h-px flex-1 bg-border" aria-hidden />
             </li>,
             ...day.runs.flatMap((run) =>
-              run.messages.map((m, i) => (
+              run.messages.flatMap((m, i) => [
+                ...(m.seq === divider
+                  ? [
+                      <li key="divider" data-divider="new" className="scroll-mt-2">
+                        {/* biome-ignore lint/a11y/useSemanticElements: a labelled separator that shows its label; an <hr> holds no text */}
+                        <div
+                          role="separator"
+                          aria-label="New messages"
+                          className="my-1 flex items-center gap-3 text-xs font-semibold text-danger-text"
+                        >
+                          <span className="h-px flex-1 bg-danger" aria-hidden />
+                          New messages
+                          <span className="h-px flex-1 bg-danger" aria-hidden />
+                        </div>
+                      </li>,
+                    ]
+                  : []),
                 <MessageRow
                   key={m.seq}
                   message={m}
-                  first={i === 0}
+                  first={i === 0 || m.seq === divider}
                   conversationRef={ref}
                   canRedact={canRedact}
-                  onRedacted={(r) => timeline.merge([r])}
+                  canReply={canReply}
                   me={me.id}
                   agent={(kindOf.get(m.from) ?? people.get(m.from)?.kind) === "agent"}
                   people={people}
                   routing={routingBySeq.get(m.seq)}
                   managers={managers}
-                />
-              )),
+                  highlighted={highlight === m.seq}
+                  quoted={m.reply_to ? bySeq.get(m.reply_to) : undefined}
+                  actions={actions}
+                />,
+              ]),
             ),
           ])}
         </ol>
+        <div ref={bottom} className="h-px shrink-0" aria-hidden>
+          {!timeline.caughtUp ? <span className="sr-only">Loading later messages…</span> : null}
+        </div>
       </div>
-      <p className="typing min-h-5 px-4 text-xs text-muted" aria-live="polite">
+      <p className="typing min-h-5 shrink-0 px-4 text-xs text-muted" aria-live="polite">
         {typing.length
-          ? `${typing.map((m) => nameOf(m, people)).join(", ")} ${typing.length === 1 ? "is" : "are"} writing…`
+          ? `${listInWords(typing.map((m) => nameOf(m, people)))} ${typing.length === 1 ? "is" : "are"} writing…`
           : ""}
       </p>
       <Composer
@@ -189,10 +490,15 @@ export function OpenChat(props: ChatProps) {
         archived={archived}
         lead={mine && "meat_proxy_lead" in mine ? Boolean(mine.meat_proxy_lead) : false}
         human={me.kind === "human"}
+        me={me.id}
+        candidates={candidates}
+        replyTo={replyTo}
+        onCancelReply={cancelReply}
         onPosted={(m) => {
           // The lists learn of it from the live feed (issue 12): nothing to read again here.
           pinnedToEnd.current = true;
-          timeline.merge([m]);
+          setRange(null);
+          merge([m]);
         }}
       />
     </article>
