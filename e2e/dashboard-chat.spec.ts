@@ -72,7 +72,7 @@ test("a long chat opens at the New messages divider; scrolling up loads earlier 
 
   // Scroll to the top: a page of earlier lines comes, and the line that was on screen stays put.
   let rounds = 0;
-  for (; rounds < 3; rounds++) {
+  for (; rounds < 8; rounds++) {
     const before = await messages(page).evaluate((ol) => {
       const scroller = ol.parentElement as HTMLElement;
       scroller.scrollTop = 0;

@@ -163,7 +163,7 @@ test("Alt+↓ and Alt+↑ open the next and previous chat; the list stays mounte
   await page.setViewportSize({ width: 1440, height: 900 });
   const { me, ids } = await room(
     request,
-    "uma",
+    "ulla",
     ["vik"],
     [
       ["Third", "vik"],

@@ -92,7 +92,7 @@ test("add and remove a participant by name; a non-manager sees who can change it
   page,
   request,
 }, info) => {
-  const pia = await person(request, "pia");
+  const pia = await person(request, "pim");
   const quinn = await person(request, "quinn");
   const ravi = await person(request, "ravi");
   const chat = await room(request, pia, "people", [quinn.id, ravi.id], "Team room", [quinn.id]);
@@ -121,7 +121,7 @@ test("add and remove a participant by name; a non-manager sees who can change it
   await login(rPage, ravi.handle, ravi.password);
   await rPage.goto(chat.url);
   await expect(rPage.getByText(/^Replies: mentioned agents · up to 2 rounds/)).toContainText(
-    "Only Pia (started the chat, project admin) can change this.",
+    "Only Pim (started the chat, project admin) can change this.",
   );
   await expect(rPage.getByRole("button", { name: /^Replies:/ })).toHaveCount(0);
   await rPage.getByRole("button", { name: "Manage", exact: true }).click();
@@ -247,7 +247,7 @@ test("the offline banner shows while the live feed is down and goes when it is b
 
 test("the header's totals keep updating on the agents page", async ({ page, request }, info) => {
   const tess = await person(request, "tess");
-  const uma = await person(request, "uma");
+  const uma = await person(request, "una");
   const chat = await room(request, tess, "totals", [uma.id], "Totals room");
   await login(page, tess.handle, tess.password);
   await page.getByRole("link", { name: "Your agents" }).click();
@@ -281,6 +281,9 @@ for (const [size, viewport] of [
       await expect(manageDialog(page).getByRole("radio", { name: "Mentioned agents" })).toBeVisible();
       await page.screenshot({ path: info.outputPath(`${size}-${theme}-manage.png`) });
       await page.keyboard.press("Escape");
+      // On a phone the list is its own screen (issue 15 "Responsive"): back to it first.
+      const back = page.getByRole("link", { name: "Back to chats" });
+      if (await back.isVisible()) await back.click();
       await page.getByRole("button", { name: "New group chat" }).click();
       await expect(page.getByRole("form", { name: "New group chat" })).toBeVisible();
       await page.screenshot({ path: info.outputPath(`${size}-${theme}-create.png`) });

@@ -31,7 +31,7 @@ import { useTRPC } from "./trpc";
  */
 export function AppShell({ children }: { children: ReactNode }) {
   return (
-    <div className="flex min-h-dvh flex-col">
+    <div className="flex h-dvh flex-col">
       <a
         href="#main"
         className={cn(
@@ -43,7 +43,8 @@ export function AppShell({ children }: { children: ReactNode }) {
       </a>
       <Header />
       <LiveFeed />
-      <main id="main" className="flex min-h-0 flex-1 flex-col">
+      {/* The window never scrolls: a page scrolls inside <main>, the dashboard's list and chat each in their own pane. */}
+      <main id="main" className="flex min-h-0 flex-1 flex-col overflow-y-auto">
         {children}
       </main>
     </div>

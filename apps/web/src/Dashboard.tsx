@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ArrowLeft, MessagesSquare, Plus } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type RefObject, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { OpenChat } from "./chat/OpenChat";
 import { ConversationList } from "./list/ConversationList";
 import { ListControls } from "./list/ListControls";
@@ -19,28 +19,6 @@ export type { Open } from "./list/types";
  * Keeps `ref` exactly as tall as the window below its top edge (the header may wrap on a phone, the
  * offline banner comes and goes), so the list and the chat scroll inside it, not the page.
  */
-function useFillWindow(ref: RefObject<HTMLElement | null>) {
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const fit = () => {
-      el.style.height = `${Math.max(240, window.innerHeight - (el.getBoundingClientRect().top + window.scrollY))}px`;
-    };
-    fit();
-    window.addEventListener("resize", fit);
-    const above = new ResizeObserver(fit);
-    const main = el.closest("main");
-    for (const sibling of main?.parentElement?.children ?? []) if (sibling !== main) above.observe(sibling);
-    const added = new MutationObserver(fit);
-    if (main?.parentElement) added.observe(main.parentElement, { childList: true });
-    return () => {
-      window.removeEventListener("resize", fit);
-      above.disconnect();
-      added.disconnect();
-    };
-  });
-}
-
 /**
  * The dashboard: the chat list beside the open chat (issue 4 "Layout"), rendered once by the
  * (chats) layout so the list survives moving between chats (issue 15); the open chat comes from
@@ -60,14 +38,12 @@ export function Dashboard() {
   const [observed, setObserved] = useState(false);
   const [search, setSearch] = useState("");
   const [creating, setCreating] = useState(false);
-  const root = useRef<HTMLDivElement | null>(null);
-  useFillWindow(root);
 
   if (me.isLoading) return <DashboardSkeleton />;
   if (me.isError) return <p className="m-6 text-danger-text">Could not reach the hub. Reload to try again.</p>;
   if (!me.data) return <p className="m-6 text-muted">Redirecting to sign in…</p>;
   return (
-    <div ref={root} className="flex min-h-0 flex-col md:grid md:grid-cols-[minmax(280px,360px)_1fr]">
+    <div className="flex min-h-0 flex-1 flex-col md:grid md:grid-cols-[minmax(280px,360px)_1fr] md:grid-rows-[minmax(0,1fr)]">
       <nav
         aria-label="Conversations"
         className={cn("min-h-0 flex-1 flex-col border-line bg-surface md:flex md:border-r", open ? "hidden" : "flex")}

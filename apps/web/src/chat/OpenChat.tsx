@@ -372,7 +372,7 @@ export function OpenChat(props: ChatProps) {
   return (
     // A definite height under the app's header (3.5rem), so the messages scroll inside the chat and the
     // composer stays pinned at the bottom — on a phone too — whatever the page around it does.
-    <article className="flex h-[calc(100dvh-3.5rem)] min-h-0 flex-none flex-col" aria-label={title}>
+    <article className="flex min-h-0 flex-1 flex-col" aria-label={title}>
       <header className="flex shrink-0 flex-col gap-2 border-b border-line bg-surface px-4 py-3">
         <div className="flex items-center gap-2">
           {c.kind === "group" ? (
