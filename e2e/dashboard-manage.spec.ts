@@ -87,7 +87,7 @@ test("rename and change the reply policy in the dialog; the chip follows, more t
   await page.screenshot({ path: info.outputPath("manage-chip.png") });
 });
 
-test("add and remove a participant by name; a non-manager sees who can change it; leaving asks first", async ({
+test("M-125 add and remove a participant by name (adding says who reads the history); a non-manager sees who can change it; leaving asks first", async ({
   browser,
   page,
   request,
@@ -104,6 +104,8 @@ test("add and remove a participant by name; a non-manager sees who can change it
   await dialog.getByRole("searchbox", { name: "Search the project's members" }).fill("rav");
   await dialog.getByRole("button", { name: "Add Ravi" }).click();
   await expect(toast(page, "Added Ravi")).toBeVisible();
+  // M-125: adding says that messages are written to whoever is or later will be in the chat.
+  await expect(toast(page, "Added Ravi")).toContainText("whoever is or will be in the chat");
   const people = dialog.getByRole("list", { name: "Participants" });
   await expect(people).toContainText("Ravi");
   await expect(people).not.toContainText("hum-ravi");

@@ -68,12 +68,16 @@ test("group creation errors show at the field", async ({ page, request }, info) 
   await page.screenshot({ path: info.outputPath("group-errors.png"), fullPage: true });
 });
 
-test("the observer header names the owner reading along", async ({ page }, info) => {
+test("M-006 M-136 M-147 the observer header names the owner reading along; the chat opens beside the list", async ({
+  page,
+}, info) => {
   await login(page, "maintainer", "maintainer-demo");
   await list(page)
     .getByRole("link", { name: /Release 0\.2 go\/no-go/ })
     .click();
   await expect(page.getByRole("note")).toContainText("Guest reads along as the owner of guest/agent-x");
+  // M-006: on a wide screen the chat opens beside the list, which stays (a phone shows one at a time).
+  if ((page.viewportSize()?.width ?? 0) >= 768) await expect(list(page)).toBeVisible();
   // Issue 15: names, never member ids; the routing chips say who the hub asked to answer, and why.
   const messages = page.getByRole("list", { name: "Messages" });
   await expect(messages).toContainText("Maintainer");
@@ -92,7 +96,7 @@ test("the observer header names the owner reading along", async ({ page }, info)
   await page.screenshot({ path: info.outputPath("observer-view.png"), fullPage: true });
 });
 
-test("the meat-proxy switch starts from the profile and persists per chat", async ({ page, request }, info) => {
+test("M-214 the meat-proxy switch starts from the profile and persists per chat", async ({ page, request }, info) => {
   const fay = await person(request, "fay");
   const gil = await person(request, "gil");
   await admin(request, "POST", "/projects", { owner: "fay", slug: "meat", name: "Meat" });
@@ -104,6 +108,11 @@ test("the meat-proxy switch starts from the profile and persists per chat", asyn
   await page.goto(`/p/fay/meat/c/${one}`);
   const toggle = page.getByRole("switch", { name: "Meat proxy (lead)" });
   await expect(toggle).not.toBeChecked(); // the profile's lead part is off
+  // M-214: the switch sits in the composer next to Attach and Send.
+  const composer = page.getByRole("form", { name: "Composer" });
+  await expect(composer.getByRole("switch", { name: "Meat proxy (lead)" })).toBeVisible();
+  await expect(composer.getByRole("button", { name: "Attach" })).toBeVisible();
+  await expect(composer.getByRole("button", { name: "Send" })).toBeVisible();
   await toggle.check();
   await expect
     .poll(

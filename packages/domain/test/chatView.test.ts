@@ -155,7 +155,7 @@ const chat = (over: Partial<ListedChat>): ListedChat => ({
   ...over,
 });
 
-describe("listTitle (§9.3: a direct chat shows the agent's name, an untitled group its participants)", () => {
+describe("M-184 listTitle (§9.3: a direct chat shows the agent's name, an untitled group its participants' handles)", () => {
   it.each([
     [chat({ kind: "direct", participants: [maintainer, agentA] }), "maintainer/agent-a"],
     [chat({ kind: "direct", participants: [maintainer] }), "Direct conversation"],
