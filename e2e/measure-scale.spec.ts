@@ -393,3 +393,42 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
     await context.close();
   });
 });
+
+// The physical limit on this machine and browser: the same scrolling (500 px wheel steps, 40 ms
+// apart) over a hand-written static page of 5,000 list rows — no React, no data, no network — with
+// the same frame instruments. The app's numbers above are read against these, measured in one run.
+test("measure: the floor — a static page of 5,000 rows scrolled the same way", async ({ browser }) => {
+  test.skip(!process.env.MAITY_MEASURE, "with the heavy measurement: MAITY_MEASURE=1 runs it");
+  test.setTimeout(5 * 60_000);
+  const { context, page } = await instrumentedPage(browser, "floor");
+  const rows = Array.from(
+    { length: 5_000 },
+    (_, i) =>
+      `<li><span class="av">R${i % 10}</span><span class="tx"><b>Conversation ${i + 1}</b>` +
+      `<i>A realistic line of chat number ${i}, cut to one line in the list preview.</i></span></li>`,
+  ).join("");
+  await page.route("**/__floor", (route) =>
+    route.fulfill({
+      contentType: "text/html",
+      body: `<!doctype html><html><head><style>
+        body{margin:0;font:14px system-ui;display:grid;grid-template-columns:340px 1fr;height:100vh}
+        .pane{overflow-y:auto;border-right:1px solid #ddd} ul{list-style:none;margin:0;padding:8px}
+        li{display:flex;gap:12px;padding:8px;height:56px;border-radius:6px}
+        .av{width:36px;height:36px;border-radius:50%;background:#e5e7eb;display:grid;place-items:center}
+        .tx{display:flex;flex-direction:column;min-width:0} .tx i{color:#666;white-space:nowrap;overflow:hidden}
+      </style></head><body><div class="pane"><ul aria-label="Conversation list">${rows}</ul></div>
+      <main></main></body></html>`,
+    }),
+  );
+  await page.goto("/__floor");
+  await page.evaluate(markScroller, "Conversation list");
+  await hover(page, conversationList(page));
+  await startFrames(page);
+  let steps = 0;
+  for (; steps < 400 && !(await scrollState(page)).atBottom; steps++) {
+    await page.mouse.wheel(0, 500);
+    await page.waitForTimeout(40);
+  }
+  record("floor", { rows: 5_000, wheel_steps_of_500px: steps, frames: frameStats(await stopFrames(page)) });
+  await context.close();
+});
