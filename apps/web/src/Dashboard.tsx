@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { OpenChat } from "./chat/OpenChat";
-import { ConversationList } from "./list/ConversationList";
+import { ConversationList, useMyList } from "./list/ConversationList";
 import { ListControls } from "./list/ListControls";
 import type { Project } from "./list/types";
 import { useOpenChat } from "./live";
@@ -38,6 +38,9 @@ export function Dashboard() {
   const [observed, setObserved] = useState(false);
   const [search, setSearch] = useState("");
   const [creating, setCreating] = useState(false);
+  // Issue 15 (first screen < 1 s): the list is asked for together with auth.me (one batched
+  // request), not after it answers; the list below reads the same query from the cache.
+  useMyList(observed, filter === null);
 
   if (me.isLoading) return <DashboardSkeleton />;
   if (me.isError) return <p className="m-6 text-danger-text">Could not reach the hub. Reload to try again.</p>;

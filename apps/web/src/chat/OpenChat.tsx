@@ -350,8 +350,10 @@ export function OpenChat(props: ChatProps) {
   const canRedact = me.kind === "human" && !observer;
   const canReply = !observer && !closed;
   const kindOf = new Map(c.participants.map((p) => [p.member_id, p.kind]));
+  // Until projects.names answers, an observer would show as its member id: the line waits for names.
+  const observersNamed = c.kind === "group" && (names.isFetched || c.observers.every((o) => people.has(o)));
   const observersText =
-    c.kind === "group"
+    c.kind === "group" && observersNamed
       ? observersLine(
           c.observers,
           c.participants.map((p) => named(p)),

@@ -10,6 +10,18 @@ import { ConversationRow } from "./ConversationRow";
 import { isOpen, type ListRow, type Open, type Project } from "./types";
 
 const PAGE = 50;
+
+/** The cross-project list's query (§9.3), shared with the Dashboard, which starts it beside auth.me. */
+export function useMyList(observed: boolean, enabled: boolean) {
+  const trpc = useTRPC();
+  return useInfiniteQuery({
+    ...trpc.conversations.mine.infiniteQueryOptions(
+      { limit: PAGE, observed },
+      { getNextPageParam: (last) => last.next_cursor ?? undefined },
+    ),
+    enabled,
+  });
+}
 /** A search reads more pages by itself, up to this many conversations; then it asks (issue 15: bounded). */
 const SEARCH_STEP = 1_000;
 
@@ -41,13 +53,7 @@ export function ConversationList(props: {
   const trpc = useTRPC();
   const router = useRouter();
   const now = useNow();
-  const mine = useInfiniteQuery({
-    ...trpc.conversations.mine.infiniteQueryOptions(
-      { limit: PAGE, observed },
-      { getNextPageParam: (last) => last.next_cursor ?? undefined },
-    ),
-    enabled: filter === null,
-  });
+  const mine = useMyList(observed, filter === null);
   const project = useInfiniteQuery({
     ...trpc.conversations.list.infiniteQueryOptions(
       { owner: filter?.owner ?? "x", slug: filter?.slug ?? "x", limit: PAGE, observed },
