@@ -19,3 +19,4 @@ export * from "./history.ts";
 export * from "./live.ts";
 export * from "./addresses.ts";
 export * from "./chatView.ts";
+export * from "./files.ts";

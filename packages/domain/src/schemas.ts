@@ -2,6 +2,7 @@ import { z } from "zod";
 import { HANDLE_PATTERN, PERMISSIONS } from "./ids.ts";
 import { MAX_AGENT_ROUNDS_LIMIT, REPLY_POLICIES } from "./routing.ts";
 import { text } from "./text.ts";
+import { attachmentSchema, cardSchema, pollSchema, reactionSchema } from "./files.ts";
 import { WAKE_REASONS } from "./wake.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
@@ -97,13 +98,20 @@ export const messageSchema = z.object({
   /** Direct conversations only: a group message has no delivered_at (§9.2 Message shape). */
   delivered_at: z.string().nullable().optional(),
   mentions: z.array(mentionSchema),
-  attachments: z.array(z.unknown()),
+  /** §8.7 metadata (M-030); [] once redacted (M-038). */
+  attachments: z.array(attachmentSchema),
   from_instance: z.string().nullable(),
   to_instance: z.string().nullable(),
   redacted: z.boolean(),
   redaction: redactionSchema.nullable(),
   /** Issue 15: the seq of the message this one answers (posted with reply_to); absent when none. */
   reply_to: z.number().int().optional(),
+  /** Issue 16 (v1.11, v1.12): a card.calendar / card.email / card.poll message; absent otherwise. */
+  card: cardSchema.optional(),
+  /** Issue 16: the tally of a card.poll message, as the reader sees it. */
+  poll: pollSchema.optional(),
+  /** Issue 16: emoji reactions, present when the message has any. */
+  reactions: z.array(reactionSchema).optional(),
 });
 export type Message = z.infer<typeof messageSchema>;
 

@@ -13,6 +13,8 @@ import { logLoader } from "./log.ts";
 import { conversationService } from "./conversations.ts";
 import { groupService } from "./groups.ts";
 import { messagesService } from "./messages.ts";
+import { type BlobStore, memoryBlobStore } from "./files/store.ts";
+import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
 export { LiveBus, type BusMessage, type LogEvent, reaches } from "./bus.ts";
@@ -25,6 +27,8 @@ export { DEMO_LOGINS, seedDemo } from "./seed.ts";
 export { hashPassword, sha256, verifyPassword } from "./credentials.ts";
 export { type Credential, type CredentialWatch, SESSION_TTL_MS } from "./auth.ts";
 export { DEFAULT_GROUP_CHAT_QUOTA, type Participation } from "./groups.ts";
+export { type BlobStore, memoryBlobStore } from "./files/store.ts";
+export { ephemeralFileKeys, type FileKeys, fileKeys, SIGNED_CONTENT_PATH } from "./files/keys.ts";
 
 export interface HubOptions {
   /** Open group chats per project (§1.7; default DEFAULT_GROUP_CHAT_QUOTA). */
@@ -42,6 +46,17 @@ export interface HubOptions {
   /** How long a dashboard session lasts (default SESSION_TTL_MS, 30 days); live streams end at its expiry. */
   sessionTtlMs?: number;
   webhooks?: WebhookOptions;
+  /** Issue 16: where files live and the key that encrypts their names and signs their URLs. */
+  files?: FileOptions;
+}
+
+export interface FileOptions {
+  /** Default: in memory (tests); the server passes the local-disk or S3 store. */
+  store?: BlobStore;
+  /** Default: a random key (nothing signed survives the process). */
+  keys?: FileKeys;
+  /** The Bay plan's limit on a stored file (B-188), at most UPLOAD_HARD_CAP_BYTES. */
+  maxUploadBytes?: number;
 }
 
 /** The application: services over one database and one live bus. */
@@ -62,6 +77,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const webhooks = webhookService(db, agents, options.webhooks);
   queued.webhooksQueued = webhooks.kick;
   const limits = rateLimits(options.limits);
+  const blobs = options.files?.store ?? memoryBlobStore();
+  const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   return {
     database,
     db,
@@ -86,6 +103,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
     webhooks,
     pairing: pairingService(db, bus),
     limits,
+    /** Issue 16: the bytes of attachments, and the key of their names and signed URLs. */
+    blobs,
+    fileKeys,
     /** Joins the shared bus (PostgreSQL) and resumes queued webhook deliveries: what a server does at start. */
     async start() {
       if (database.pubsub) await bus.connect(database.pubsub);
