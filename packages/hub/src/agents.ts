@@ -61,6 +61,8 @@ export const agentMessageSelect = {
   mentions: true,
   redacted: true,
   replyToSeq: true,
+  card: true,
+  attachments: true,
   redaction: { select: { at: true } },
   conversation: {
     select: {
@@ -84,6 +86,8 @@ export type AgentMessageRow = {
   mentions: unknown;
   redacted: boolean;
   replyToSeq: number | null;
+  card?: unknown;
+  attachments?: unknown;
   redaction: { at: Date } | null;
   conversation: {
     id: string;

@@ -1,4 +1,6 @@
 import {
+  type Attachment,
+  type Card,
   decideWake,
   eventId,
   type eventsQuery,
@@ -67,6 +69,8 @@ export const messageSelect = {
   redaction: { select: { at: true, byId: true, reason: true } },
   conversation: { select: { publicId: true, kind: true } },
   replyToSeq: true,
+  card: true,
+  attachments: true,
 } as const;
 
 export type MessageRow = {
@@ -85,6 +89,10 @@ export type MessageRow = {
   redaction: { at: Date; byId: string; reason: string | null } | null;
   conversation: { publicId: string; kind: string } | null;
   replyToSeq?: number | null;
+  /** Issue 16: `{type, payload}` of a card message. */
+  card?: unknown;
+  /** Issue 16: the files' §8.7 metadata in render order. */
+  attachments?: unknown;
 };
 
 /** Who reads a message: the redaction reason shows to its redactor and to project admins (§8.5, docs/api.md). */
@@ -102,7 +110,8 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
     body: redacted ? null : row.body,
     sent_at: row.sentAt.toISOString(),
     mentions: redacted ? [] : (row.mentions as Message["mentions"]),
-    attachments: [],
+    // M-038: a redacted message carries none (their bytes are deleted, §8.7).
+    attachments: redacted || !Array.isArray(row.attachments) ? [] : (row.attachments as Attachment[]),
     from_instance: row.fromInstanceId,
     // §9.1: as the human wrote it; group chats always carry null.
     to_instance: direct ? row.toInstanceId : null,
@@ -117,6 +126,7 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
   };
   // Issue 15: the dashboard quotes what a reply answers; only a reply carries the field.
   if (row.replyToSeq) message.reply_to = row.replyToSeq;
+  if (row.card && !redacted) message.card = row.card as Card;
   // A group message has no delivered_at: several recipients, no read receipts (§9.2).
   return direct ? withDelivered(message, row.deliveredAt) : message;
 }
@@ -148,6 +158,15 @@ export interface WriteInput {
    * spent its verdict is `round_cap`, and the write is refused under the append lock: nothing sent.
    */
   wakes?: string | undefined;
+  /** Issue 16 (v1.11, v1.12): the card, validated by the caller; stored as written. */
+  card?: Card | null | undefined;
+  /** Issue 16: the files' §8.7 metadata, in render order (linked by `within`). */
+  attachments?: Attachment[] | null | undefined;
+  /**
+   * Issue 16: more writes of the same message in its transaction, after the event is inserted —
+   * linking its files, creating its poll. A throw undoes the whole message (nothing half-written).
+   */
+  within?: ((tx: SqlExecutor, seq: number, sentAt: Date) => Promise<void>) | undefined;
 }
 
 export function messagesService(
@@ -313,9 +332,12 @@ export function messagesService(
         hooked,
         idempotency?.key ?? null,
         idempotency?.hash ?? null,
+        data.card ? JSON.stringify(data.card) : null,
+        data.attachments?.length ? JSON.stringify(data.attachments) : null,
       ]);
       if (!written) throw new Error("the write returned no seq");
       const seq = Number(written.seq);
+      if (data.within) await data.within(tx, seq, sentAt);
       const event: MessageRow & AgentMessageRow = {
         seq,
         kind: "message",
@@ -331,6 +353,8 @@ export function messagesService(
         redacted: false,
         payload: null,
         replyToSeq: replyTo?.seq ?? null,
+        card: data.card ?? null,
+        attachments: data.attachments?.length ? data.attachments : null,
         redaction: null,
         conversation: {
           id: row.key,

@@ -80,8 +80,9 @@ SELECT
 export const WRITE_SQL = `
 WITH e AS (
   INSERT INTO events (kind, type, project_id, conversation_id, from_id, from_instance_id, to_id, to_instance_id, body,
-                      mentions, metadata, reply_to_seq, pings, agent_round, sent_at)
-  VALUES ('message', 'chat', $1, $2, $3, $4::text, $5, $6::text, $7, $8::jsonb, $9::jsonb, $10::int, $11::int, $12::int, $13::timestamp)
+                      mentions, metadata, reply_to_seq, pings, agent_round, sent_at, card, attachments)
+  VALUES ('message', 'chat', $1, $2, $3, $4::text, $5, $6::text, $7, $8::jsonb, $9::jsonb, $10::int, $11::int, $12::int, $13::timestamp,
+          $20::jsonb, $21::jsonb)
   RETURNING seq, sent_at),
 a AS (INSERT INTO event_audience (event_seq, member_id) SELECT e.seq, m FROM e, unnest($14::text[]) AS m),
 v AS (INSERT INTO routing_verdicts (event_seq, agent_id, instance_id, should_respond, reason)

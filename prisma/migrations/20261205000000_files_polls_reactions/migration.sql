@@ -1,5 +1,6 @@
 -- AlterTable
-ALTER TABLE "events" ADD COLUMN     "card" JSONB;
+ALTER TABLE "events" ADD COLUMN     "attachments" JSONB,
+ADD COLUMN     "card" JSONB;
 
 -- CreateTable
 CREATE TABLE "attachments" (
