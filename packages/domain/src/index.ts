@@ -20,3 +20,4 @@ export * from "./live.ts";
 export * from "./addresses.ts";
 export * from "./chatView.ts";
 export * from "./files.ts";
+export * from "./polls.ts";
