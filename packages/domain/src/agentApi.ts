@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ReplyPolicy } from "./routing.ts";
+import { cardInputSchema } from "./files.ts";
 import { MESSAGE_BODY_MAX } from "./schemas.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 
@@ -99,7 +100,8 @@ export type AgentEventMessage = z.infer<typeof agentEventMessageSchema>;
 /** B-099: the REST shape is the full one: where it lives, and the fields an event leaves out. */
 export const agentMessageSchema = agentEventMessageSchema.extend({
   conversationId: z.string(),
-  cardPayload: z.null(),
+  /** v1.11 (B-217), v1.12 (B-234): the card's payload on a card message; null otherwise. REST only (B-132). */
+  cardPayload: z.record(z.string(), z.unknown()).nullable(),
   reactions: z.array(z.never()),
   /** A redacted message (Maity §8.5): content "", deletedAt the redaction's time. */
   deletedAt: z.string().nullable(),
@@ -193,6 +195,8 @@ export const agentSendInput = z.strictObject({
     .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`),
   metadata: safeJsonObject("an object or null").nullable().optional(),
   replyToMessageId: text("a message id").max(40, "a message id").nullable().optional(),
+  /** v1.11 (B-217): a calendar or email card; `content` stays the plain-text fallback (B-218). */
+  card: cardInputSchema.optional(),
   /** Issue 12: the client's id of this send; a retry with the same id answers the first message (200). */
   clientMessageId: text("a string of 1–200 characters")
     .min(1, "1–200 characters")

@@ -75,6 +75,9 @@ export function renderAgentError(error: HubErrorType): Response {
   if (fields?.idempotency_key === "reused_with_other_body")
     return agentRefusal(409, "IDEMPOTENCY_KEY_REUSED", error.message, { fields });
   if (fields?.code === "invalid_or_expired") return agentRefusal(400, "INVALID_PAIRING_CODE", error.message);
+  // A refusal the protocol names itself (v1.11 cards: CARD_TYPE_NOT_SENDABLE, INVALID_CARD_PAYLOAD).
+  if (typeof error.details.agent_code === "string")
+    return agentRefusal(error.status, error.details.agent_code, error.message, fields ? { fields } : {});
   // The budgets of B-360 and B-141, and the pre-auth routes' per address: the code says which.
   const limit = error.code === "rate_limited" ? error.details.limit : undefined;
   if (limit === "updates") return agentRefusal(429, "UPDATES_RATE_LIMITED", error.message, {}, headers);
