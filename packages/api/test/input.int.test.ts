@@ -267,6 +267,7 @@ describe("every route and the OpenAPI document", () => {
       "content",
       "metadata",
       "replyToMessageId",
+      "card",
       "clientMessageId",
       "usage",
     ]);
