@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HubError } from "./errors.ts";
 import { text } from "./text.ts";
 
 // Attachments, the file library, cards, polls and reactions (004 §10, v1.7, v1.11, v1.12, v1.17,
@@ -186,6 +187,38 @@ export const cardInputSchema = z.strictObject({
   payload: z.record(z.string(), z.unknown(), { error: "an object" }),
 });
 export type CardInput = z.infer<typeof cardInputSchema>;
+
+/**
+ * B-224: the card as a tool schema offers it — the type itself limited to the two, so a client
+ * validating with it (the MCP tools) refuses card.decision before anything is sent.
+ */
+export const sendableCardSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("card.calendar"), payload: calendarCardPayload }),
+  z.strictObject({ type: z.literal("card.email"), payload: emailCardPayload }),
+]);
+
+/**
+ * v1.11 (B-221, B-223): only card.calendar and card.email are sent by anyone (decision cards come from
+ * request_approval, polls from create_poll), and their payloads are strict: the refusal names the field.
+ */
+export function sendableCard(card: CardInput): Card {
+  if (!(SENDABLE_CARD_TYPES as readonly string[]).includes(card.type))
+    throw new HubError("invalid", `card.type ${card.type} cannot be sent: use card.calendar or card.email`, {
+      fields: { "card.type": "not_sendable" },
+      agent_code: "CARD_TYPE_NOT_SENDABLE",
+    });
+  const parsed = cardPayloadSchemas[card.type as SendableCardType].safeParse(card.payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const unknown = issue?.code === "unrecognized_keys" ? `.${issue.keys[0]}` : "";
+    const field = `card.payload${issue?.path.length ? `.${issue.path.join(".")}` : ""}${unknown}`;
+    throw new HubError("invalid", `${field}: ${unknown ? "not a field of this card" : issue?.message}`, {
+      fields: { [field]: unknown ? "unknown_field" : "invalid" },
+      agent_code: "INVALID_CARD_PAYLOAD",
+    });
+  }
+  return { type: card.type, payload: parsed.data as Record<string, unknown> };
+}
 
 /** A message's card on the Maity surface. */
 export const cardSchema = z.object({ type: z.string(), payload: z.record(z.string(), z.unknown()) });

@@ -42,6 +42,7 @@ import {
   toUpdatesEvent,
 } from "./agents.ts";
 import { APPEND_LOCK_KEY, logHead } from "./append.ts";
+import { attachmentsOf, cardOf } from "./files/render.ts";
 import { rawOf } from "./raw.ts";
 import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "./writeSql.ts";
 import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "./idempotency.ts";
@@ -111,7 +112,7 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
     sent_at: row.sentAt.toISOString(),
     mentions: redacted ? [] : (row.mentions as Message["mentions"]),
     // M-038: a redacted message carries none (their bytes are deleted, §8.7).
-    attachments: redacted || !Array.isArray(row.attachments) ? [] : (row.attachments as Attachment[]),
+    attachments: redacted ? [] : attachmentsOf(row.attachments),
     from_instance: row.fromInstanceId,
     // §9.1: as the human wrote it; group chats always carry null.
     to_instance: direct ? row.toInstanceId : null,
@@ -126,7 +127,8 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
   };
   // Issue 15: the dashboard quotes what a reply answers; only a reply carries the field.
   if (row.replyToSeq) message.reply_to = row.replyToSeq;
-  if (row.card && !redacted) message.card = row.card as Card;
+  const card = redacted ? null : cardOf(row.card);
+  if (card) message.card = card;
   // A group message has no delivered_at: several recipients, no read receipts (§9.2).
   return direct ? withDelivered(message, row.deliveredAt) : message;
 }
