@@ -291,3 +291,53 @@ export const reactionSchema = z.object({
 export type Reaction = z.infer<typeof reactionSchema>;
 /** An emoji: one grapheme of at most 16 code points (a flag, a skin tone, a ZWJ family). */
 export const EMOJI_MAX_CODE_POINTS = 16;
+
+// ---- files on a send (B-198…B-202, B-222) -----------------------------------------------------------
+
+/** B-198: the agent send's `attachments` item. Any string: an id that names nothing is refused at linking. */
+export const sendAttachmentSchema = z.strictObject({ attachmentId: text("an attachment id").min(1).max(100) });
+/** B-198: 1–ATTACHMENTS_PER_MESSAGE_MAX files in render order (OQ-B-12: 0 or more than 10 is 400). */
+export const sendAttachmentsSchema = z
+  .array(sendAttachmentSchema, { error: "a list of {attachmentId}" })
+  .min(1, `1–${ATTACHMENTS_PER_MESSAGE_MAX} files`)
+  .max(ATTACHMENTS_PER_MESSAGE_MAX, `1–${ATTACHMENTS_PER_MESSAGE_MAX} files`);
+
+/** B-201, B-202: one refusal whichever id failed (unknown, another Bay's, not the caller's, sent, repeated). */
+export const attachmentLinkFailed = (): HubError =>
+  new HubError("conflict", "the files could not be attached: each must be your own upload, not yet sent", {
+    reason: "attachment_link_failed",
+    agent_code: "ATTACHMENT_LINK_FAILED",
+  });
+
+/**
+ * The agent send's files, in render order (B-198): `attachments` or the legacy single `attachmentId`,
+ * never both (B-199, OQ-B-13 ATTACHMENTS_CONFLICT); `metadata.type` is the server's with `attachments`
+ * (B-200, OQ-B-15: 400); a card is one shape per message (B-222 CARD_WITH_ATTACHMENTS). A repeated id
+ * links nothing (B-201: the same 409 as any failed link).
+ */
+export function sendAttachmentIds(send: {
+  attachments?: { attachmentId: string }[] | undefined;
+  attachmentId?: string | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+  card?: unknown;
+}): string[] {
+  const legacy = send.attachmentId ?? null;
+  if (send.attachments !== undefined && legacy !== null)
+    throw new HubError("invalid", "attachments and attachmentId together: send one of them", {
+      fields: { attachments: "conflict", attachmentId: "conflict" },
+      agent_code: "ATTACHMENTS_CONFLICT",
+    });
+  const ids = send.attachments?.map((a) => a.attachmentId) ?? (legacy === null ? [] : [legacy]);
+  if (send.attachments !== undefined && send.metadata?.type !== undefined)
+    throw HubError.invalid(
+      { "metadata.type": "not_with_attachments" },
+      "metadata.type is derived by the hub for attachments: leave it out",
+    );
+  if (ids.length > 0 && send.card !== undefined && send.card !== null)
+    throw new HubError("invalid", "a message carries a card or attachments, not both", {
+      fields: { card: "with_attachments" },
+      agent_code: "CARD_WITH_ATTACHMENTS",
+    });
+  if (new Set(ids).size !== ids.length) throw attachmentLinkFailed();
+  return ids;
+}

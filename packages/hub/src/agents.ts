@@ -22,6 +22,7 @@ import {
   encodeHistoryCursor,
   seqOfMessageId,
   sendableCard,
+  sendAttachmentIds,
   shouldRespondFor,
   resolveMentions,
   projectFullName,
@@ -39,6 +40,7 @@ import { refuseClosed } from "./access.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller } from "./caller.ts";
 import { idempotencyOf } from "./idempotency.ts";
+import { linkAttachments } from "./files/link.ts";
 import { agentAttachmentMetadata, attachmentsOf, cardOf } from "./files/render.ts";
 import { publishTyping } from "./typing.ts";
 import type { MessagesService } from "./messages.ts";
@@ -533,11 +535,14 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
           { reply_to: "not_in_conversation" },
           "the message replied to is not in this conversation",
         );
+      const fileIds = sendAttachmentIds(data);
       const card = data.card ? sendableCard(data.card) : null;
       // v1.11: a card message says its type in metadata.type, as a poll says card.poll (B-234).
       const metadata = card ? { ...(data.metadata ?? {}), type: card.type } : (data.metadata ?? null);
       const write = { body: data.content, metadata, replyToSeq, wakes, card };
-      const written = await messages.writeIn(agent, row, write, idempotencyOf(clientKey, ["agent", row.key, write]));
+      const idempotency = idempotencyOf(clientKey, ["agent", row.key, { ...write, fileIds }]);
+      const files = await linkAttachments(db, agent, row, fileIds, idempotency !== null);
+      const written = await messages.writeIn(agent, row, { ...write, ...files }, idempotency);
       return { message: written.agentMessage, replayed: written.replayed };
     },
 

@@ -15,6 +15,7 @@ import { groupService } from "./groups.ts";
 import { messagesService } from "./messages.ts";
 import { type BlobStore, memoryBlobStore } from "./files/store.ts";
 import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
+import { signerOf } from "./files/render.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
 export { LiveBus, type BusMessage, type LogEvent, reaches } from "./bus.ts";
@@ -29,6 +30,7 @@ export { type Credential, type CredentialWatch, SESSION_TTL_MS } from "./auth.ts
 export { DEFAULT_GROUP_CHAT_QUOTA, type Participation } from "./groups.ts";
 export { type BlobStore, memoryBlobStore } from "./files/store.ts";
 export { ephemeralFileKeys, type FileKeys, fileKeys, SIGNED_CONTENT_PATH } from "./files/keys.ts";
+export { type Signer, signAgentMessage, signerOf } from "./files/render.ts";
 
 export interface HubOptions {
   /** Open group chats per project (§1.7; default DEFAULT_GROUP_CHAT_QUOTA). */
@@ -74,11 +76,12 @@ export function createHub(database: Database, options: HubOptions = {}) {
     options.pingRate ? { pingRate: options.pingRate } : {},
   );
   const agents = agentService(db, bus, messages);
-  const webhooks = webhookService(db, agents, options.webhooks);
+  const fileKeys = options.files?.keys ?? ephemeralFileKeys();
+  // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
+  const webhooks = webhookService(db, agents, options.webhooks, { sign: signerOf(fileKeys, options.publicUrl ?? "") });
   queued.webhooksQueued = webhooks.kick;
   const limits = rateLimits(options.limits);
   const blobs = options.files?.store ?? memoryBlobStore();
-  const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   return {
     database,
     db,

@@ -1,5 +1,7 @@
 import {
   type Attachment,
+  attachmentLinkFailed,
+  bodyOrFiles,
   type Card,
   decideWake,
   eventId,
@@ -42,6 +44,7 @@ import {
   toUpdatesEvent,
 } from "./agents.ts";
 import { APPEND_LOCK_KEY, logHead } from "./append.ts";
+import { linkAttachments } from "./files/link.ts";
 import { attachmentsOf, cardOf } from "./files/render.ts";
 import { rawOf } from "./raw.ts";
 import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "./writeSql.ts";
@@ -452,8 +455,7 @@ export function messagesService(
       idempotencyKey: string | null = null,
     ): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, conversationId, { lean: true });
-      const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
-      return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
+      return maityWrite(caller, row, data, idempotencyKey);
     },
 
     /**
@@ -696,10 +698,28 @@ export function messagesService(
       idempotencyKey: string | null = null,
     ): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, data.conversation_id, { lean: true });
-      const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
-      return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
+      return maityWrite(caller, row, data, idempotencyKey);
     },
   };
+
+  /**
+   * The Maity send (POST …/messages, POST …/events type chat): the body may be empty only when files
+   * are attached (M-030); the files link all or nothing, the conflict naming no id (B-201, B-202).
+   */
+  async function maityWrite(
+    caller: Caller,
+    row: KeyRow,
+    data: z.output<typeof postMessageInput>,
+    idempotencyKey: string | null,
+  ): Promise<Written> {
+    if (!bodyOrFiles(data)) throw HubError.invalid({ body: "required" }, "body: required without attachments");
+    const ids = data.attachments ?? [];
+    if (new Set(ids).size !== ids.length) throw attachmentLinkFailed();
+    const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
+    const idempotency = idempotencyOf(idempotencyKey, ["maity", row.key, ids.length ? { ...write_, ids } : write_]);
+    const files = await linkAttachments(db, caller, row, ids, idempotency !== null);
+    return write(caller, row, { ...write_, ...files }, idempotency);
+  }
 
   async function markDelivered(caller: Caller, row: KeyRow, page: MessageRow[]): Promise<void> {
     if (row.kind !== "direct") return;

@@ -483,7 +483,7 @@ export const appRouter = router({
           ctx.caller,
           input,
           input.conversation_id,
-          pick(input, ["body", "to_instance", "reply_to"]),
+          pick(input, ["body", "to_instance", "reply_to", "attachments"]),
           input.idempotency_key ?? null,
         );
         return { replayed: written.replayed, message: written.message };
@@ -561,7 +561,7 @@ export const appRouter = router({
         const written = await ctx.hub.messages.postEvent(
           ctx.caller,
           input,
-          pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]),
+          pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to", "attachments"]),
           input.idempotency_key ?? null,
         );
         return { replayed: written.replayed, message: written.message };
