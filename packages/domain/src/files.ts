@@ -341,3 +341,25 @@ export function sendAttachmentIds(send: {
   if (new Set(ids).size !== ids.length) throw attachmentLinkFailed();
   return ids;
 }
+
+// ---- the project library and attachment reads (Maity, v1.17, §8.7) ------------------------------------
+
+/** One file of a project's library (GET …/library): the §8.7 metadata, its name, who added it and when. */
+export const projectLibraryFileSchema = attachmentSchema.extend({
+  /** Untrusted content (§10): whoever uploaded it chose it. */
+  file_name: z.string(),
+  uploader_id: z.string(),
+  added_at: z.string(),
+});
+export type ProjectLibraryFile = z.infer<typeof projectLibraryFileSchema>;
+
+/** GET …/attachments/{id}: the §8.7 metadata with the name, where it was sent (null: library or unsent). */
+export const projectAttachmentSchema = attachmentSchema.extend({
+  file_name: z.string(),
+  /** The chat it was sent in (its Maity id), and the message's seq. */
+  conversation_id: z.string().nullable(),
+  seq: z.number().int().nullable(),
+  /** A redacted message's or a removed library file's bytes are deleted (M-039): the content route answers not found. */
+  deleted: z.boolean(),
+});
+export type ProjectAttachment = z.infer<typeof projectAttachmentSchema>;

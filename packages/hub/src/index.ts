@@ -15,6 +15,7 @@ import { groupService } from "./groups.ts";
 import { messagesService } from "./messages.ts";
 import { type BlobStore, memoryBlobStore } from "./files/store.ts";
 import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
+import { libraryService } from "./files/library.ts";
 import { signerOf } from "./files/render.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
@@ -68,20 +69,17 @@ export function createHub(database: Database, options: HubOptions = {}) {
   // The bus orders the log's events by their chain and reads the log only for a gap (bus.ts).
   bus.attach(() => logHead(db), logLoader(db));
   const queued: { webhooksQueued?: () => void } = {};
-  const messages = messagesService(
-    db,
-    database.sql,
-    bus,
-    queued,
-    options.pingRate ? { pingRate: options.pingRate } : {},
-  );
+  const blobs = options.files?.store ?? memoryBlobStore();
+  const messages = messagesService(db, database.sql, bus, queued, {
+    ...(options.pingRate ? { pingRate: options.pingRate } : {}),
+    blobs,
+  });
   const agents = agentService(db, bus, messages);
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
   const webhooks = webhookService(db, agents, options.webhooks, { sign: signerOf(fileKeys, options.publicUrl ?? "") });
   queued.webhooksQueued = webhooks.kick;
   const limits = rateLimits(options.limits);
-  const blobs = options.files?.store ?? memoryBlobStore();
   return {
     database,
     db,
@@ -106,6 +104,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     webhooks,
     pairing: pairingService(db, bus),
     limits,
+    /** Issue 16: the file library and the Maity attachment reads (files/library.ts). */
+    library: libraryService(db, blobs, fileKeys),
     /** Issue 16: the bytes of attachments, and the key of their names and signed URLs. */
     blobs,
     fileKeys,

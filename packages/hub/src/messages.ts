@@ -44,7 +44,9 @@ import {
   toUpdatesEvent,
 } from "./agents.ts";
 import { APPEND_LOCK_KEY, logHead } from "./append.ts";
+import { deleteBlobs, tombstoneFiles } from "./files/library.ts";
 import { linkAttachments } from "./files/link.ts";
+import type { BlobStore } from "./files/store.ts";
 import { attachmentsOf, cardOf } from "./files/render.ts";
 import { rawOf } from "./raw.ts";
 import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "./writeSql.ts";
@@ -179,7 +181,7 @@ export function messagesService(
   sql: SqlRunner,
   bus: LiveBus,
   hooks: { webhooksQueued?: () => void } = {},
-  options: { pingRate?: PingRate } = {},
+  options: { pingRate?: PingRate; blobs?: BlobStore } = {},
 ) {
   const pingRate = options.pingRate ?? DEFAULT_PING_RATE;
   // The write's own reads on the driver itself (issue 12); everything else stays on Prisma.
@@ -550,17 +552,22 @@ export function messagesService(
           select: { seq: true, redacted: true },
         });
         if (!event) throw HubError.notFound("message not found");
+        let blobKeys: string[] = [];
         if (!event.redacted) {
           await tx.event.update({ where: { seq }, data: { redacted: true, body: null, mentions: [] } });
           await tx.redaction.create({ data: { eventSeq: seq, byId: caller.id, reason: data.reason ?? null } });
+          // §8.5, M-039: the files are tombstoned with the redaction; their bytes go once it commits.
+          blobKeys = await tombstoneFiles(tx, seq);
         }
         const audience = await tx.eventAudience.findMany({ where: { eventSeq: seq }, select: { memberId: true } });
         return {
           event: await tx.event.findUniqueOrThrow({ where: { seq }, select: messageSelect }),
           audience: audience.map((a) => a.memberId),
           changed: !event.redacted,
+          blobKeys,
         };
       });
+      if (options.blobs) await deleteBlobs(options.blobs, redacted.blobKeys);
       if (redacted.changed)
         bus.publish({
           type: "redaction",

@@ -65,6 +65,19 @@ export const agentRouter = router({
     await ctx.hub.agents.typing(ctx.caller, input.conversationId);
     return { ok: true };
   }),
+  // B-203…B-210: the file library; a room the agent is not in is NOT_PARTICIPANT (B-038), a file outside it 404.
+  files: operation(ops.files).query(async ({ ctx, input }): Out<"files"> => {
+    const row = await ctx.hub.agents.room(ctx.caller, input.conversationId);
+    if (!row) throw notParticipant();
+    return ctx.hub.library.agentListing(ctx.caller, row);
+  }),
+  fileLink: operation(ops.fileLink).query(async ({ ctx, input }): Out<"fileLink"> => {
+    const row = await ctx.hub.agents.room(ctx.caller, input.conversationId);
+    if (!row) throw notParticipant();
+    const link = await ctx.hub.library.agentLink(ctx.caller, row, input.attachmentId, signerFor(ctx));
+    if (!link) throw toTRPCError(HubError.notFound("no such file in this conversation's listing"));
+    return link;
+  }),
   agents: operation(ops.agents).query(
     async ({ ctx }): Out<"agents"> => ({ agents: await ctx.hub.agents.directory(ctx.caller) }),
   ),

@@ -50,6 +50,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
 import { agentRouter } from "./agent.ts";
+import { attachmentsRouter, libraryRouter } from "./library.ts";
 import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router, toTRPCError } from "../trpc.ts";
 
 // Every hub route is a procedure here, with its zod input and output side by side; `meta.rest`
@@ -162,6 +163,9 @@ export const appRouter = router({
   admin: adminRouter,
   /** The agent API (/api/agent-api, 004): one operation per procedure (routers/agent.ts). */
   agent: agentRouter,
+  /** Issue 16: the project's file library and the attachment reads (routers/library.ts). */
+  library: libraryRouter,
+  attachments: attachmentsRouter,
   auth: router({
     me: publicProcedure
       .output(z.object({ id: z.string(), kind: z.enum(["human", "agent"]), handle: z.string() }).nullable())
