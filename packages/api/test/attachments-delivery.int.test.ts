@@ -29,7 +29,6 @@ const receiver = createServer((req, res) => {
   });
 });
 let api: ApiServer;
-let key = "";
 let cnv = "";
 
 beforeAll(async () => {
@@ -53,7 +52,6 @@ beforeAll(async () => {
   });
   expect(made.status).toBe(201);
   cnv = made.body.id;
-  key = (await hub.db.conversation.findFirstOrThrow({ where: { publicId: cnv }, select: { id: true } })).id;
   api = await startApiServer(hub, { sockets: { helloTimeoutMs: 2000, pingIntervalMs: 1000, idleCursorMs: 1000 } });
 });
 afterAll(async () => {

@@ -160,6 +160,30 @@ describe("sending files (agent API)", () => {
     expect(still.eventSeq).toBeNull();
   });
 
+  it("B-201 the same upload sent twice at once: one message carries it, the other send is 409 and writes nothing", async () => {
+    const id = await uploaded(hub, "agt-a");
+    const before = await count();
+    const results = await Promise.all(
+      [1, 2].map((n) => send({ content: `race ${n}`, attachments: [{ attachmentId: id }] })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it("issue 12 a retried send with files (same Idempotency-Key) answers the first message", async () => {
+    const id = await uploaded(hub, "agt-a");
+    const body = { content: "once", attachments: [{ attachmentId: id }], clientMessageId: `retry-${id}` };
+    const first = await send(body);
+    expect(first.status).toBe(201);
+    const again = await send(body);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body.metadata.attachments[0].attachmentId).toBe(id);
+    // Another send naming the same (now sent) file is refused.
+    const other = await send({ ...body, clientMessageId: `other-${id}` });
+    expect(other.status).toBe(409);
+  });
+
   it("B-199 OQ-B-13 attachments and attachmentId together → 400 ATTACHMENTS_CONFLICT", async () => {
     const a = await uploaded(hub, "agt-a");
     const res = await send({ content: "x", attachments: [{ attachmentId: a }], attachmentId: a });
