@@ -2,7 +2,7 @@ import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
 import { uploaded } from "./attachments.ts";
-import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
+import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
 // The file library (v1.7, v1.17, B-203…B-210), the Maity attachment reads (§8.7, M-142, M-163) and
 // redaction's file half (§8.5, M-039).
@@ -227,6 +227,27 @@ describe("the project library (v1.17)", () => {
     expect(
       (await rest("GET", `${P}/library`, { token: T["hum-maintainer"] })).body.map((f: { id: string }) => f.id),
     ).not.toContain(mine);
+  });
+});
+
+describe("the dashboard's procedures", () => {
+  it("M-030 messages.post with attachments, attachments.get and library.list over tRPC (session cookie)", async () => {
+    const browser = trpcBrowser(hub);
+    const login = await browser.mutation("auth.login", { handle: "guest", password: "guest-demo" });
+    expect(login.status).toBe(200);
+    const id = await uploaded(hub, "hum-guest", { mimeType: "image/webp", name: "sketch.webp" });
+    const ref = { owner: "maintainer", slug: "maity" };
+    const posted = await browser.mutation("messages.post", {
+      ...ref,
+      conversation_id: chat.c?.id,
+      body: "",
+      attachments: [id],
+    });
+    expect(posted.status).toBe(200);
+    const got = await browser.query("attachments.get", { ...ref, attachment_id: id });
+    expect(got.body.result?.data).toMatchObject({ id, type: "image", file_name: "sketch.webp", deleted: false });
+    const listed = await browser.query("library.list", ref);
+    expect((listed.body.result?.data as { id: string }[]).map((f) => f.id)).toContain(files.lib);
   });
 });
 
