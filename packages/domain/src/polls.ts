@@ -61,9 +61,12 @@ export function checkVote(
 }
 
 /** B-229: the same vote twice changes nothing — whether a new set differs from the held one. */
-export const voteChanges = (held: readonly number[], next: readonly number[]): boolean =>
-  held.length !== next.length ||
-  [...held].sort((a, b) => a - b).some((v, i) => v !== [...next].sort((a, b) => a - b)[i]);
+export function voteChanges(held: readonly number[], next: readonly number[]): boolean {
+  if (held.length !== next.length) return true;
+  const a = [...held].sort((x, y) => x - y);
+  const b = [...next].sort((x, y) => x - y);
+  return a.some((v, i) => v !== b[i]);
+}
 
 export type PollVoteRow = { voterId: string; optionIndex: number; at: Date };
 
