@@ -1,4 +1,4 @@
-import { type AgentPoll, POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "./files.ts";
+import { type AgentPoll, type Poll, POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "./files.ts";
 
 // Polls (004 v1.12, B-226…B-240), the rules without I/O: what a poll may ask, what a vote may hold,
 // the tally a reader sees and the plain-text fallback. The hub stores and reads; these decide.
@@ -113,4 +113,34 @@ export function tallyPoll(
 export function pollFallback(question: string, options: readonly string[], allowMultiple: boolean): string {
   const lines = options.map((o, i) => `${i + 1}. ${o}`);
   return [`📊 ${question}${allowMultiple ? " (several answers allowed)" : ""}`, ...lines].join("\n");
+}
+
+/**
+ * The Maity twin of a tally (the dashboard's card): every answer listed with its text and count, zero
+ * included, voters by member id oldest first. Same votes, same reader rules as tallyPoll.
+ */
+export function maityPollOf(
+  tally: AgentPoll,
+  poll: { question: string; options: readonly string[]; askedBy: string },
+): Poll {
+  const byIndex = new Map(tally.options.map((o) => [o.index, o]));
+  return {
+    id: tally.id,
+    question: poll.question,
+    allow_multiple: tally.allowMultiple,
+    closed: tally.closed,
+    asked_by: poll.askedBy,
+    options: poll.options.map((text, index) => {
+      const held = byIndex.get(index);
+      return {
+        index,
+        text,
+        count: held?.count ?? 0,
+        voters: (held?.voters ?? []).map((v) => ({ member_id: v.id, at: v.at })),
+      };
+    }),
+    voter_count: tally.voterCount,
+    mine: tally.mine,
+    can_vote: tally.canVote,
+  };
 }
