@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  checkPoll,
-  checkVote,
-  maityPollOf,
-  pollFallback,
-  sameAnswer,
-  tallyPoll,
-  voteChanges,
-} from "../src/index.ts";
+import { checkPoll, checkVote, maityPollOf, pollFallback, sameAnswer, tallyPoll, voteChanges } from "../src/index.ts";
 
 // v1.12 polls: the rules, from the spec's sentences and its tally example.
 
