@@ -6,6 +6,7 @@ import {
   checkPoll,
   checkVote,
   HubError,
+  isHubError,
   maityPollOf,
   maityReactions,
   type Message,
@@ -168,7 +169,10 @@ export function pollService(db: Db, bus: LiveBus, messages: MessagesService, age
         ? await db.conversation.findUnique({ where: { id: poll.conversationId }, select: { publicId: true } })
         : null;
     const row = conversation
-      ? await resolveConversation(db, caller, ref, conversation.publicId).catch(() => null)
+      ? await resolveConversation(db, caller, ref, conversation.publicId).catch((error: unknown) => {
+          if (isHubError(error) && error.code === "not_found") return null;
+          throw error;
+        })
       : null;
     // A direct chat's public id repeats across projects: the chat resolved must be the poll's.
     if (!poll || !row || row.key !== poll.conversationId) throw pollNotFound();
