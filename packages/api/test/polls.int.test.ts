@@ -164,6 +164,22 @@ describe("v1.12 polls over the agent API", () => {
     expect((await rest("GET", `${A}/polls/${single}`, as("agt-a"))).body.voterCount).toBe(0);
   });
 
+  it("B-228 one voter's concurrent votes are applied one at a time: the last held set is whole, never a mix", async () => {
+    const pollId = (
+      await agentCreate("agt-a", {
+        conversationId: key,
+        question: "Race?",
+        options: ["A", "B", "C"],
+        allowMultiple: true,
+      })
+    ).body.cardPayload.pollId;
+    const sets = [[0], [1, 2], [2], [0, 1, 2], []];
+    const answers = await Promise.all(sets.map((set) => agentVote("agt-a", pollId, set)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    const held = (await rest("GET", `${A}/polls/${pollId}`, as("agt-a"))).body.mine;
+    expect(sets).toContainEqual(held);
+  });
+
   it("B-230 an unknown poll and another room's poll answer the same 404 POLL_NOT_FOUND", async () => {
     const elsewhere = (await agentCreate("agt-x", { conversationId: otherKey, question: "Q?", options: ["A", "B"] }))
       .body.cardPayload.pollId;
@@ -307,6 +323,31 @@ describe("v1.12 polls on the Maity surface", () => {
     const vote = await maityVote("hum-maintainer", pollId, [0]);
     expect(vote.status).toBe(403);
     expect(vote.body.error.details.reason).toBe("observer");
+  });
+
+  it("a closed chat takes no votes: canVote false for everyone, a vote answers 409 CONVERSATION_CLOSED", async () => {
+    const made = await rest("POST", `${P}/conversations`, {
+      ...as("hum-guest"),
+      body: { title: "Closing", participants: ["agt-a", "agt-x"] },
+    });
+    const closing = made.body.id as string;
+    const pollId = (
+      await rest("POST", `${P}/conversations/${closing}/polls`, {
+        ...as("hum-guest"),
+        body: { question: "Stay?", options: ["Yes", "No"] },
+      })
+    ).body.poll.id;
+    // Its last person leaves: the chat closes (§9.2), the agents stay.
+    expect((await rest("DELETE", `${P}/conversations/${closing}/participants/hum-guest`, as("hum-guest"))).status).toBe(
+      200,
+    );
+    const got = await rest("GET", `${A}/polls/${pollId}`, as("agt-a"));
+    expect(got.body.canVote).toBe(false);
+    const vote = await agentVote("agt-a", pollId, [0]);
+    expect(vote.status).toBe(409);
+    expect(vote.body.code).toBe("CONVERSATION_CLOSED");
+    const page = await rest("GET", `${A}/conversations/${await keyOf(closing)}/messages`, as("agt-a"));
+    expect(page.body.messages.find((m: { poll?: { id: string } }) => m.poll?.id === pollId).poll.canVote).toBe(false);
   });
 
   it("a poll of a chat the caller does not read answers not_found", async () => {

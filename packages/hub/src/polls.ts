@@ -90,7 +90,8 @@ async function loadPolls(db: Db, seqs: number[], readerId: string) {
   const rooms = [...new Set(polls.map((p) => p.conversationId))];
   const present = rooms.length
     ? await db.participation.findMany({
-        where: { conversationId: { in: rooms }, memberId: readerId, leftAt: null },
+        // A closed chat takes no votes: its participants read the tally with canVote false.
+        where: { conversationId: { in: rooms }, memberId: readerId, leftAt: null, conversation: { closedAt: null } },
         select: { conversationId: true },
       })
     : [];
@@ -290,8 +291,8 @@ export function pollService(db: Db, bus: LiveBus, messages: MessagesService, age
       return tallyOf(poll, await vote(agent.id, poll, row, indexes, "agent"), { id: agent.id, participant: true });
     },
     async agentGet(agent: AgentCaller, pollId: string): Promise<AgentPoll> {
-      const { poll } = await forAgent(agent, pollId);
-      return tallyOf(poll, await votesOf(poll.id), { id: agent.id, participant: true });
+      const { poll, row } = await forAgent(agent, pollId);
+      return tallyOf(poll, await votesOf(poll.id), { id: agent.id, participant: row.closedAt === null });
     },
 
     /** POST …/conversations/{id}/polls: 201 the Maity message with its card and poll. */
@@ -312,7 +313,7 @@ export function pollService(db: Db, bus: LiveBus, messages: MessagesService, age
     },
     async get(caller: Caller, ref: ProjectRef, pollId: string): Promise<Poll> {
       const { poll, row } = await forMember(caller, ref, pollId);
-      const participant = row.access !== "observer";
+      const participant = row.access !== "observer" && row.closedAt === null;
       return maityOf(poll, await votesOf(poll.id), { id: caller.id, participant });
     },
     /** OQ-B-25: the asker (a human) or a manager of the chat closes a poll, from the app; agents do not. */
@@ -329,7 +330,7 @@ export function pollService(db: Db, bus: LiveBus, messages: MessagesService, age
         if (closed.count > 0) await publishChanged(db, bus, row, poll.eventSeq, "poll");
       }
       const after = await db.poll.findUniqueOrThrow({ where: { id: poll.id }, select: pollSelect });
-      return maityOf(after, await votesOf(poll.id), { id: caller.id, participant: true });
+      return maityOf(after, await votesOf(poll.id), { id: caller.id, participant: row.closedAt === null });
     },
   };
 }
