@@ -191,6 +191,42 @@ export const restRouteTable = {
     status: 201,
     headers: { "idempotency-key": "idempotency_key" },
   },
+  "polls.create": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/polls",
+    status: 201,
+    headers: {},
+  },
+  "polls.vote": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/polls/{poll_id}/vote",
+    status: 200,
+    headers: {},
+  },
+  "polls.close": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/polls/{poll_id}/close",
+    status: 200,
+    headers: {},
+  },
+  "polls.get": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/polls/{poll_id}",
+    status: 200,
+    headers: {},
+  },
+  "reactions.add": {
+    method: "PUT",
+    path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/messages/{seq}/reactions/{emoji}",
+    status: 200,
+    headers: {},
+  },
+  "reactions.remove": {
+    method: "DELETE",
+    path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/messages/{seq}/reactions/{emoji}",
+    status: 200,
+    headers: {},
+  },
   "agents.mintPairingCode": {
     method: "POST",
     path: "/api/agents/{agent_id}/pairing-codes",

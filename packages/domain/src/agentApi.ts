@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ReplyPolicy } from "./routing.ts";
-import { cardInputSchema, sendAttachmentsSchema } from "./files.ts";
+import { agentPollSchema, agentReactionSchema, cardInputSchema, sendAttachmentsSchema } from "./files.ts";
 import { MESSAGE_BODY_MAX } from "./schemas.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 
@@ -102,7 +102,10 @@ export const agentMessageSchema = agentEventMessageSchema.extend({
   conversationId: z.string(),
   /** v1.11 (B-217), v1.12 (B-234): the card's payload on a card message; null otherwise. REST only (B-132). */
   cardPayload: z.record(z.string(), z.unknown()).nullable(),
-  reactions: z.array(z.never()),
+  /** Issue 16: who reacted with what, oldest first. REST only (spec §11: reactions emit no events). */
+  reactions: z.array(agentReactionSchema),
+  /** v1.12 (B-235): a card.poll message's tally as this reader sees it. REST only (B-132). */
+  poll: agentPollSchema.optional(),
   /** A redacted message (Maity §8.5): content "", deletedAt the redaction's time. */
   deletedAt: z.string().nullable(),
 });

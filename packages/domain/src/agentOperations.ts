@@ -19,7 +19,15 @@ import {
   webhookSetSchema,
   webhookViewSchema,
 } from "./agentApi.ts";
-import { fileLinkSchema, libraryListingSchema } from "./files.ts";
+import {
+  agentPollCreateInput,
+  agentPollSchema,
+  agentPollVoteInput,
+  agentReactionsAnswerSchema,
+  emojiInput,
+  fileLinkSchema,
+  libraryListingSchema,
+} from "./files.ts";
 import { text } from "./text.ts";
 
 // The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
@@ -228,6 +236,45 @@ export const agentOperations = {
     input: linkPollInput.extend({ id: text("a link request id").min(1, "required").max(60, "a link request id") }),
     output: linkPollSchema,
     access: "public",
+  }),
+  // v1.12 polls (B-226…B-240, OQ-B-26) and reactions (issue 16).
+  pollCreate: operation({
+    method: "POST",
+    path: `${base}/polls`,
+    summary: "Put a poll in a room (create_poll): 2–10 distinct answers; 201 the card.poll message; 400 INVALID_POLL",
+    input: agentPollCreateInput,
+    output: agentMessageSchema,
+    status: 201,
+  }),
+  pollVote: operation({
+    method: "POST",
+    path: `${base}/polls/{pollId}/vote`,
+    summary:
+      "Cast, change or withdraw your vote (vote_in_poll): the complete set of zero-based indexes, [] withdraws; " +
+      "404 POLL_NOT_FOUND, 409 POLL_CLOSED, 400 POLL_SINGLE_CHOICE, 400 INVALID_OPTION_INDEX",
+    input: agentPollVoteInput,
+    output: agentPollSchema,
+  }),
+  pollGet: operation({
+    method: "GET",
+    path: `${base}/polls/{pollId}`,
+    summary: "A poll's tally as you see it (B-240); 404 POLL_NOT_FOUND",
+    input: z.strictObject({ pollId: agentPollVoteInput.shape.pollId }),
+    output: agentPollSchema,
+  }),
+  react: operation({
+    method: "POST",
+    path: `${room}/messages/{messageId}/reactions`,
+    summary: "React to a message with an emoji (idempotent); 404 for a room the agent is not in",
+    input: z.strictObject({ ...inRoom, messageId: z.string({ error: "a message id" }).min(1), emoji: emojiInput }),
+    output: agentReactionsAnswerSchema,
+  }),
+  unreact: operation({
+    method: "DELETE",
+    path: `${room}/messages/{messageId}/reactions`,
+    summary: "Take your reaction back (?emoji=; idempotent)",
+    input: z.strictObject({ ...inRoom, messageId: z.string({ error: "a message id" }).min(1), emoji: emojiInput }),
+    output: agentReactionsAnswerSchema,
   }),
 } as const satisfies Record<string, AgentOperation>;
 

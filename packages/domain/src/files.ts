@@ -363,3 +363,50 @@ export const projectAttachmentSchema = attachmentSchema.extend({
   deleted: z.boolean(),
 });
 export type ProjectAttachment = z.infer<typeof projectAttachmentSchema>;
+
+// ---- polls and reactions: the inputs and the agent's reaction shape (issue 16, v1.12) ----------------
+
+/** Bounds of the wire only; the poll's own rules (2–10 answers, distinct, B-227) are checkPoll's: INVALID_POLL. */
+const pollQuestion = text("a string").max(1000, "at most 1000 characters");
+const pollOptions = z
+  .array(text("a string").max(300, "at most 300 characters"), { error: "a list of answers" })
+  .max(100, "at most 100 answers");
+const optionIndexes = z
+  .array(z.number({ error: "an answer's index" }).int("an answer's index counted from zero"), {
+    error: "a list of answer indexes",
+  })
+  .max(100, "at most 100 indexes");
+
+/** B-226: create_poll / POST /agent-api/polls. */
+export const agentPollCreateInput = z.strictObject({
+  conversationId: z.string({ error: "a conversation id" }).min(1, "required"),
+  question: pollQuestion,
+  options: pollOptions,
+  allowMultiple: z.boolean({ error: "true or false" }).optional(),
+});
+/** B-228: vote_in_poll / POST /agent-api/polls/:pollId/vote — the complete set held, [] withdraws. */
+export const agentPollVoteInput = z.strictObject({
+  pollId: z.string({ error: "a poll id" }).min(1, "required"),
+  optionIndexes,
+});
+/** The Maity twins (snake_case). */
+export const pollCreateInput = z.strictObject({
+  question: pollQuestion,
+  options: pollOptions,
+  allow_multiple: z.boolean({ error: "true or false" }).optional(),
+});
+export const pollVoteInput = z.strictObject({ option_indexes: optionIndexes });
+
+/** The reactions of a message as an agent reads them: who reacted, humans and agents alike. */
+export const agentReactionSchema = z.object({
+  emoji: z.string(),
+  count: z.number().int(),
+  reactors: z.array(z.object({ id: z.string(), type: z.enum(["USER", "AGENT"]) })),
+});
+export type AgentReaction = z.infer<typeof agentReactionSchema>;
+export const agentReactionsAnswerSchema = z.object({
+  messageId: z.string(),
+  reactions: z.array(agentReactionSchema),
+});
+/** An emoji as the edge takes it; checkEmoji decides whether it is one. */
+export const emojiInput = text("an emoji").min(1, "an emoji").max(64, "one emoji");

@@ -21,3 +21,4 @@ export * from "./addresses.ts";
 export * from "./chatView.ts";
 export * from "./files.ts";
 export * from "./polls.ts";
+export * from "./reactions.ts";

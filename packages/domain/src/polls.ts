@@ -1,4 +1,4 @@
-import { type AgentPoll, POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "./files.ts";
+import { type AgentPoll, type Poll, POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "./files.ts";
 
 // Polls (004 v1.12, B-226…B-240), the rules without I/O: what a poll may ask, what a vote may hold,
 // the tally a reader sees and the plain-text fallback. The hub stores and reads; these decide.
@@ -61,9 +61,12 @@ export function checkVote(
 }
 
 /** B-229: the same vote twice changes nothing — whether a new set differs from the held one. */
-export const voteChanges = (held: readonly number[], next: readonly number[]): boolean =>
-  held.length !== next.length ||
-  [...held].sort((a, b) => a - b).some((v, i) => v !== [...next].sort((a, b) => a - b)[i]);
+export function voteChanges(held: readonly number[], next: readonly number[]): boolean {
+  if (held.length !== next.length) return true;
+  const a = [...held].sort((x, y) => x - y);
+  const b = [...next].sort((x, y) => x - y);
+  return a.some((v, i) => v !== b[i]);
+}
 
 export type PollVoteRow = { voterId: string; optionIndex: number; at: Date };
 
@@ -110,4 +113,34 @@ export function tallyPoll(
 export function pollFallback(question: string, options: readonly string[], allowMultiple: boolean): string {
   const lines = options.map((o, i) => `${i + 1}. ${o}`);
   return [`📊 ${question}${allowMultiple ? " (several answers allowed)" : ""}`, ...lines].join("\n");
+}
+
+/**
+ * The Maity twin of a tally (the dashboard's card): every answer listed with its text and count, zero
+ * included, voters by member id oldest first. Same votes, same reader rules as tallyPoll.
+ */
+export function maityPollOf(
+  tally: AgentPoll,
+  poll: { question: string; options: readonly string[]; askedBy: string },
+): Poll {
+  const byIndex = new Map(tally.options.map((o) => [o.index, o]));
+  return {
+    id: tally.id,
+    question: poll.question,
+    allow_multiple: tally.allowMultiple,
+    closed: tally.closed,
+    asked_by: poll.askedBy,
+    options: poll.options.map((text, index) => {
+      const held = byIndex.get(index);
+      return {
+        index,
+        text,
+        count: held?.count ?? 0,
+        voters: (held?.voters ?? []).map((v) => ({ member_id: v.id, at: v.at })),
+      };
+    }),
+    voter_count: tally.voterCount,
+    mine: tally.mine,
+    can_vote: tally.canVote,
+  };
 }

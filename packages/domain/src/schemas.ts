@@ -391,6 +391,8 @@ export const liveEventSchema = z.object({
   member_id: z.string().optional(),
   /** kind message: the message itself, rendered once by the write, so the open chat adds it without a read. */
   message: messageSchema.optional(),
+  /** Issue 16, kind message_changed: what changed on message `seq` — its poll's votes or its reactions. */
+  what: z.enum(["poll", "reactions"]).optional(),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkPoll, checkVote, pollFallback, sameAnswer, tallyPoll, voteChanges } from "../src/index.ts";
+import { checkPoll, checkVote, maityPollOf, pollFallback, sameAnswer, tallyPoll, voteChanges } from "../src/index.ts";
 
 // v1.12 polls: the rules, from the spec's sentences and its tally example.
 
@@ -94,5 +94,43 @@ describe("B-235 B-236 B-237 B-238 tallyPoll: the spec's shape", () => {
 describe("B-239 pollFallback numbers the answers from one", () => {
   it("is readable where the card cannot render", () => {
     expect(pollFallback("Ship on Friday?", ["Yes", "No"], false)).toBe("📊 Ship on Friday?\n1. Yes\n2. No");
+  });
+});
+
+describe("maityPollOf: the Maity twin lists every answer with its text", () => {
+  it("zero answers included, voters by member id, the reader's view kept", () => {
+    const at = new Date("2026-12-05T10:00:00Z");
+    const tally = tallyPoll(
+      { id: "pol-1", allowMultiple: true, closed: false },
+      [
+        { voterId: "hum-a", optionIndex: 2, at },
+        { voterId: "agt-b", optionIndex: 2, at: new Date(at.getTime() + 1000) },
+        { voterId: "hum-a", optionIndex: 0, at },
+      ],
+      { id: "hum-a", participant: true },
+    );
+    expect(maityPollOf(tally, { question: "Lunch?", options: ["Pizza", "Soup", "Salad"], askedBy: "hum-c" })).toEqual({
+      id: "pol-1",
+      question: "Lunch?",
+      allow_multiple: true,
+      closed: false,
+      asked_by: "hum-c",
+      options: [
+        { index: 0, text: "Pizza", count: 1, voters: [{ member_id: "hum-a", at: at.toISOString() }] },
+        { index: 1, text: "Soup", count: 0, voters: [] },
+        {
+          index: 2,
+          text: "Salad",
+          count: 2,
+          voters: [
+            { member_id: "hum-a", at: at.toISOString() },
+            { member_id: "agt-b", at: new Date(at.getTime() + 1000).toISOString() },
+          ],
+        },
+      ],
+      voter_count: 2,
+      mine: [0, 2],
+      can_vote: true,
+    });
   });
 });

@@ -43,6 +43,7 @@ import { idempotencyOf } from "./idempotency.ts";
 import { linkAttachments } from "./files/link.ts";
 import { agentAttachmentMetadata, attachmentsOf, cardOf } from "./files/render.ts";
 import { publishTyping } from "./typing.ts";
+import { withAgentMedia } from "./polls.ts";
 import type { MessagesService } from "./messages.ts";
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "./read.ts";
 
@@ -283,7 +284,7 @@ export async function renderForAgent(
 
 /** B-132: the event's message carries exactly the event fields; the REST-only ones stay out. */
 export function eventMessage(message: AgentMessage): UpdatesEvent["message"] {
-  const { conversationId: _c, cardPayload: _p, reactions: _r, deletedAt: _d, ...event } = message;
+  const { conversationId: _c, cardPayload: _p, reactions: _r, poll: _t, deletedAt: _d, ...event } = message;
   return event;
 }
 
@@ -499,7 +500,13 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
           rendered.map((r) => r.row.seq),
         );
       }
-      return { messages: rendered.map((r) => r.message), nextCursor, context: await envelope(agent, row) };
+      // Issue 16: each poll's tally for this reader and each message's reactions, one batch for the page.
+      const page = await withAgentMedia(
+        db,
+        agent.id,
+        rendered.map((r) => r.message),
+      );
+      return { messages: page, nextCursor, context: await envelope(agent, row) };
     },
 
     /**

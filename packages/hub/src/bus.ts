@@ -51,6 +51,15 @@ export type BusMessage =
       memberId: string;
       audience: string[];
     }
+  | {
+      /** Issue 16: a vote or a reaction changed message `seq`; the dashboard reloads it (no seq of the log moves). */
+      type: "message_changed";
+      seq: number;
+      conversationId: string;
+      project: { owner: string; slug: string };
+      audience: string[];
+      what: "poll" | "reactions";
+    }
   | { type: "credentials"; agentId: string; humanId?: undefined }
   | { type: "credentials"; humanId: string; agentId?: undefined };
 

@@ -13,6 +13,8 @@ import { logLoader } from "./log.ts";
 import { conversationService } from "./conversations.ts";
 import { groupService } from "./groups.ts";
 import { messagesService } from "./messages.ts";
+import { pollService } from "./polls.ts";
+import { reactionService } from "./reactions.ts";
 import { type BlobStore, memoryBlobStore } from "./files/store.ts";
 import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
 import { libraryService } from "./files/library.ts";
@@ -102,6 +104,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
       options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs },
     ),
     webhooks,
+    /** Issue 16: polls (v1.12) and reactions. */
+    polls: pollService(db, bus, messages, agents),
+    reactions: reactionService(db, bus, agents),
     pairing: pairingService(db, bus),
     limits,
     /** Issue 16: the file library and the Maity attachment reads (files/library.ts). */

@@ -55,6 +55,7 @@ import type { LiveBus, LogEvent } from "./bus.ts";
 import type { Caller } from "./caller.ts";
 import type { KeyRow } from "./read.ts";
 import { publishTyping } from "./typing.ts";
+import { withMedia } from "./polls.ts";
 
 // Posting and reading chat messages, redaction, and the caller's slice of the event log (§9.1,
 // §9.2, §8.2, §8.4). Both kinds go through the same write.
@@ -510,7 +511,12 @@ export function messagesService(
         const page = rows.slice(0, q.limit).reverse();
         await markDelivered(caller, row, page);
         return {
-          items: page.map((m) => renderMessage(m, reader)),
+          // Issue 16: each poll's tally and each message's reactions, as this reader sees them.
+          items: await withMedia(
+            db,
+            caller.id,
+            page.map((m) => renderMessage(m, reader)),
+          ),
           earlier: rows.length > q.limit ? (page[0]?.seq ?? null) : null,
         };
       }
@@ -526,7 +532,11 @@ export function messagesService(
       await markRead(caller, row, highest);
       await markDelivered(caller, row, page);
       return {
-        items: page.map((m) => renderMessage(m, reader)),
+        items: await withMedia(
+          db,
+          caller.id,
+          page.map((m) => renderMessage(m, reader)),
+        ),
         next_cursor: rows.length > q.limit ? String(highest) : null,
       };
     },
@@ -609,7 +619,11 @@ export function messagesService(
       const page = rows.slice(0, q.limit);
       const reader = await readerOf(caller, project.id);
       return {
-        items: page.map((e) => renderEvent(e, reader)),
+        items: await withMedia(
+          db,
+          caller.id,
+          page.map((e) => renderEvent(e, reader)),
+        ),
         next_cursor: rows.length > q.limit ? String(page.at(-1)?.seq ?? 0) : null,
       };
     },

@@ -9,6 +9,7 @@ import {
 import { CursorExpired, type Hub, signAgentMessage, signerOf } from "@maity/hub";
 import type { z } from "zod";
 import { agentProcedure, preauthProcedure, router, toTRPCError } from "../trpc.ts";
+import { agentPollProcedures } from "./polls.ts";
 
 // The agent API (004 §2–§7, §11) as procedures of the one router: each is an operation of
 // @maity/domain's table (method, path, input, output), served by the REST adapter in the
@@ -124,4 +125,6 @@ export const agentRouter = router({
     const { id, ...secret } = input;
     return ctx.hub.pairing.pollLink(id, secret, ctx.baseUrl ?? "");
   }),
+  // Issue 16: v1.12 polls and reactions (routers/polls.ts).
+  ...agentPollProcedures,
 });

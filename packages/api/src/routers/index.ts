@@ -51,6 +51,7 @@ import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
 import { agentRouter } from "./agent.ts";
 import { attachmentsRouter, libraryRouter } from "./library.ts";
+import { pollsRouter, reactionsRouter } from "./polls.ts";
 import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router, toTRPCError } from "../trpc.ts";
 
 // Every hub route is a procedure here, with its zod input and output side by side; `meta.rest`
@@ -281,6 +282,15 @@ export const appRouter = router({
                   : await ctx.hub.messages.eventPlace(m.seq);
                 // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
                 if (place) yield { seq: m.seq, kind: m.type, ...place };
+              } else if (m.type === "message_changed") {
+                // Issue 16: a vote or a reaction changed message `seq`; the client reloads it.
+                yield {
+                  seq: m.seq,
+                  kind: m.type,
+                  conversation_id: m.conversationId,
+                  project: m.project,
+                  what: m.what,
+                };
               }
             }
           }
@@ -571,6 +581,9 @@ export const appRouter = router({
         return { replayed: written.replayed, message: written.message };
       }),
   }),
+  // Issue 16: v1.12 polls and reactions (routers/polls.ts).
+  polls: pollsRouter,
+  reactions: reactionsRouter,
   agents: router({
     mine: humanProcedure
       .output(z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })))
