@@ -247,7 +247,7 @@ describe("the dashboard's procedures", () => {
     const got = await browser.query("attachments.get", { ...ref, attachment_id: id });
     expect(got.body.result?.data).toMatchObject({ id, type: "image", file_name: "sketch.webp", deleted: false });
     const listed = await browser.query("library.list", ref);
-    expect((listed.body.result?.data as { id: string }[]).map((f) => f.id)).toContain(files.lib);
+    expect(((listed.body.result?.data ?? []) as { id: string }[]).map((f) => f.id)).toContain(files.lib);
   });
 });
 
