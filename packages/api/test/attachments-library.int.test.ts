@@ -176,6 +176,46 @@ describe("the Maity attachment reads", () => {
     expect(new Set(refusals.map((r) => JSON.stringify(r.body))).size).toBe(1);
   });
 
+  it("M-142 a non-member owner reading along with its agent reads the agent's files; an unsent upload its uploader only", async () => {
+    await rest("POST", "/api/admin/humans", {
+      token: ADMIN,
+      body: { handle: "lender", name: "Lender", password: "lender-pass-12" },
+    });
+    const agent = await rest("POST", "/api/admin/agents", {
+      token: ADMIN,
+      body: { owner: "lender", handle: "helper" },
+    });
+    expect(agent.status).toBe(201);
+    const added = await rest("POST", "/api/admin/projects/maintainer/maity/members", {
+      token: ADMIN,
+      body: { member_id: agent.body.id },
+    });
+    expect(added.status).toBe(201);
+    T["hum-lender"] = (
+      await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "hum-lender" } })
+    ).body.token;
+    await makeChat("lent", "hum-maintainer", "Lent", [agent.body.id, "hum-guest"]);
+    const sent = await sendFile("lent", "hum-maintainer", "lent", "for-the-helper.pdf");
+    expect(sent.attachments).toHaveLength(1);
+    const read = await rest("GET", `${P}/attachments/${files.lent}`, { token: T["hum-lender"] });
+    expect(read).toMatchObject({
+      status: 200,
+      body: { file_name: "for-the-helper.pdf", conversation_id: chat.lent?.id },
+    });
+    expect((await raw(`${P}/attachments/${files.lent}/content`, T["hum-lender"] as string)).status).toBe(200);
+    // Not a chat the lender's agent is in: not_found.
+    expect((await rest("GET", `${P}/attachments/${files.c}`, { token: T["hum-lender"] })).status).toBe(404);
+    // B-197: an unsent upload is its uploader's alone.
+    const mine = await uploaded(hub, "hum-guest", { name: "draft.pdf" });
+    expect((await rest("GET", `${P}/attachments/${mine}`, { token: T["hum-guest"] })).body).toMatchObject({
+      file_name: "draft.pdf",
+      conversation_id: null,
+      seq: null,
+    });
+    expect((await raw(`${P}/attachments/${mine}/content`, T["hum-guest"] as string)).status).toBe(200);
+    expect((await rest("GET", `${P}/attachments/${mine}`, { token: T["hum-maintainer"] })).status).toBe(404);
+  });
+
   it("§8.7 the content: bytes, type, the name in Content-Disposition, nosniff; ?download=1", async () => {
     const res = await raw(`${P}/attachments/${files.a}/content`, T["hum-guest"] as string);
     expect(res.status).toBe(200);
