@@ -1,5 +1,14 @@
 "use client";
-import { type Message, type MessageRouting, type Named, nameOf, replyExcerpt, routingChips } from "@maity/domain";
+import {
+  cardPayloadSchemas,
+  type Message,
+  type MessageRouting,
+  type Named,
+  nameOf,
+  replyExcerpt,
+  routingChips,
+  type SendableCardType,
+} from "@maity/domain";
 import {
   Avatar,
   Badge,
@@ -132,6 +141,10 @@ export const MessageRow = memo(function MessageRow(props: {
       </li>
     );
   }
+  // v1.11/v1.12: the body of a card or poll message is the plain-text fallback, shown only where the
+  // card cannot render — here it renders, so the fallback stays out of the way.
+  const card = m.card ? cardPayloadSchemas[m.card.type as SendableCardType]?.safeParse(m.card.payload) : undefined;
+  const cardShown = Boolean(m.poll) || Boolean(card?.success);
   const mentionsMe = m.mentions.some((x) => x.member_id === props.me);
   const author = nameOf(m.from, props.people);
   const sent = new Date(m.sent_at);
@@ -175,7 +188,10 @@ export const MessageRow = memo(function MessageRow(props: {
         {m.reply_to ? (
           <Quote seq={m.reply_to} original={props.quoted} people={props.people} onJump={actions.onJump} />
         ) : null}
-        <div className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]">
+        <div
+          className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]"
+          hidden={cardShown || (!m.body && m.attachments.length > 0)}
+        >
           {withMentions(m.body ?? "", m.mentions).map((part, i) =>
             part.mention ? (
               // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
