@@ -75,11 +75,11 @@ describe("issue 16 dashboard: the poll dialog (v1.12: 2–10 distinct answers)",
 });
 
 describe("issue 16 dashboard: names for reactions and voters (names, never ids)", () => {
-  const people = new Map<string, Named>([
-    ["m1", { name: "Ana" }],
-    ["m2", { name: "Ben" }],
-    ["m3", { name: "Cy" }],
-  ]);
+  const human = (member_id: string, name: string): [string, Named] => [
+    member_id,
+    { member_id, kind: "human", name, owner_id: null },
+  ];
+  const people = new Map<string, Named>([human("m1", "Ana"), human("m2", "Ben"), human("m3", "Cy")]);
   it.each([
     [[], "nobody"],
     [["m1"], "Ana"],

@@ -287,6 +287,11 @@ export function Composer(props: {
               }}
             />
           ) : null}
+          {uploads.failed ? (
+            <span className="ml-auto text-xs text-danger-text" role="status">
+              Remove the file that could not be uploaded to send.
+            </span>
+          ) : null}
           <Button type="submit" variant="primary" size="sm" className="ml-auto" disabled={!canSend}>
             <SendHorizontal aria-hidden />
             {uploads.uploading ? "Uploading…" : "Send"}
