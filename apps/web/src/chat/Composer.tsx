@@ -39,13 +39,15 @@ export function Composer(props: {
   const uploads = useUploads(props.conversationRef.owner, props.conversationRef.slug);
   const picker = useRef<HTMLInputElement | null>(null);
   const { dropTarget } = props;
+  // Drops are taken only where one may write (not a closed chat, not an observer's).
+  const writable = !props.closed && !props.observer;
   useEffect(() => {
-    if (!dropTarget) return;
+    if (!dropTarget || !writable) return;
     dropTarget.current = uploads.add;
     return () => {
       dropTarget.current = null;
     };
-  }, [dropTarget, uploads.add]);
+  }, [dropTarget, uploads.add, writable]);
   const queryClient = useQueryClient();
   const [body, setBody] = useState("");
   const [caret, setCaret] = useState(0);
