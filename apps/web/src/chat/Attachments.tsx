@@ -40,6 +40,7 @@ function InlineImage(props: { where: Where; a: Attachment; author: string; max: 
   const { a } = props;
   const name = useFileName(props.where, a.id);
   const [loaded, setLoaded] = useState(false);
+  const [failed, setFailed] = useState(false);
   const box = imageBox(a.width, a.height, props.max);
   const thumb = useMemo(() => placeholder(a.thumbhash), [a.thumbhash]);
   const alt = name.data ?? `Image from ${props.author}`;
@@ -60,6 +61,11 @@ function InlineImage(props: { where: Where; a: Attachment; author: string; max: 
           : { maxWidth: props.max }
       }
     >
+      {failed ? (
+        <span className="absolute inset-0 flex items-center justify-center bg-surface-2/80 p-2 text-xs text-muted">
+          The image could not be loaded.
+        </span>
+      ) : null}
       {/* biome-ignore lint/performance/noImgElement: the hub's own bytes, sized from the metadata; no optimiser */}
       <img
         src={contentUrl(props.where.owner, props.where.slug, a.id)}
@@ -67,6 +73,7 @@ function InlineImage(props: { where: Where; a: Attachment; author: string; max: 
         loading="lazy"
         decoding="async"
         onLoad={() => setLoaded(true)}
+        onError={() => setFailed(true)}
         className="block h-full w-full object-cover"
         style={{ opacity: loaded ? 1 : 0 }}
       />

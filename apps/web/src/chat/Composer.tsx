@@ -266,6 +266,7 @@ export function Composer(props: {
             className="sr-only"
             tabIndex={-1}
             aria-hidden
+            aria-label="Attach files"
             onChange={(e) => {
               uploads.add([...(e.target.files ?? [])]);
               e.target.value = "";
