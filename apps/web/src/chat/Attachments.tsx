@@ -5,7 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import { Download, File, FileArchive, FileSpreadsheet, FileText, Presentation } from "lucide-react";
 import { useMemo, useState } from "react";
 import { thumbHashToDataURL } from "thumbhash";
-import { attachmentName, contentUrl } from "./mediaApi";
+import { useTRPC } from "../trpc";
+import { contentUrl } from "./mediaApi";
 
 type Where = { owner: string; slug: string };
 
@@ -19,12 +20,13 @@ function placeholder(thumbhash: string | null): string | undefined {
   }
 }
 
-/** The file's name is not on the message (B-184): it comes from the metadata route, read once per file. */
+/** The file's name is not on the message (B-184): it comes from `attachments.get`, read once per file. */
 function useFileName(where: Where, id: string) {
+  const trpc = useTRPC();
   return useQuery({
-    queryKey: ["attachment-name", where.owner, where.slug, id],
-    queryFn: () => attachmentName(where.owner, where.slug, id),
+    ...trpc.attachments.get.queryOptions({ owner: where.owner, slug: where.slug, attachment_id: id }),
     staleTime: Number.POSITIVE_INFINITY,
+    select: (a) => a.file_name,
   });
 }
 

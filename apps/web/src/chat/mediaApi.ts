@@ -1,9 +1,9 @@
 "use client";
 // Issue 16: every call the dashboard makes for attachments, polls and reactions, in one module.
-// Polls and reactions are on main (typed tRPC). The attachment routes and `messages.post`'s
-// `attachments` are built on the files-core / files-messages branches: until they are merged, the
-// upload and metadata routes are plain fetch/XHR against the brief's contract, and the post with
-// attachments goes through ONE marked cast (`postWithAttachments`) — after the merge, drop the cast.
+// Typed tRPC where the procedures are on main (messages.post with `attachments`, attachments.get,
+// polls.*, reactions.*). The upload is a REST multipart route (files-core), sent by XHR for its
+// progress; its answer is parsed with the schema below until files-core's `projectUploadSchema`
+// (packages/domain/src/files.ts) is on main — then import that one instead.
 import {
   type Attachment,
   type Message,
@@ -82,26 +82,11 @@ export function uploadFile(
   });
 }
 
-const metadata = z.object({ id: z.string(), file_name: z.string() }).passthrough();
-/** An attachment's metadata with its name (`GET …/attachments/{id}`): the name is never on the message (B-184). */
-export async function attachmentName(owner: string, slug: string, id: string): Promise<string | null> {
-  const res = await fetch(`${base(owner, slug)}/${encodeURIComponent(id)}`, { credentials: "same-origin" });
-  if (!res.ok) return null;
-  const parsed = metadata.safeParse(await res.json().catch(() => null));
-  return parsed.success ? parsed.data.file_name : null;
-}
-
-/** The post input once `messages.post` takes `attachments` (files-messages branch): body may be "". */
-type PostWithAttachments = ChatRef & { body: string; reply_to: number | null; attachments: string[] };
-/**
- * TEMPORARY narrow cast until files-messages is merged: main's `messages.post` input does not know
- * `attachments` yet. Only this one call is cast; the answer is still the typed `{ message }`.
- * After the merge: `client.messages.post.mutate(input)`.
- */
-export function postWithAttachments(client: Client, input: PostWithAttachments): Promise<{ message: Message }> {
-  const post = client.messages.post.mutate as unknown as (i: PostWithAttachments) => Promise<{ message: Message }>;
-  return post(input);
-}
+/** Sends a message with files: their ids in render order (1–10); the body may be "" then (files-messages). */
+export const postWithAttachments = (
+  client: Client,
+  input: ChatRef & { body: string; reply_to: number | null; attachments: string[] },
+): Promise<{ message: Message }> => client.messages.post.mutate(input);
 
 // ---- polls and reactions: typed, on main ------------------------------------------------------------
 
