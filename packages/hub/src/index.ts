@@ -38,7 +38,8 @@ export { ephemeralFileKeys, type FileKeys, fileKeys, SIGNED_CONTENT_PATH } from 
 export { type Signer, signAgentMessage, signerOf } from "./files/render.ts";
 export { localBlobStore } from "./files/local.ts";
 export { type S3Settings, s3BlobStore } from "./files/s3.ts";
-export { BLOB_PREFIX, type FilesService, type OpenedFile, type StoredUpload } from "./files/service.ts";
+export { fileTooLarge } from "./files/upload.ts";
+export { BLOB_PREFIX, isOriginalFlag, type FilesService, type OpenedFile, type StoredUpload } from "./files/service.ts";
 
 export interface HubOptions {
   /** Open group chats per project (§1.7; default DEFAULT_GROUP_CHAT_QUOTA). */
