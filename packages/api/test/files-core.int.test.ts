@@ -15,7 +15,9 @@ import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 // sweep and the local store. Every file is made here (sharp makes the images).
 
 // sharp is a dependency of @maity/hub, which makes the images it stores; the test borrows it from there.
-const sharp = createRequire(new URL("../../hub/package.json", import.meta.url))("sharp") as typeof import("sharp");
+const sharp = createRequire(new URL("../../hub/package.json", import.meta.url))(
+  "sharp",
+) as typeof import("../../hub/node_modules/sharp/lib/index.js");
 
 const dataDir = await mkdtemp(join(tmpdir(), "maity-files-core-"));
 const hub = await testHub({
@@ -45,9 +47,9 @@ interface UploadOptions {
   fields?: Record<string, string>;
   headers?: Record<string, string>;
 }
-async function upload(bytes: Uint8Array, name: string, options: UploadOptions = {}) {
+async function upload(bytes: Buffer, name: string, options: UploadOptions = {}) {
   const form = new FormData();
-  form.append("file", new Blob([bytes]), name);
+  form.append("file", new Blob([new Uint8Array(bytes)]), name);
   for (const [k, v] of Object.entries(options.fields ?? {})) form.append(k, v);
   const token = options.token === undefined ? tokens["agt-a"] : options.token;
   const res = await handleRest(
