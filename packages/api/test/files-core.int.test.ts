@@ -387,13 +387,24 @@ describe("B-184 B-185 the signed download", () => {
     expect(answers[0]?.[1]).toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it("B-185 through the real Node server, without a token", async () => {
+  it("B-185 B-186 through the real Node server: a download without a token, an upload", async () => {
     const server = await startApiServer(hub);
     try {
       const res = await fetch(`${server.url}${hub.fileKeys.signedPath(id).path}`);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-disposition")).toContain("filename*=UTF-8''");
       expect(await res.text()).toBe("%PDF-1.4\n%%EOF\n");
+      // An upload through the same server: the multipart body streams through the Node dispatch.
+      const form = new FormData();
+      form.append("file", new Blob(["through node\n"]), "node.txt");
+      const up = await fetch(`${server.url}${AGENT_UPLOAD}?original=1`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tokens["agt-a"]}` },
+        body: form,
+      });
+      expect(up.status).toBe(201);
+      const uploaded = (await up.json()) as { attachmentId: string };
+      expect((await download(uploaded.attachmentId)).bytes.toString()).toBe("through node\n");
       const url = hub.files.signedUrl(id, server.url);
       expect(url.url.startsWith(`${server.url}/api/files/${id}?exp=`)).toBe(true);
       expect((await fetch(url.url)).status).toBe(200);
@@ -443,5 +454,21 @@ describe("the local store and the sweep", () => {
     expect(result.orphans).toBeGreaterThanOrEqual(1);
     expect(await hub.blobs.get("attachments/att-orphan000000")).toBeNull();
     expect(await hub.files.open(kept)).not.toBeNull();
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("B-186 documents the uploads as multipart and the signed download as bytes", async () => {
+    const doc = (await rest("GET", "/api/openapi.json")).body;
+    const agent = doc.paths["/api/agent-api/attachments"].post;
+    expect(Object.keys(agent.requestBody.content)).toEqual(["multipart/form-data"]);
+    expect(agent.requestBody.content["multipart/form-data"].schema.required).toEqual(["file"]);
+    expect(agent.parameters).toContainEqual(expect.objectContaining({ name: "original", in: "query" }));
+    expect(Object.keys(agent.responses["201"].content)).toEqual(["application/json"]);
+    const maity = doc.paths["/api/projects/{owner}/{slug}/attachments"].post;
+    expect(Object.keys(maity.requestBody.content)).toEqual(["multipart/form-data"]);
+    const download = doc.paths["/api/files/{id}"].get;
+    expect(Object.keys(download.responses["200"].content)).toEqual(["application/octet-stream"]);
+    expect(download.security).toEqual([]);
   });
 });
