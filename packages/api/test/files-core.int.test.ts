@@ -472,3 +472,33 @@ describe("the OpenAPI document", () => {
     expect(download.security).toEqual([]);
   });
 });
+
+describe("uploads feed the send (files-messages)", () => {
+  it("B-186 B-181 an agent's upload is sent on a message and read back with a signed URL that serves it", async () => {
+    const made = await rest("POST", "/api/projects/maintainer/maity/conversations", {
+      token: tokens["hum-maintainer"],
+      body: { title: "Files", participants: ["agt-a", "hum-guest"] },
+    });
+    expect(made.status).toBe(201);
+    const key = (
+      await hub.db.conversation.findFirstOrThrow({ where: { publicId: made.body.id }, select: { id: true } })
+    ).id;
+    const up = await upload(await solid(2000, 1000, 1).png().toBuffer(), "chart.png");
+    expect(up.status).toBe(201);
+    const sent = await handleRest(
+      hub,
+      new Request(`${BASE}/api/agent-api/conversations/${key}/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tokens["agt-a"]}`, "content-type": "application/json" },
+        body: JSON.stringify({ content: "the chart", attachments: [{ attachmentId: up.body.attachmentId }] }),
+      }),
+    );
+    expect(sent.status).toBe(201);
+    const message = await sent.json();
+    const [attachment] = message.metadata.attachments;
+    expect(attachment).toMatchObject({ attachmentId: up.body.attachmentId, type: "image", mimeType: "image/jpeg" });
+    const res = await handleRest(hub, new Request(new URL(attachment.attachmentUrl, BASE)));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toContain("chart.jpg");
+  });
+});
