@@ -1,11 +1,3 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from "@aws-sdk/client-s3";
 import type { Readable } from "node:stream";
 import type { BlobStore } from "./store.ts";
 
@@ -23,8 +15,54 @@ export interface S3Settings {
   forcePathStyle?: boolean;
 }
 
+/** The SDK is large: loaded on the first call, so a hub on the local disk never pays for it. */
+const loadSdk = () => import("@aws-sdk/client-s3");
+
 export function s3BlobStore(settings: S3Settings): BlobStore {
-  const client = new S3Client({
+  let ready: Promise<{ sdk: Awaited<ReturnType<typeof loadSdk>>; client: import("@aws-sdk/client-s3").S3Client }>;
+  const connect = () => (ready ??= loadSdk().then((sdk) => ({ sdk, client: makeClient(sdk, settings) })));
+  const Bucket = settings.bucket;
+  const missing = (error: unknown) => (error as { name?: string } | null)?.name === "NoSuchKey";
+  return {
+    kind: "s3",
+    async put(key, body, size, contentType) {
+      const { sdk, client } = await connect();
+      await client.send(
+        new sdk.PutObjectCommand({ Bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType }),
+      );
+    },
+    async get(key) {
+      const { sdk, client } = await connect();
+      try {
+        const answer = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key }));
+        return (answer.Body as Readable | undefined) ?? null;
+      } catch (error) {
+        if (error instanceof sdk.NoSuchKey || missing(error)) return null;
+        throw error;
+      }
+    },
+    async delete(key) {
+      const { sdk, client } = await connect();
+      await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: key }));
+    },
+    async *list(prefix) {
+      const { sdk, client } = await connect();
+      let token: string | undefined;
+      // Bounded by the bucket: each page names where the next starts, the last none.
+      do {
+        const page = await client.send(
+          new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
+        );
+        for (const object of page.Contents ?? [])
+          if (object.Key) yield { key: object.Key, writtenAt: object.LastModified ?? new Date(0) };
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    },
+  };
+}
+
+function makeClient(sdk: Awaited<ReturnType<typeof loadSdk>>, settings: S3Settings) {
+  return new sdk.S3Client({
     region: settings.region ?? "us-east-1",
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
     ...(settings.accessKeyId && settings.secretAccessKey
@@ -36,39 +74,4 @@ export function s3BlobStore(settings: S3Settings): BlobStore {
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });
-  const Bucket = settings.bucket;
-  const missing = (error: unknown) =>
-    error instanceof NoSuchKey || (error as { name?: string } | null)?.name === "NoSuchKey";
-  return {
-    kind: "s3",
-    async put(key, body, size, contentType) {
-      await client.send(
-        new PutObjectCommand({ Bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType }),
-      );
-    },
-    async get(key) {
-      try {
-        const answer = await client.send(new GetObjectCommand({ Bucket, Key: key }));
-        return (answer.Body as Readable | undefined) ?? null;
-      } catch (error) {
-        if (missing(error)) return null;
-        throw error;
-      }
-    },
-    async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
-    },
-    async *list(prefix) {
-      let token: string | undefined;
-      // Bounded by the bucket: each page names where the next starts, the last none.
-      do {
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
-        );
-        for (const object of page.Contents ?? [])
-          if (object.Key) yield { key: object.Key, writtenAt: object.LastModified ?? new Date(0) };
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-    },
-  };
 }
