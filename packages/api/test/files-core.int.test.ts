@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../src/node.ts";
 import { handleRest } from "../src/rest/index.ts";
 import { SESSION_COOKIE } from "../src/session.ts";
-import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
+import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
 // Issue 16, files core (B-184 … B-197): the upload pipeline on both surfaces, the signed download, the
 // sweep and the local store. Every file is made here (sharp makes the images).
@@ -313,6 +313,22 @@ describe("the Maity upload: POST /api/projects/{owner}/{slug}/attachments", () =
       headers: { cookie, origin: BASE },
     });
     expect(same.status).toBe(401);
+  });
+
+  it("B-186 the dashboard's upload: a real session cookie from the hub's own origin → 201", async () => {
+    const browser = trpcBrowser(hub);
+    expect((await browser.mutation("auth.login", { handle: "guest", password: "guest-demo" })).status).toBe(200);
+    const cookie = browser.cookie() ?? "";
+    expect(cookie).toContain(SESSION_COOKIE);
+    const res = await upload(Buffer.from("from the dashboard\n"), "notes.txt", {
+      path: PROJECT_UPLOAD,
+      token: null,
+      headers: { cookie, origin: BASE },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ file_name: "notes.txt", mime_type: "text/plain", type: "file", thumbhash: null });
+    const row = await hub.db.attachment.findUniqueOrThrow({ where: { id: res.body.id }, select: { uploaderId: true } });
+    expect(row.uploaderId).toBe("hum-guest");
   });
 
   it("the upload routes are REST only: tRPC does not serve them", async () => {
