@@ -27,6 +27,8 @@ import {
   emojiInput,
   fileLinkSchema,
   libraryListingSchema,
+  uploadAnswerSchema,
+  uploadQuery,
 } from "./files.ts";
 import { text } from "./text.ts";
 
@@ -51,6 +53,8 @@ export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Request headers that fill input fields (lower-case header → field). */
   headers?: Record<string, string>;
   access: AgentAccess;
+  /** The request body is multipart/form-data, streamed to the operation (issue 16 uploads), not JSON. */
+  body?: "multipart";
   /** The rate budget it spends (B-360; /updates its own, B-141); public routes spend "preauth". */
   bucket: "agent" | "updates" | "preauth";
 }
@@ -275,6 +279,19 @@ export const agentOperations = {
     summary: "Take your reaction back (?emoji=; idempotent)",
     input: z.strictObject({ ...inRoom, messageId: z.string({ error: "a message id" }).min(1), emoji: emojiInput }),
     output: agentReactionsAnswerSchema,
+  }),
+  // Issue 16 (B-186 … B-196): multipart/form-data, the file in the part `file`.
+  upload: operation({
+    method: "POST",
+    path: `${base}/attachments`,
+    summary:
+      "Upload one file (multipart/form-data, part `file`; `original=1` as query or field keeps the exact bytes) " +
+      "→ 201 {attachmentId, size, mimeType, thumbhash, fileName}; 413 FILE_TOO_LARGE, 415 UNSUPPORTED_FILE_TYPE, " +
+      "400 INVALID_UPLOAD",
+    input: uploadQuery,
+    output: uploadAnswerSchema,
+    status: 201,
+    body: "multipart",
   }),
 } as const satisfies Record<string, AgentOperation>;
 
