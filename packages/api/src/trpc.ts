@@ -145,6 +145,11 @@ export const restOnly = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.rest) throw toTRPCError(HubError.notFound("no such procedure"));
   return next({ ctx: { ...ctx, rest: ctx.rest } });
 });
+/** A REST-only route for a signed-in caller (an upload, a file's bytes). */
+export const authedRestOnly = restOnly.use(({ ctx, next }) => {
+  if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
+  return next({ ctx: { ...ctx, caller: ctx.caller } });
+});
 
 export const humanProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());

@@ -2,12 +2,13 @@
 // Issue 16: every call the dashboard makes for attachments, polls and reactions, in one module.
 // Typed tRPC where the procedures are on main (messages.post with `attachments`, attachments.get,
 // polls.*, reactions.*). The upload is a REST multipart route (files-core), sent by XHR for its
-// progress; its answer is parsed with the schema below until files-core's `projectUploadSchema`
-// (packages/domain/src/files.ts) is on main — then import that one instead.
+// progress; its answer is parsed with domain's `projectUploadSchema`.
 import {
   type Attachment,
   type Message,
   type Poll,
+  type ProjectUpload,
+  projectUploadSchema,
   type Reaction,
   reactionSchema,
   uploadErrorWords,
@@ -18,18 +19,7 @@ import type { useTRPCClient } from "../trpc";
 export type ChatRef = { owner: string; slug: string; conversation_id: string };
 type Client = ReturnType<typeof useTRPCClient>;
 
-/** The humans' upload answer (`POST /api/projects/{owner}/{slug}/attachments`, 201). */
-export const humanUploadAnswer = z.object({
-  id: z.string(),
-  file_name: z.string(),
-  size: z.number().int(),
-  mime_type: z.string(),
-  type: z.enum(["image", "file"]),
-  thumbhash: z.string().nullable(),
-  width: z.number().int().nullable(),
-  height: z.number().int().nullable(),
-});
-export type HumanUploadAnswer = z.infer<typeof humanUploadAnswer>;
+export type HumanUploadAnswer = ProjectUpload;
 
 const base = (owner: string, slug: string) =>
   `/api/projects/${encodeURIComponent(owner)}/${encodeURIComponent(slug)}/attachments`;
@@ -64,7 +54,7 @@ export function uploadFile(
         body = JSON.parse(xhr.responseText);
       } catch {}
       if (xhr.status === 201 || xhr.status === 200) {
-        const parsed = humanUploadAnswer.safeParse(body);
+        const parsed = projectUploadSchema.safeParse(body);
         if (parsed.success) resolve(parsed.data);
         else reject(new Error(`${file.name} could not be uploaded: the hub's answer was not understood.`));
         return;

@@ -187,8 +187,6 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       },
     };
     const output = await callProcedure(ctx, match.name, input);
-    // A route answering bytes (issue 16: the attachment content) hands back its own Response.
-    if (output instanceof Response) return output;
     if (match.meta.stream) return streamResponse(output as StreamAnswer);
     if (match.meta.respond) {
       const { status, body } = match.meta.respond(output as never);

@@ -7,9 +7,10 @@ import {
   text,
   uploadQuery,
 } from "@maity/domain";
+import type { Readable } from "node:stream";
 import { isOriginalFlag } from "@maity/hub";
 import { z } from "zod";
-import { restOnly, router, type StreamAnswer, toTRPCError } from "../trpc.ts";
+import { authedRestOnly, restOnly, router, type StreamAnswer, toTRPCError } from "../trpc.ts";
 
 // Issue 16: the Maity upload (a project's member, the same pipeline as the agent's POST /attachments)
 // and the signed download (B-185): public, the signature is the credential. Both stream, so both are
@@ -25,16 +26,32 @@ export function contentDisposition(kind: "inline" | "attachment", fileName: stri
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
+/** The bytes of a file with the headers every download carries (B-184; the bytes are the uploader's). */
+export function fileAnswer(
+  file: { stream: Readable; mimeType: string; size: number; fileName: string },
+  disposition: "inline" | "attachment",
+  cacheControl: string,
+): StreamAnswer {
+  return {
+    status: 200,
+    body: file.stream,
+    headers: {
+      "content-type": file.mimeType,
+      "content-length": String(file.size),
+      "content-disposition": contentDisposition(disposition, file.fileName),
+      "x-content-type-options": "nosniff",
+      // Never run as a page of the hub's origin.
+      "content-security-policy": "sandbox",
+      "cache-control": cacheControl,
+    },
+  };
+}
+
 /** One answer for expired, altered, deleted and unknown (B-185): nothing tells them apart. */
 const gone = () => toTRPCError(HubError.notFound("this link has expired or names no file"));
 
-const member = restOnly.use(({ ctx, next }) => {
-  if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
-  return next({ ctx: { ...ctx, caller: ctx.caller } });
-});
-
 export const filesRouter = router({
-  upload: member
+  upload: authedRestOnly
     .meta({
       rest: {
         method: "POST",
@@ -93,18 +110,6 @@ export const filesRouter = router({
         Math.min(SIGNED_URL_TTL_SECONDS, Number(input.exp) - Math.floor(now.getTime() / 1000)),
       );
       const image = attachmentTypeOf(file.mimeType) === "image";
-      return {
-        status: 200,
-        body: file.stream,
-        headers: {
-          "content-type": file.mimeType,
-          "content-length": String(file.size),
-          "content-disposition": contentDisposition(image ? "inline" : "attachment", file.fileName),
-          "x-content-type-options": "nosniff",
-          // The bytes are the uploader's: never run as a page of the hub's origin.
-          "content-security-policy": "sandbox",
-          "cache-control": `private, max-age=${remaining}`,
-        },
-      };
+      return fileAnswer(file, image ? "inline" : "attachment", `private, max-age=${remaining}`);
     }),
 });
