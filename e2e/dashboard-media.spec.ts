@@ -203,13 +203,13 @@ test("a poll: created in the dialog, voted, and another person's vote arrives li
   await page.getByRole("button", { name: "Create poll" }).click();
   const dialog = page.getByRole("dialog", { name: "Create a poll" });
   await dialog.getByLabel("Question").fill("Ship on Friday?");
-  await dialog.getByLabel("Answer 1").fill("Yes");
-  await dialog.getByLabel("Answer 2").fill("yes");
+  await dialog.getByRole("textbox", { name: "Answer 1" }).fill("Yes");
+  await dialog.getByRole("textbox", { name: "Answer 2" }).fill("yes");
   await dialog.getByRole("button", { name: "Create poll" }).click();
   await expect(dialog.getByRole("alert")).toContainText("Two answers say the same thing");
-  await dialog.getByLabel("Answer 2").fill("No");
+  await dialog.getByRole("textbox", { name: "Answer 2" }).fill("No");
   await dialog.getByRole("button", { name: "Add an answer" }).click();
-  await dialog.getByLabel("Answer 3").fill("Next week");
+  await dialog.getByRole("textbox", { name: "Answer 3" }).fill("Next week");
   await dialog.getByRole("button", { name: "Create poll" }).click();
   await expect(dialog).toHaveCount(0);
   const poll = page.getByRole("form", { name: "Poll: Ship on Friday?" });
@@ -224,12 +224,12 @@ test("a poll: created in the dialog, voted, and another person's vote arrives li
   const pollId = (list.body.items as { poll?: { id: string } }[]).find((m) => m.poll)?.poll?.id as string;
   expect((await as(request, ned.token, "POST", `${P}/polls/${pollId}/vote`, { option_indexes: [1] })).status).toBe(200);
   await expect(poll).toContainText("2 voters");
-  await expect(poll.getByRole("button", { name: /^1 vote: Ned$/ })).toBeVisible();
+  await expect(poll.getByRole("button", { name: /^1 · \d+%: voted by Ned$/ })).toBeVisible();
 
   // Change, then close: the card says it is final.
   await poll.getByLabel("Next week").check();
   await poll.getByRole("button", { name: "Change vote", exact: true }).click();
-  await expect(poll.getByRole("button", { name: /^1 vote: you$/ })).toBeVisible();
+  await expect(poll.getByRole("button", { name: /^1 · \d+%: voted by you$/ })).toBeVisible();
   await poll.getByRole("button", { name: "Close poll" }).click();
   await expect(poll).toContainText("This poll is closed");
 });

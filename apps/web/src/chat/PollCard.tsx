@@ -104,7 +104,8 @@ export function PollCard(props: {
                   <button
                     type="button"
                     className="shrink-0 cursor-default rounded-sm text-xs text-muted tabular-nums"
-                    aria-label={`${o.count} ${o.count === 1 ? "vote" : "votes"}${o.count ? `: ${who}` : ""}`}
+                    // The visible count first (WCAG 2.5.3: the name contains the label), then who.
+                    aria-label={`${o.count} · ${share}%: ${o.count ? `voted by ${who}` : "no votes yet"}`}
                   >
                     {o.count} · {share}%
                   </button>

@@ -86,15 +86,16 @@ export const createPoll = (
   poll: { question: string; options: string[]; allow_multiple: boolean },
 ): Promise<Message> => client.polls.create.mutate({ ...ref, ...poll });
 
+// Strict inputs: a poll is named by the project and its id alone (a chat ref's conversation_id is refused).
 export const votePoll = (
   client: Client,
   ref: { owner: string; slug: string },
   pollId: string,
   option_indexes: number[],
-): Promise<Poll> => client.polls.vote.mutate({ ...ref, poll_id: pollId, option_indexes });
+): Promise<Poll> => client.polls.vote.mutate({ owner: ref.owner, slug: ref.slug, poll_id: pollId, option_indexes });
 
 export const closePoll = (client: Client, ref: { owner: string; slug: string }, pollId: string): Promise<Poll> =>
-  client.polls.close.mutate({ ...ref, poll_id: pollId });
+  client.polls.close.mutate({ owner: ref.owner, slug: ref.slug, poll_id: pollId });
 
 export async function setReaction(
   client: Client,
