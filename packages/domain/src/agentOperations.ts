@@ -26,6 +26,7 @@ import {
   agentReactionsAnswerSchema,
   emojiInput,
 } from "./files.ts";
+import { mediaOperations } from "./mediaOperations.ts";
 import { text } from "./text.ts";
 
 // The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
@@ -258,6 +259,7 @@ export const agentOperations = {
     input: z.strictObject({ ...inRoom, messageId: z.string({ error: "a message id" }).min(1), emoji: emojiInput }),
     output: agentReactionsAnswerSchema,
   }),
+  ...mediaOperations, // issue 16: upload, files, fileLink until the server branches land (mediaOperations.ts)
 } as const satisfies Record<string, AgentOperation>;
 
 export type AgentOperations = typeof agentOperations;
