@@ -1,4 +1,3 @@
-import { createWriteStream } from "node:fs";
 import { mkdir, open, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -128,23 +127,21 @@ export async function downloadAttachment(url: string, o: DownloadOptions): Promi
   await mkdir(dir, { recursive: true });
   const fileName = safeFileName(dispositionName(res.headers.get("content-disposition")));
   const { path, handle } = await freshFile(dir, fileName);
-  const out = createWriteStream("", { fd: handle.fd, autoClose: false });
   let size = 0;
   try {
     if (res.body) {
+      // Written chunk by chunk as they arrive: a large file is never held whole, and the cap stops it early.
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         size += chunk.byteLength;
         if (size > max) throw new LocalFileRefusal(`refused: the file is over the ${max}-byte download cap`);
-        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+        await handle.write(chunk);
       }
     }
-    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    await handle.close();
   } catch (error) {
-    out.destroy();
     await handle.close().catch(() => undefined);
     await rm(path, { force: true });
     throw error;
   }
+  await handle.close();
   return { path, fileName, sizeBytes: size, mimeType: res.headers.get("content-type") };
 }

@@ -125,6 +125,45 @@ const run =
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
+/** B-211, B-213: at most ATTACHMENTS_PER_MESSAGE_MAX files on one message, ids and local paths together. */
+const attachmentIdsField = z
+  .array(z.string().min(1).max(100), { error: "a list of attachment ids" })
+  .min(1, `1–${ATTACHMENTS_PER_MESSAGE_MAX} ids`)
+  .max(ATTACHMENTS_PER_MESSAGE_MAX, `1–${ATTACHMENTS_PER_MESSAGE_MAX} ids`)
+  .describe(
+    "1–10 ids of files you already uploaded (upload_file, or POST /api/agent-api/attachments), in the order shown.",
+  );
+/** The send's own file fields: the tool takes attachmentIds instead (B-211), so they are not offered twice. */
+const SEND_FILE_FIELDS = ["attachments", "attachmentId"];
+
+/**
+ * send_message's schema: the operation's fields (described), without its raw file fields, with
+ * attachmentIds (B-211) and the card limited to the two sendable types by the schema itself (B-224).
+ */
+function sendSchema<S extends z.ZodObject>(schema: S, notes: Parameters<typeof described<S>>[1]) {
+  const shape = Object.fromEntries(
+    Object.entries(described(schema, notes).shape as Record<string, z.ZodType>).filter(
+      ([k]) => !SEND_FILE_FIELDS.includes(k),
+    ),
+  );
+  return z.strictObject({
+    ...shape,
+    attachmentIds: attachmentIdsField.optional(),
+    card: sendableCardInput
+      .optional()
+      .describe(
+        "A calendar or email card: {type: 'card.calendar', payload: {title?, start?, end?, location?, attendees?, " +
+          "notes?}} or {type: 'card.email', payload: {subject?, from?: {name?, address}, snippet?, body?, " +
+          "timestamp?}}. content stays its plain-text fallback. Not with files.",
+      ),
+  }) as unknown as z.ZodObject<
+    Omit<Shape<S>, "attachments" | "attachmentId" | "card"> & {
+      attachmentIds: z.ZodOptional<typeof attachmentIdsField>;
+      card: z.ZodOptional<typeof sendableCardInput>;
+    }
+  >;
+}
+
 /** The tools' input schemas: the operation table's, with field notes (test/schema.test.ts). */
 export const toolInputSchemas = {
   list_conversations: agentOperations.conversations.input,
@@ -175,45 +214,6 @@ export const toolInputSchemas = {
     emoji: "The emoji you reacted with.",
   }),
 } satisfies Record<MaityToolName, z.ZodObject>;
-
-/** B-211, B-213: at most ATTACHMENTS_PER_MESSAGE_MAX files on one message, ids and local paths together. */
-const attachmentIdsField = z
-  .array(z.string().min(1).max(100), { error: "a list of attachment ids" })
-  .min(1, `1–${ATTACHMENTS_PER_MESSAGE_MAX} ids`)
-  .max(ATTACHMENTS_PER_MESSAGE_MAX, `1–${ATTACHMENTS_PER_MESSAGE_MAX} ids`)
-  .describe(
-    "1–10 ids of files you already uploaded (upload_file, or POST /api/agent-api/attachments), in the order shown.",
-  );
-/** The send's own file fields: the tool takes attachmentIds instead (B-211), so they are not offered twice. */
-const SEND_FILE_FIELDS = ["attachments", "attachmentId"];
-
-/**
- * send_message's schema: the operation's fields (described), without its raw file fields, with
- * attachmentIds (B-211) and the card limited to the two sendable types by the schema itself (B-224).
- */
-function sendSchema<S extends z.ZodObject>(schema: S, notes: Parameters<typeof described<S>>[1]) {
-  const shape = Object.fromEntries(
-    Object.entries(described(schema, notes).shape as Record<string, z.ZodType>).filter(
-      ([k]) => !SEND_FILE_FIELDS.includes(k),
-    ),
-  );
-  return z.strictObject({
-    ...shape,
-    attachmentIds: attachmentIdsField.optional(),
-    card: sendableCardInput
-      .optional()
-      .describe(
-        "A calendar or email card: {type: 'card.calendar', payload: {title?, start?, end?, location?, attendees?, " +
-          "notes?}} or {type: 'card.email', payload: {subject?, from?: {name?, address}, snippet?, body?, " +
-          "timestamp?}}. content stays its plain-text fallback. Not with files.",
-      ),
-  }) as unknown as z.ZodObject<
-    Omit<Shape<S>, "attachments" | "attachmentId" | "card"> & {
-      attachmentIds: z.ZodOptional<typeof attachmentIdsField>;
-      card: z.ZodOptional<typeof sendableCardInput>;
-    }
-  >;
-}
 
 /** The local stdio server reaches the agent's own disk (004 §10): these only exist there. */
 export const localToolInputSchemas = {
