@@ -7,7 +7,7 @@ export {
   downloadAttachment,
   LocalFileRefusal,
   safeFileName,
-} from "./download.ts";
+} from "@maity/client/download";
 export {
   agentsText,
   attachmentLines,

@@ -4,7 +4,7 @@ import { ATTACHMENTS_PER_MESSAGE_MAX, agentOperations, PROTOCOL_VERSION, sendabl
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { checkUploadExtension, downloadAttachment, LocalFileRefusal } from "./download.ts";
+import { checkUploadExtension, downloadAttachment, LocalFileRefusal } from "@maity/client/download";
 import { PROTOCOL_MIME_TYPE, PROTOCOL_URI, protocolDocument } from "./protocol.ts";
 import {
   agentsText,

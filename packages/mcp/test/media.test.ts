@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { AgentApiError } from "@maity/client";
 import type { AgentMessage } from "@maity/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkUploadExtension, dispositionName, downloadAttachment, safeFileName } from "../src/download.ts";
+import { checkUploadExtension, dispositionName, downloadAttachment, safeFileName } from "@maity/client/download";
 import { attachmentLines, messageLine, sizeText } from "../src/render.ts";
 import { fakeClient, inMemory } from "./fake.ts";
 
@@ -14,7 +14,7 @@ import { fakeClient, inMemory } from "./fake.ts";
 // attachments, cards and polls, the send's files and cards, and the local disk's guards — the
 // download against a real HTTP server on 127.0.0.1 started here.
 
-const textOf = (result: { content: unknown }) => (result.content as { text: string }[])[0]?.text ?? "";
+const textOf = (result: Record<string, unknown>) => (result.content as { text: string }[] | undefined)?.[0]?.text ?? "";
 const message = (over: Partial<AgentMessage> = {}): AgentMessage => ({
   id: "m1",
   conversationId: "c1",

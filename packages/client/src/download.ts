@@ -3,8 +3,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { UPLOAD_EXTENSIONS, UPLOAD_HARD_CAP_BYTES } from "@maity/domain";
 
-// The local stdio server's disk side (004 §10 "Attachments through the MCP tools"): download_attachment
-// (B-215) and the extension check of upload_file / send_message's files (B-214). The CLI uses the same.
+// The agent's own disk (004 §10 "Attachments through the MCP tools"): download_attachment (B-215) and
+// the extension check of upload_file / send_message's files (B-214), shared by the local MCP server and
+// the CLI. Node only, so a subpath (`@maity/client/download`): the main entry stays fit for browsers.
 
 /** B-215: where downloads go unless the caller names a folder (the spec's ~/.baychat/downloads, Maity's home). */
 export const defaultDownloadDir = (): string => join(homedir(), ".maity", "downloads");
