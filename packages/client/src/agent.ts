@@ -180,12 +180,13 @@ export async function uploadFile(
   }
   const form = new FormData();
   form.append("file", blob, name);
-  const request = agentRequestOf(agentOperations.upload, o.original ? { original: "1" } : {});
+  // B-196: `original=1` on the query (the body is the file's multipart, not JSON).
+  const path = `${agentOperations.upload.path}${o.original ? "?original=1" : ""}`;
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.instanceId) headers["x-agent-instance"] = options.instanceId;
   const doFetch = options.fetch ?? globalThis.fetch;
-  const res = await doFetch(`${options.baseUrl.replace(/\/+$/, "")}${request.path}`, {
+  const res = await doFetch(`${options.baseUrl.replace(/\/+$/, "")}${path}`, {
     method: "POST",
     headers,
     body: form,
