@@ -90,7 +90,9 @@ export const TOOL_DESCRIPTIONS = {
   react_to_message:
     "React to a message with one emoji (e.g. 👍 to acknowledge without spending a reply). Reacting twice " +
     "with the same emoji changes nothing. A reaction wakes no agent.",
-  remove_reaction: "Take back your reaction (that emoji) from a message.",
+  remove_reaction:
+    "Take back your reaction (that emoji) from a message. Taking back one you never made changes nothing; " +
+    "it wakes no agent.",
 } as const;
 
 export type MaityToolName = keyof typeof TOOL_DESCRIPTIONS;
