@@ -268,6 +268,8 @@ describe("every route and the OpenAPI document", () => {
       "metadata",
       "replyToMessageId",
       "card",
+      "attachments",
+      "attachmentId",
       "clientMessageId",
       "usage",
     ]);

@@ -59,6 +59,36 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "library.list": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/library",
+    status: 200,
+    headers: {},
+  },
+  "library.add": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/library",
+    status: 201,
+    headers: {},
+  },
+  "library.remove": {
+    method: "DELETE",
+    path: "/api/projects/{owner}/{slug}/library/{attachment_id}",
+    status: 204,
+    headers: {},
+  },
+  "attachments.get": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/attachments/{attachment_id}",
+    status: 200,
+    headers: {},
+  },
+  "attachments.content": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/attachments/{attachment_id}/content",
+    status: 200,
+    headers: {},
+  },
   "projects.members": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/members",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ReplyPolicy } from "./routing.ts";
-import { agentPollSchema, agentReactionSchema, cardInputSchema } from "./files.ts";
+import { agentPollSchema, agentReactionSchema, cardInputSchema, sendAttachmentsSchema } from "./files.ts";
 import { MESSAGE_BODY_MAX } from "./schemas.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 
@@ -48,8 +48,8 @@ export const RESERVED_MESSAGE_TYPES = [
   "context.compacted",
   "card.continuation",
 ] as const;
-/** Metadata keys the hub writes itself (B-063); a sender may not forge them. */
-export const SERVER_METADATA_KEYS = ["addressedAgents"] as const;
+/** Metadata keys the hub writes itself (B-063, B-181, B-182); a sender may not forge them. */
+export const SERVER_METADATA_KEYS = ["addressedAgents", "attachments", "attachmentId", "attachmentUrl"] as const;
 /** B-123: a reply's preview is the quoted message's first 80 characters (code points, OQ-B-35). */
 export const REPLY_PREVIEW_MAX = 80;
 export const replyPreview = (body: string | null): string =>
@@ -200,6 +200,10 @@ export const agentSendInput = z.strictObject({
   replyToMessageId: text("a message id").max(40, "a message id").nullable().optional(),
   /** v1.11 (B-217): a calendar or email card; `content` stays the plain-text fallback (B-218). */
   card: cardInputSchema.optional(),
+  /** B-198: 1–10 uploaded files, array order = render order; the server derives their types (B-200). */
+  attachments: sendAttachmentsSchema.optional(),
+  /** B-198: the legacy single file (with `metadata: {type}`); never together with `attachments` (B-199). */
+  attachmentId: text("an attachment id").min(1, "an attachment id").max(100, "an attachment id").nullable().optional(),
   /** Issue 12: the client's id of this send; a retry with the same id answers the first message (200). */
   clientMessageId: text("a string of 1–200 characters")
     .min(1, "1–200 characters")

@@ -25,6 +25,8 @@ import {
   agentPollVoteInput,
   agentReactionsAnswerSchema,
   emojiInput,
+  fileLinkSchema,
+  libraryListingSchema,
 } from "./files.ts";
 import { mediaOperations } from "./mediaOperations.ts";
 import { text } from "./text.ts";
@@ -146,6 +148,22 @@ export const agentOperations = {
     summary: "Tell the room's people the agent is writing (§7)",
     input: z.strictObject(inRoom),
     output: z.object({ ok: z.literal(true) }),
+  }),
+  files: operation({
+    method: "GET",
+    path: `${room}/attachments`,
+    summary:
+      "The files of this chat, the project's library and the project's other chats the agent is in, " +
+      "without URLs (B-203…B-210); 403 NOT_PARTICIPANT for a room the agent is not in",
+    input: z.strictObject(inRoom),
+    output: libraryListingSchema,
+  }),
+  fileLink: operation({
+    method: "GET",
+    path: `${room}/attachments/{attachmentId}/link`,
+    summary: "One fresh signed URL (~1 h) of a file the listing shows (B-204); 404 for any other",
+    input: z.strictObject({ ...inRoom, attachmentId: text("an attachment id").min(1).max(100) }),
+    output: fileLinkSchema,
   }),
   agents: operation({
     method: "GET",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HubError } from "./errors.ts";
 import { text } from "./text.ts";
 
 // Attachments, the file library, cards, polls and reactions (004 §10, v1.7, v1.11, v1.12, v1.17,
@@ -187,6 +188,38 @@ export const cardInputSchema = z.strictObject({
 });
 export type CardInput = z.infer<typeof cardInputSchema>;
 
+/**
+ * B-224: the card as a tool schema offers it — the type itself limited to the two, so a client
+ * validating with it (the MCP tools) refuses card.decision before anything is sent.
+ */
+export const sendableCardSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("card.calendar"), payload: calendarCardPayload }),
+  z.strictObject({ type: z.literal("card.email"), payload: emailCardPayload }),
+]);
+
+/**
+ * v1.11 (B-221, B-223): only card.calendar and card.email are sent by anyone (decision cards come from
+ * request_approval, polls from create_poll), and their payloads are strict: the refusal names the field.
+ */
+export function sendableCard(card: CardInput): Card {
+  if (!(SENDABLE_CARD_TYPES as readonly string[]).includes(card.type))
+    throw new HubError("invalid", `card.type ${card.type} cannot be sent: use card.calendar or card.email`, {
+      fields: { "card.type": "not_sendable" },
+      agent_code: "CARD_TYPE_NOT_SENDABLE",
+    });
+  const parsed = cardPayloadSchemas[card.type as SendableCardType].safeParse(card.payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const unknown = issue?.code === "unrecognized_keys" ? `.${issue.keys[0]}` : "";
+    const field = `card.payload${issue?.path.length ? `.${issue.path.join(".")}` : ""}${unknown}`;
+    throw new HubError("invalid", `${field}: ${unknown ? "not a field of this card" : issue?.message}`, {
+      fields: { [field]: unknown ? "unknown_field" : "invalid" },
+      agent_code: "INVALID_CARD_PAYLOAD",
+    });
+  }
+  return { type: card.type, payload: parsed.data as Record<string, unknown> };
+}
+
 /** A message's card on the Maity surface. */
 export const cardSchema = z.object({ type: z.string(), payload: z.record(z.string(), z.unknown()) });
 export type Card = z.infer<typeof cardSchema>;
@@ -258,6 +291,78 @@ export const reactionSchema = z.object({
 export type Reaction = z.infer<typeof reactionSchema>;
 /** An emoji: one grapheme of at most 16 code points (a flag, a skin tone, a ZWJ family). */
 export const EMOJI_MAX_CODE_POINTS = 16;
+
+// ---- files on a send (B-198…B-202, B-222) -----------------------------------------------------------
+
+/** B-198: the agent send's `attachments` item. Any string: an id that names nothing is refused at linking. */
+export const sendAttachmentSchema = z.strictObject({ attachmentId: text("an attachment id").min(1).max(100) });
+/** B-198: 1–ATTACHMENTS_PER_MESSAGE_MAX files in render order (OQ-B-12: 0 or more than 10 is 400). */
+export const sendAttachmentsSchema = z
+  .array(sendAttachmentSchema, { error: "a list of {attachmentId}" })
+  .min(1, `1–${ATTACHMENTS_PER_MESSAGE_MAX} files`)
+  .max(ATTACHMENTS_PER_MESSAGE_MAX, `1–${ATTACHMENTS_PER_MESSAGE_MAX} files`);
+
+/** B-201, B-202: one refusal whichever id failed (unknown, another Bay's, not the caller's, sent, repeated). */
+export const attachmentLinkFailed = (): HubError =>
+  new HubError("conflict", "the files could not be attached: each must be your own upload, not yet sent", {
+    reason: "attachment_link_failed",
+    agent_code: "ATTACHMENT_LINK_FAILED",
+  });
+
+/**
+ * The agent send's files, in render order (B-198): `attachments` or the legacy single `attachmentId`,
+ * never both (B-199, OQ-B-13 ATTACHMENTS_CONFLICT); `metadata.type` is the server's with `attachments`
+ * (B-200, OQ-B-15: 400); a card is one shape per message (B-222 CARD_WITH_ATTACHMENTS). A repeated id
+ * links nothing (B-201: the same 409 as any failed link).
+ */
+export function sendAttachmentIds(send: {
+  attachments?: { attachmentId: string }[] | undefined;
+  attachmentId?: string | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+  card?: unknown;
+}): string[] {
+  const legacy = send.attachmentId ?? null;
+  if (send.attachments !== undefined && legacy !== null)
+    throw new HubError("invalid", "attachments and attachmentId together: send one of them", {
+      fields: { attachments: "conflict", attachmentId: "conflict" },
+      agent_code: "ATTACHMENTS_CONFLICT",
+    });
+  const ids = send.attachments?.map((a) => a.attachmentId) ?? (legacy === null ? [] : [legacy]);
+  if (send.attachments !== undefined && send.metadata?.type !== undefined)
+    throw HubError.invalid(
+      { "metadata.type": "not_with_attachments" },
+      "metadata.type is derived by the hub for attachments: leave it out",
+    );
+  if (ids.length > 0 && send.card !== undefined && send.card !== null)
+    throw new HubError("invalid", "a message carries a card or attachments, not both", {
+      fields: { card: "with_attachments" },
+      agent_code: "CARD_WITH_ATTACHMENTS",
+    });
+  if (new Set(ids).size !== ids.length) throw attachmentLinkFailed();
+  return ids;
+}
+
+// ---- the project library and attachment reads (Maity, v1.17, §8.7) ------------------------------------
+
+/** One file of a project's library (GET …/library): the §8.7 metadata, its name, who added it and when. */
+export const projectLibraryFileSchema = attachmentSchema.extend({
+  /** Untrusted content (§10): whoever uploaded it chose it. */
+  file_name: z.string(),
+  uploader_id: z.string(),
+  added_at: z.string(),
+});
+export type ProjectLibraryFile = z.infer<typeof projectLibraryFileSchema>;
+
+/** GET …/attachments/{id}: the §8.7 metadata with the name, where it was sent (null: library or unsent). */
+export const projectAttachmentSchema = attachmentSchema.extend({
+  file_name: z.string(),
+  /** The chat it was sent in (its Maity id), and the message's seq. */
+  conversation_id: z.string().nullable(),
+  seq: z.number().int().nullable(),
+  /** A redacted message's or a removed library file's bytes are deleted (M-039): the content route answers not found. */
+  deleted: z.boolean(),
+});
+export type ProjectAttachment = z.infer<typeof projectAttachmentSchema>;
 
 // ---- polls and reactions: the inputs and the agent's reaction shape (issue 16, v1.12) ----------------
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { HANDLE_PATTERN, PERMISSIONS } from "./ids.ts";
 import { MAX_AGENT_ROUNDS_LIMIT, REPLY_POLICIES } from "./routing.ts";
 import { text } from "./text.ts";
-import { attachmentSchema, cardSchema, pollSchema, reactionSchema } from "./files.ts";
+import { ATTACHMENTS_PER_MESSAGE_MAX, attachmentSchema, cardSchema, pollSchema, reactionSchema } from "./files.ts";
 import { WAKE_REASONS } from "./wake.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
@@ -119,15 +119,29 @@ export type Message = z.infer<typeof messageSchema>;
 // 20,000 code points.
 export const REQUEST_BODY_MAX_BYTES = 256 * 1024;
 export const MESSAGE_BODY_MAX = 20_000;
-const messageBody = text("a string")
-  .refine((s) => s.trim().length > 0, "required")
-  .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`);
-export const postMessageInput = z.strictObject({
-  body: messageBody,
+/** Issue 16 (M-030): the files of a Maity send, attachment ids in render order (1–10). */
+const messageAttachments = z
+  .array(text("an attachment id").min(1, "an attachment id").max(100, "an attachment id"), {
+    error: "a list of attachment ids",
+  })
+  .min(1, `1–${ATTACHMENTS_PER_MESSAGE_MAX} files`)
+  .max(ATTACHMENTS_PER_MESSAGE_MAX, `1–${ATTACHMENTS_PER_MESSAGE_MAX} files`);
+/** The body may be empty only when files are attached (a picture without words). */
+export const bodyOrFiles = (d: { body: string; attachments?: string[] | undefined }) =>
+  d.body.trim().length > 0 || (d.attachments?.length ?? 0) > 0;
+const messageFields = {
+  body: text("a string").refine(
+    (s) => Array.from(s).length <= MESSAGE_BODY_MAX,
+    `at most ${MESSAGE_BODY_MAX} characters`,
+  ),
   to_instance: text("a string").min(1, "required").max(100, "at most 100 characters").nullable().optional(),
   /** The seq of the message this one answers (the reply action; 004 §4 B-072 addresses its agent). */
   reply_to: z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq").nullable().optional(),
-});
+  attachments: messageAttachments.optional(),
+};
+export const postMessageInput = z
+  .strictObject(messageFields)
+  .refine(bodyOrFiles, { message: "required", path: ["body"] });
 
 /** Query values arrive as strings over REST and as numbers over tRPC: both parse. */
 const queryInt = (min: number, max?: number) => {
@@ -348,13 +362,13 @@ export const messageEventSchema = messageSchema.extend({ kind: z.literal("messag
 export const eventSchema = z.discriminatedUnion("kind", [messageEventSchema, conversationEventSchema]);
 export type HubEvent = z.infer<typeof eventSchema>;
 export const eventPage = z.object({ items: z.array(eventSchema), next_cursor: z.string().nullable() });
-export const postEventInput = z.strictObject({
-  type: z.literal("chat", { error: "not_supported" }),
-  conversation_id: text("a string").min(1, "required").max(100, "at most 100 characters"),
-  body: messageBody,
-  to_instance: postMessageInput.shape.to_instance,
-  reply_to: postMessageInput.shape.reply_to,
-});
+export const postEventInput = z
+  .strictObject({
+    type: z.literal("chat", { error: "not_supported" }),
+    conversation_id: text("a string").min(1, "required").max(100, "at most 100 characters"),
+    ...messageFields,
+  })
+  .refine(bodyOrFiles, { message: "required", path: ["body"] });
 
 /** An active member of a project, as the dashboard offers it for a group chat. */
 export const projectMemberSchema = z.object({

@@ -7,11 +7,6 @@ import {
   type AgentRoom,
   type agentPollQuery,
   type agentSendInput,
-  type Card,
-  type CardInput,
-  cardPayloadSchemas,
-  SENDABLE_CARD_TYPES,
-  type SendableCardType,
   buildInstructions,
   type ContextEnvelope,
   compareListKeys,
@@ -26,6 +21,8 @@ import {
   decodeHistoryCursor,
   encodeHistoryCursor,
   seqOfMessageId,
+  sendableCard,
+  sendAttachmentIds,
   shouldRespondFor,
   resolveMentions,
   projectFullName,
@@ -43,6 +40,8 @@ import { refuseClosed } from "./access.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller } from "./caller.ts";
 import { idempotencyOf } from "./idempotency.ts";
+import { linkAttachments } from "./files/link.ts";
+import { agentAttachmentMetadata, attachmentsOf, cardOf } from "./files/render.ts";
 import { publishTyping } from "./typing.ts";
 import { withAgentMedia } from "./polls.ts";
 import type { MessagesService } from "./messages.ts";
@@ -177,7 +176,8 @@ export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts)
     senderType: kind.senderType,
     content: row.redacted ? "" : (row.body ?? ""),
     createdAt: row.sentAt.toISOString(),
-    metadata: row.redacted ? null : metadata,
+    // B-181: the files ride in metadata (unsigned here; each reader's copy is signed, files/render.ts).
+    metadata: row.redacted ? null : agentAttachmentMetadata(metadata, attachmentsOf(row.attachments)),
     sender: {
       id: row.fromId,
       name: info?.name ?? row.fromId,
@@ -212,38 +212,6 @@ export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts)
     reactions: [],
     deletedAt: row.redaction?.at.toISOString() ?? null,
   };
-}
-
-/** A stored card (events.card), or null. */
-function cardOf(value: unknown): { type: string; payload: Record<string, unknown> } | null {
-  if (!value || typeof value !== "object") return null;
-  const card = value as { type?: unknown; payload?: unknown };
-  return typeof card.type === "string" && card.payload && typeof card.payload === "object"
-    ? { type: card.type, payload: card.payload as Record<string, unknown> }
-    : null;
-}
-
-/**
- * v1.11 (B-221, B-223): only card.calendar and card.email are sent by anyone (decision cards come from
- * request_approval, polls from create_poll), and their payloads are strict: the refusal names the field.
- */
-export function sendableCard(card: CardInput): Card {
-  if (!(SENDABLE_CARD_TYPES as readonly string[]).includes(card.type))
-    throw new HubError("invalid", `card.type ${card.type} cannot be sent: use card.calendar or card.email`, {
-      fields: { "card.type": "not_sendable" },
-      agent_code: "CARD_TYPE_NOT_SENDABLE",
-    });
-  const parsed = cardPayloadSchemas[card.type as SendableCardType].safeParse(card.payload);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const unknown = issue?.code === "unrecognized_keys" ? `.${issue.keys[0]}` : "";
-    const field = `card.payload${issue?.path.length ? `.${issue.path.join(".")}` : ""}${unknown}`;
-    throw new HubError("invalid", `${field}: ${unknown ? "not a field of this card" : issue?.message}`, {
-      fields: { [field]: unknown ? "unknown_field" : "invalid" },
-      agent_code: "INVALID_CARD_PAYLOAD",
-    });
-  }
-  return { type: card.type, payload: parsed.data as Record<string, unknown> };
 }
 
 /**
@@ -574,11 +542,14 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
           { reply_to: "not_in_conversation" },
           "the message replied to is not in this conversation",
         );
+      const fileIds = sendAttachmentIds(data);
       const card = data.card ? sendableCard(data.card) : null;
       // v1.11: a card message says its type in metadata.type, as a poll says card.poll (B-234).
       const metadata = card ? { ...(data.metadata ?? {}), type: card.type } : (data.metadata ?? null);
       const write = { body: data.content, metadata, replyToSeq, wakes, card };
-      const written = await messages.writeIn(agent, row, write, idempotencyOf(clientKey, ["agent", row.key, write]));
+      const idempotency = idempotencyOf(clientKey, ["agent", row.key, { ...write, fileIds }]);
+      const files = await linkAttachments(db, agent, row, fileIds, idempotency !== null);
+      const written = await messages.writeIn(agent, row, { ...write, ...files }, idempotency);
       return { message: written.agentMessage, replayed: written.replayed };
     },
 

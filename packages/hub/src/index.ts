@@ -17,6 +17,8 @@ import { pollService } from "./polls.ts";
 import { reactionService } from "./reactions.ts";
 import { type BlobStore, memoryBlobStore } from "./files/store.ts";
 import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
+import { libraryService } from "./files/library.ts";
+import { signerOf } from "./files/render.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
 export { LiveBus, type BusMessage, type LogEvent, reaches } from "./bus.ts";
@@ -31,6 +33,7 @@ export { type Credential, type CredentialWatch, SESSION_TTL_MS } from "./auth.ts
 export { DEFAULT_GROUP_CHAT_QUOTA, type Participation } from "./groups.ts";
 export { type BlobStore, memoryBlobStore } from "./files/store.ts";
 export { ephemeralFileKeys, type FileKeys, fileKeys, SIGNED_CONTENT_PATH } from "./files/keys.ts";
+export { type Signer, signAgentMessage, signerOf } from "./files/render.ts";
 
 export interface HubOptions {
   /** Open group chats per project (§1.7; default DEFAULT_GROUP_CHAT_QUOTA). */
@@ -68,19 +71,17 @@ export function createHub(database: Database, options: HubOptions = {}) {
   // The bus orders the log's events by their chain and reads the log only for a gap (bus.ts).
   bus.attach(() => logHead(db), logLoader(db));
   const queued: { webhooksQueued?: () => void } = {};
-  const messages = messagesService(
-    db,
-    database.sql,
-    bus,
-    queued,
-    options.pingRate ? { pingRate: options.pingRate } : {},
-  );
+  const blobs = options.files?.store ?? memoryBlobStore();
+  const messages = messagesService(db, database.sql, bus, queued, {
+    ...(options.pingRate ? { pingRate: options.pingRate } : {}),
+    blobs,
+  });
   const agents = agentService(db, bus, messages);
-  const webhooks = webhookService(db, agents, options.webhooks);
+  const fileKeys = options.files?.keys ?? ephemeralFileKeys();
+  // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
+  const webhooks = webhookService(db, agents, options.webhooks, { sign: signerOf(fileKeys, options.publicUrl ?? "") });
   queued.webhooksQueued = webhooks.kick;
   const limits = rateLimits(options.limits);
-  const blobs = options.files?.store ?? memoryBlobStore();
-  const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   return {
     database,
     db,
@@ -108,6 +109,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     reactions: reactionService(db, bus, agents),
     pairing: pairingService(db, bus),
     limits,
+    /** Issue 16: the file library and the Maity attachment reads (files/library.ts). */
+    library: libraryService(db, blobs, fileKeys),
     /** Issue 16: the bytes of attachments, and the key of their names and signed URLs. */
     blobs,
     fileKeys,

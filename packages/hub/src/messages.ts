@@ -1,5 +1,7 @@
 import {
   type Attachment,
+  attachmentLinkFailed,
+  bodyOrFiles,
   type Card,
   decideWake,
   eventId,
@@ -42,6 +44,10 @@ import {
   toUpdatesEvent,
 } from "./agents.ts";
 import { APPEND_LOCK_KEY, logHead } from "./append.ts";
+import { deleteBlobs, tombstoneFiles } from "./files/library.ts";
+import { linkAttachments } from "./files/link.ts";
+import type { BlobStore } from "./files/store.ts";
+import { attachmentsOf, cardOf } from "./files/render.ts";
 import { rawOf } from "./raw.ts";
 import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "./writeSql.ts";
 import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "./idempotency.ts";
@@ -112,7 +118,7 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
     sent_at: row.sentAt.toISOString(),
     mentions: redacted ? [] : (row.mentions as Message["mentions"]),
     // M-038: a redacted message carries none (their bytes are deleted, §8.7).
-    attachments: redacted || !Array.isArray(row.attachments) ? [] : (row.attachments as Attachment[]),
+    attachments: redacted ? [] : attachmentsOf(row.attachments),
     from_instance: row.fromInstanceId,
     // §9.1: as the human wrote it; group chats always carry null.
     to_instance: direct ? row.toInstanceId : null,
@@ -127,7 +133,8 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
   };
   // Issue 15: the dashboard quotes what a reply answers; only a reply carries the field.
   if (row.replyToSeq) message.reply_to = row.replyToSeq;
-  if (row.card && !redacted) message.card = row.card as Card;
+  const card = redacted ? null : cardOf(row.card);
+  if (card) message.card = card;
   // A group message has no delivered_at: several recipients, no read receipts (§9.2).
   return direct ? withDelivered(message, row.deliveredAt) : message;
 }
@@ -175,7 +182,7 @@ export function messagesService(
   sql: SqlRunner,
   bus: LiveBus,
   hooks: { webhooksQueued?: () => void } = {},
-  options: { pingRate?: PingRate } = {},
+  options: { pingRate?: PingRate; blobs?: BlobStore } = {},
 ) {
   const pingRate = options.pingRate ?? DEFAULT_PING_RATE;
   // The write's own reads on the driver itself (issue 12); everything else stays on Prisma.
@@ -451,8 +458,7 @@ export function messagesService(
       idempotencyKey: string | null = null,
     ): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, conversationId, { lean: true });
-      const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
-      return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
+      return maityWrite(caller, row, data, idempotencyKey);
     },
 
     /**
@@ -556,17 +562,22 @@ export function messagesService(
           select: { seq: true, redacted: true },
         });
         if (!event) throw HubError.notFound("message not found");
+        let blobKeys: string[] = [];
         if (!event.redacted) {
           await tx.event.update({ where: { seq }, data: { redacted: true, body: null, mentions: [] } });
           await tx.redaction.create({ data: { eventSeq: seq, byId: caller.id, reason: data.reason ?? null } });
+          // §8.5, M-039: the files are tombstoned with the redaction; their bytes go once it commits.
+          blobKeys = await tombstoneFiles(tx, seq);
         }
         const audience = await tx.eventAudience.findMany({ where: { eventSeq: seq }, select: { memberId: true } });
         return {
           event: await tx.event.findUniqueOrThrow({ where: { seq }, select: messageSelect }),
           audience: audience.map((a) => a.memberId),
           changed: !event.redacted,
+          blobKeys,
         };
       });
+      if (options.blobs) await deleteBlobs(options.blobs, redacted.blobKeys);
       if (redacted.changed)
         bus.publish({
           type: "redaction",
@@ -708,10 +719,28 @@ export function messagesService(
       idempotencyKey: string | null = null,
     ): Promise<Written> {
       const row = await resolveConversation(raw, caller, ref, data.conversation_id, { lean: true });
-      const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
-      return write(caller, row, write_, idempotencyOf(idempotencyKey, ["maity", row.key, write_]));
+      return maityWrite(caller, row, data, idempotencyKey);
     },
   };
+
+  /**
+   * The Maity send (POST …/messages, POST …/events type chat): the body may be empty only when files
+   * are attached (M-030); the files link all or nothing, the conflict naming no id (B-201, B-202).
+   */
+  async function maityWrite(
+    caller: Caller,
+    row: KeyRow,
+    data: z.output<typeof postMessageInput>,
+    idempotencyKey: string | null,
+  ): Promise<Written> {
+    if (!bodyOrFiles(data)) throw HubError.invalid({ body: "required" }, "body: required without attachments");
+    const ids = data.attachments ?? [];
+    if (new Set(ids).size !== ids.length) throw attachmentLinkFailed();
+    const write_ = { body: data.body, to_instance: data.to_instance, replyToSeq: data.reply_to ?? null };
+    const idempotency = idempotencyOf(idempotencyKey, ["maity", row.key, ids.length ? { ...write_, ids } : write_]);
+    const files = await linkAttachments(db, caller, row, ids, idempotency !== null);
+    return write(caller, row, { ...write_, ...files }, idempotency);
+  }
 
   async function markDelivered(caller: Caller, row: KeyRow, page: MessageRow[]): Promise<void> {
     if (row.kind !== "direct") return;

@@ -19,6 +19,7 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db } from "@maity/db";
+import { type Signer, signAgentMessage } from "./files/render.ts";
 import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import type { AgentCaller } from "./caller.ts";
 
@@ -70,7 +71,12 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 export const signWebhook = (secret: string, body: string): string =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
-export function webhookService(db: Db, agents: AgentService, options: WebhookOptions = {}) {
+export function webhookService(
+  db: Db,
+  agents: AgentService,
+  options: WebhookOptions = {},
+  files: { sign?: Signer } = {},
+) {
   const backoff = options.backoffMs ?? DEFAULT_WEBHOOK_BACKOFF_MS;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const lookup = options.lookup ?? systemLookup;
@@ -199,7 +205,8 @@ export function webhookService(db: Db, agents: AgentService, options: WebhookOpt
       conversation: event_.conversation,
       // B-167: metadata only; no notes or files exist yet.
       project: { ...event_.project, notes: { pinned: [], shelfCount: 0, fileCount: 0 } },
-      message: eventMessage(rendered.message),
+      // B-181, B-185: the files signed when the body is made (each attempt anew).
+      message: eventMessage(files.sign ? signAgentMessage(rendered.message, files.sign) : rendered.message),
       sender: rendered.message.sender,
       replyTo: rendered.message.replyTo,
       participants: context.participants,

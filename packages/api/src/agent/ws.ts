@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { encodeUpdatesCursor, isHubError, parseBearer, type UpdatesEvent, wsHelloSchema } from "@maity/domain";
-import type { AgentCaller, Hub } from "@maity/hub";
+import { type AgentCaller, type Hub, type Signer, signAgentMessage, signerOf } from "@maity/hub";
 import { type WebSocket, WebSocketServer } from "ws";
 
 // 004 §11 GET /ws: the /updates events over a WebSocket (B-146…B-159). The client says hello
@@ -43,6 +43,14 @@ function refuseUpgrade(
   socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
 }
 
+/** The origin an upgrade came to (behind a proxy, its forwarded one), as edge.ts baseUrlOf reads a request's. */
+function socketOrigin(req: IncomingMessage): string {
+  const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h)?.split(",")[0]?.trim();
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  const proto = first(req.headers["x-forwarded-proto"]) || (encrypted ? "https" : "http");
+  return `${proto}://${first(req.headers["x-forwarded-host"]) || req.headers.host || "localhost"}`;
+}
+
 export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
   const helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
   const pingIntervalMs = options.pingIntervalMs ?? 20_000;
@@ -52,7 +60,7 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
   const open = new Map<string, { close(code: number, reason: string): void }>();
   const all = new Set<{ close(code: number, reason: string): void }>();
 
-  function serve(ws: WebSocket, token: string, first: AgentCaller): void {
+  function serve(ws: WebSocket, token: string, first: AgentCaller, sign: Signer): void {
     let agent = first;
     let key: string | null = null;
     let done = false;
@@ -170,7 +178,9 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
           }
           while (recheck && !done) await recheck;
           if (done) break;
-          for (const event of batch.events) void send({ t: "event", ...event }).catch(() => {});
+          // B-181, B-185: each event's files signed at delivery, on the base URL this socket uses.
+          for (const event of batch.events)
+            void send({ t: "event", ...event, message: signAgentMessage(event.message, sign) }).catch(() => {});
           await send({ t: "cursor", cursor: encodeUpdatesCursor(batch.seq) });
           // The cursor frame is written: the batch is the client's (v1.23: its own token marks delivery).
           await hub.feed.delivered(agent.id, batch.events);
@@ -201,7 +211,8 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
         return refuseUpgrade(socket, 429, "Too Many Requests", "RATE_LIMITED", "reconnecting too fast; back off", {
           "Retry-After": String(wait),
         });
-      wss.handleUpgrade(req, socket, head, (ws) => serve(ws, token, caller));
+      const sign = signerOf(hub.fileKeys, hub.publicUrl ?? socketOrigin(req));
+      wss.handleUpgrade(req, socket, head, (ws) => serve(ws, token, caller, sign));
     },
     /** B-156 4003: the server is going away. */
     closeAll(): void {

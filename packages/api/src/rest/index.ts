@@ -173,6 +173,8 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       budgetSpent: agentMeta !== null,
     };
     const output = await callProcedure(ctx, match.name, input);
+    // A route answering bytes (issue 16: the attachment content) hands back its own Response.
+    if (output instanceof Response) return output;
     if (match.meta.respond) {
       const { status, body } = match.meta.respond(output as never);
       return json(status, body);

@@ -6,7 +6,7 @@ import {
   HubError,
   isHubError,
 } from "@maity/domain";
-import { CursorExpired } from "@maity/hub";
+import { CursorExpired, type Hub, signAgentMessage, signerOf } from "@maity/hub";
 import type { z } from "zod";
 import { agentProcedure, preauthProcedure, router, toTRPCError } from "../trpc.ts";
 import { agentPollProcedures } from "./polls.ts";
@@ -24,6 +24,10 @@ const operation = <O extends AgentOperation>(op: O, extra: Respond = {}) =>
   agentProcedure.meta({ agent: { ...op, ...extra } }).input(op.input as O["input"]);
 /** The pre-auth pairing routes: anyone may call them, within a budget per address. */
 const preauth = <O extends AgentOperation>(op: O) => preauthProcedure.meta({ agent: op }).input(op.input as O["input"]);
+
+/** B-181, B-185: signs a reader's files on MAITY_PUBLIC_URL, else the request's own origin (ctx.baseUrl). */
+const signerFor = (ctx: { hub: Hub; baseUrl?: string | undefined }) =>
+  signerOf(ctx.hub.fileKeys, ctx.baseUrl ?? ctx.hub.publicUrl ?? "");
 
 /** B-038, B-100: a room the agent is not in — known or not — is NOT_PARTICIPANT, never "not found". */
 const notParticipant = () =>
@@ -46,31 +50,55 @@ export const agentRouter = router({
     const { conversationId, ...query } = input;
     const page = await ctx.hub.agents.poll(ctx.caller, conversationId, query);
     if (!page) throw notParticipant();
-    return page;
+    // B-185: every read signs its files afresh, on the base URL this reader uses.
+    const sign = signerFor(ctx);
+    return { ...page, messages: page.messages.map((m) => signAgentMessage(m, sign)) };
   }),
   // B-116: not in the room → 404, the same as an unknown id.
   send: operation(ops.send, {
     respond: (out: Sent) => ({ status: out.replayed ? 200 : 201, body: out.message }),
   }).mutation(async ({ ctx, input }): Promise<Sent> => {
     const { conversationId, idempotencyKey, ...data } = input;
-    return ctx.hub.agents.send(ctx.caller, conversationId, data, idempotencyKey ?? null);
+    const sent = await ctx.hub.agents.send(ctx.caller, conversationId, data, idempotencyKey ?? null);
+    return { ...sent, message: signAgentMessage(sent.message, signerFor(ctx)) };
   }),
   typing: operation(ops.typing).mutation(async ({ ctx, input }): Out<"typing"> => {
     await ctx.hub.agents.typing(ctx.caller, input.conversationId);
     return { ok: true };
   }),
+  // B-203…B-210: the file library; a room the agent is not in is NOT_PARTICIPANT (B-038), a file outside it 404.
+  files: operation(ops.files).query(async ({ ctx, input }): Out<"files"> => {
+    const row = await ctx.hub.agents.room(ctx.caller, input.conversationId);
+    if (!row) throw notParticipant();
+    return ctx.hub.library.agentListing(ctx.caller, row);
+  }),
+  fileLink: operation(ops.fileLink).query(async ({ ctx, input }): Out<"fileLink"> => {
+    const row = await ctx.hub.agents.room(ctx.caller, input.conversationId);
+    if (!row) throw notParticipant();
+    const link = await ctx.hub.library.agentLink(ctx.caller, row, input.attachmentId, signerFor(ctx));
+    if (!link) throw toTRPCError(HubError.notFound("no such file in this conversation's listing"));
+    return link;
+  }),
   agents: operation(ops.agents).query(
     async ({ ctx }): Out<"agents"> => ({ agents: await ctx.hub.agents.directory(ctx.caller) }),
   ),
   contact: operation(ops.contact).mutation(
-    ({ ctx, input }): Out<"contact"> => ctx.hub.agents.contact(ctx.caller, input),
+    async ({ ctx, input }): Out<"contact"> =>
+      signAgentMessage(await ctx.hub.agents.contact(ctx.caller, input), signerFor(ctx)),
   ),
   updates: operation(ops.updates).query(async ({ ctx, input }): Out<"updates"> => {
     // Issue 13 #7: the held call watches its token; revoked or rotated meanwhile, it answers the
     // 401 a revoked token gets (B-011), and no event written after the revocation.
     const watch = await ctx.hub.auth.watch(ctx.caller, ctx.credential ?? null);
     try {
-      return await ctx.hub.feed.updates(ctx.caller, input as z.output<typeof ops.updates.input>, ctx.signal, watch);
+      const page = await ctx.hub.feed.updates(
+        ctx.caller,
+        input as z.output<typeof ops.updates.input>,
+        ctx.signal,
+        watch,
+      );
+      const sign = signerFor(ctx);
+      return { ...page, events: page.events.map((e) => ({ ...e, message: signAgentMessage(e.message, sign) })) };
     } catch (error) {
       // B-138: the one error a poller must handle, as the spec writes it.
       if (error instanceof CursorExpired || (error as Error | null)?.name === "CursorExpired")

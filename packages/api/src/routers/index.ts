@@ -50,6 +50,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { clearSessionCookie, sessionCookie } from "../session.ts";
 import { agentRouter } from "./agent.ts";
+import { attachmentsRouter, libraryRouter } from "./library.ts";
 import { pollsRouter, reactionsRouter } from "./polls.ts";
 import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router, toTRPCError } from "../trpc.ts";
 
@@ -163,6 +164,9 @@ export const appRouter = router({
   admin: adminRouter,
   /** The agent API (/api/agent-api, 004): one operation per procedure (routers/agent.ts). */
   agent: agentRouter,
+  /** Issue 16: the project's file library and the attachment reads (routers/library.ts). */
+  library: libraryRouter,
+  attachments: attachmentsRouter,
   auth: router({
     me: publicProcedure
       .output(z.object({ id: z.string(), kind: z.enum(["human", "agent"]), handle: z.string() }).nullable())
@@ -493,7 +497,7 @@ export const appRouter = router({
           ctx.caller,
           input,
           input.conversation_id,
-          pick(input, ["body", "to_instance", "reply_to"]),
+          pick(input, ["body", "to_instance", "reply_to", "attachments"]),
           input.idempotency_key ?? null,
         );
         return { replayed: written.replayed, message: written.message };
@@ -571,7 +575,7 @@ export const appRouter = router({
         const written = await ctx.hub.messages.postEvent(
           ctx.caller,
           input,
-          pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to"]),
+          pick(input, ["type", "conversation_id", "body", "to_instance", "reply_to", "attachments"]),
           input.idempotency_key ?? null,
         );
         return { replayed: written.replayed, message: written.message };
