@@ -5,7 +5,6 @@ import {
   type AgentOperationOutput,
   agentOperations,
   agentRequestOf,
-  type MediaSendFields,
 } from "@maity/domain";
 import { agentEvents, type EventsOptions } from "./events.ts";
 
@@ -200,8 +199,8 @@ export const isRetryable = (error: unknown): boolean =>
   !(error instanceof AgentApiError) || error.status === 429 || error.status >= 500;
 
 type Room = { conversationId: string };
-/** What send takes: the operation's fields and, until files-messages lands them on agentSendInput, the files (B-198). */
-export type SendInput = Without<"send", keyof Room | "idempotencyKey"> & MediaSendFields;
+/** What send takes: the operation's fields (files as `attachments`, B-198; a `card`, v1.11). */
+export type SendInput = Without<"send", keyof Room | "idempotencyKey">;
 type Without<K extends AgentOperationName, F extends string> = Omit<AgentOperationInput<K>, F>;
 
 /**
@@ -230,8 +229,7 @@ export function connect(options: AgentClientOptions & { token: string }) {
       const attempts = Math.max(1, o.attempts ?? SEND_ATTEMPTS);
       for (let attempt = 1; ; attempt++) {
         try {
-          const send = { ...input, conversationId, idempotencyKey } as AgentOperationInput<"send">;
-          return await call("send", send, o);
+          return await call("send", { ...input, conversationId, idempotencyKey }, o);
         } catch (error) {
           if (attempt >= attempts || !isRetryable(error) || o.signal?.aborted) throw error;
           const said = error instanceof AgentApiError ? error.retryAfter : null;

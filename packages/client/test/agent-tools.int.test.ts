@@ -1,5 +1,5 @@
 import { handleRest } from "@maity/api/rest";
-import { type AgentOperationInput, agentOperations, type MediaSendFields } from "@maity/domain";
+import { type AgentOperationInput, agentOperations } from "@maity/domain";
 import { freshDatabase } from "@maity/db/testing";
 import { createHub, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
@@ -172,10 +172,9 @@ describe("one schema per operation (issue 14)", () => {
       (k) => k !== "conversationId" && k !== "idempotencyKey",
     );
     expect(Object.keys(body?.properties ?? {})).toEqual(fields);
-    // The SDK's send takes the same fields, typed by the same schema (and, until files-messages
-    // lands them on agentSendInput, the files of mediaOperations.ts: B-198).
+    // The SDK's send takes the same fields, typed by the same schema.
     expectTypeOf<Parameters<ReturnType<typeof connect>["send"]>[1]>().toEqualTypeOf<
-      Omit<AgentOperationInput<"send">, "conversationId" | "idempotencyKey"> & MediaSendFields
+      Omit<AgentOperationInput<"send">, "conversationId" | "idempotencyKey">
     >();
   });
 });

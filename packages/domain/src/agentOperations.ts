@@ -277,7 +277,7 @@ export const agentOperations = {
     input: z.strictObject({ ...inRoom, messageId: z.string({ error: "a message id" }).min(1), emoji: emojiInput }),
     output: agentReactionsAnswerSchema,
   }),
-  ...mediaOperations, // issue 16: upload, files, fileLink until the server branches land (mediaOperations.ts)
+  ...mediaOperations, // issue 16: upload until files-core lands (mediaOperations.ts)
 } as const satisfies Record<string, AgentOperation>;
 
 export type AgentOperations = typeof agentOperations;

@@ -1,6 +1,6 @@
 import type { AgentClient } from "@maity/client";
 import { AgentApiError } from "@maity/client";
-import { ATTACHMENTS_PER_MESSAGE_MAX, agentOperations, PROTOCOL_VERSION, sendableCardInput } from "@maity/domain";
+import { ATTACHMENTS_PER_MESSAGE_MAX, agentOperations, PROTOCOL_VERSION, sendableCardSchema } from "@maity/domain";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -149,7 +149,7 @@ function sendSchema<S extends z.ZodObject>(schema: S, notes: Parameters<typeof d
   return z.strictObject({
     ...shape,
     attachmentIds: attachmentIdsField.optional(),
-    card: sendableCardInput
+    card: sendableCardSchema
       .optional()
       .describe(
         "A calendar or email card: {type: 'card.calendar', payload: {title?, start?, end?, location?, attendees?, " +
@@ -159,7 +159,7 @@ function sendSchema<S extends z.ZodObject>(schema: S, notes: Parameters<typeof d
   }) as unknown as z.ZodObject<
     Omit<Shape<S>, "attachments" | "attachmentId" | "card"> & {
       attachmentIds: z.ZodOptional<typeof attachmentIdsField>;
-      card: z.ZodOptional<typeof sendableCardInput>;
+      card: z.ZodOptional<typeof sendableCardSchema>;
     }
   >;
 }
