@@ -147,7 +147,8 @@ describe("send_message with files and cards (B-211, B-213, B-224)", () => {
       }),
     );
     const { tools } = await mcp.listTools();
-    const card = (tools.find((t) => t.name === "send_message")?.inputSchema.properties as Record<string, unknown>).card;
+    const properties = tools.find((t) => t.name === "send_message")?.inputSchema.properties ?? {};
+    const card = (properties as Record<string, unknown>).card;
     expect(JSON.stringify(card)).toContain("card.calendar");
     expect(JSON.stringify(card)).not.toContain("card.decision");
     for (const type of ["card.decision", "card.poll"]) {

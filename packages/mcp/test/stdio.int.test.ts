@@ -99,7 +99,7 @@ describe("maity mcp over stdio (B-348; B-027: the token from MAITY_TOKEN)", () =
       files: [notes],
     });
     expect(sent.result.isError, sent.text).toBeFalsy();
-    expect(((sent.json as AgentMessage).metadata?.attachments as unknown[]).length).toBe(2);
+    expect((sent.json as AgentMessage).metadata?.attachments).toHaveLength(2);
     const saveDir = path.join(dir, "downloads");
     const first = await call(mcp, "download_attachment", { url, saveDir });
     const second = await call(mcp, "download_attachment", { url, saveDir });
