@@ -32,7 +32,8 @@ export function LiveFeed() {
       enabled: Boolean(me.data),
       onData: (item) => {
         const event = (Array.isArray(item) ? item[1] : ((item as { data?: unknown }).data ?? item)) as LiveEvent;
-        if (event.kind === "typing") {
+        // Issue 16: a vote or a reaction changed one message — only the open chat cares (timeline.ts).
+        if (event.kind === "typing" || event.kind === "message_changed") {
           liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
           return;
         }

@@ -1,4 +1,5 @@
 import { DEFAULT_PING_RATE, parseAllowList, parsePingRate, type PingRate } from "@maity/domain";
+import { UPLOAD_HARD_CAP_BYTES } from "@maity/domain";
 import { DEFAULT_GROUP_CHAT_QUOTA } from "@maity/hub";
 import { z } from "zod";
 
@@ -121,6 +122,57 @@ export const SETTINGS = {
       ctx.addIssue({ code: "custom", message: `not a host name, IP address or CIDR range: ${invalid.join(", ")}` });
       return z.NEVER;
     }),
+  ),
+  // Issue 16: files.
+  fileKey: setting(
+    "MAITY_FILE_KEY",
+    "generated into `<MAITY_DATA_DIR>/file.key`",
+    "base64 of 32 random bytes: encrypts file names at rest and signs download URLs (B-184, B-185); " +
+      "every instance of one hub needs the same key",
+    optionalText.transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const bytes = Buffer.from(v, "base64");
+      if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && bytes.byteLength === 32) return new Uint8Array(bytes);
+      ctx.addIssue({ code: "custom", message: "base64 of exactly 32 bytes (`openssl rand -base64 32`)" });
+      return z.NEVER;
+    }),
+  ),
+  uploadMaxBytes: setting(
+    "MAITY_UPLOAD_MAX_BYTES",
+    `\`${UPLOAD_HARD_CAP_BYTES}\``,
+    "the plan's limit on a stored file in bytes (B-188), at most the 25 MB hard cap; over it: 413",
+    z
+      .preprocess(
+        unset,
+        z.coerce
+          .number({ error: `a number of bytes, 1–${UPLOAD_HARD_CAP_BYTES}` })
+          .int(`a number of bytes, 1–${UPLOAD_HARD_CAP_BYTES}`)
+          .min(1, `a number of bytes, 1–${UPLOAD_HARD_CAP_BYTES}`)
+          .max(UPLOAD_HARD_CAP_BYTES, `at most the hard cap, ${UPLOAD_HARD_CAP_BYTES}`)
+          .optional(),
+      )
+      .transform((v) => v ?? UPLOAD_HARD_CAP_BYTES),
+  ),
+  s3Bucket: setting(
+    "MAITY_S3_BUCKET",
+    "unset",
+    "store files in this S3-compatible bucket instead of `<MAITY_DATA_DIR>/files`",
+    optionalText,
+  ),
+  s3Region: setting("MAITY_S3_REGION", "`us-east-1`", "the bucket's region", optionalText),
+  s3Endpoint: setting(
+    "MAITY_S3_ENDPOINT",
+    "AWS",
+    "an S3-compatible service's URL (MinIO, R2, …)",
+    z.preprocess(unset, z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional()),
+  ),
+  s3AccessKeyId: setting("MAITY_S3_ACCESS_KEY_ID", "the AWS default chain", "the bucket's access key id", optionalText),
+  s3SecretAccessKey: setting("MAITY_S3_SECRET_ACCESS_KEY", "unset", "the bucket's secret key", optionalText),
+  s3ForcePathStyle: setting(
+    "MAITY_S3_FORCE_PATH_STYLE",
+    "`0`",
+    "`1` addresses the bucket by path (`<endpoint>/<bucket>/<key>`), as most S3-compatible services want",
+    flag(false),
   ),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -48,10 +48,16 @@ function sameOrigin(origin: string, req: Request, publicUrl: string | undefined)
  * Issue 13 #6 (CSRF): a change (any method but GET/HEAD/OPTIONS) authenticated by the session cookie
  * must come from the hub's own pages — an Origin naming the hub's host (or, without Origin,
  * `Sec-Fetch-Site: same-origin|none`), else `forbidden` (reason `cross_site`) — and send JSON, else
- * `unsupported_media_type` (a cross-site HTML form can only send form or text/plain bodies).
+ * `unsupported_media_type` (a cross-site HTML form can only send form or text/plain bodies). A route that
+ * takes an upload (`multipart`, issue 16) accepts multipart/form-data too — but only with an Origin
+ * header naming the hub (a cross-site form can send multipart; Sec-Fetch-Site alone is not enough).
  * Bearer calls carry no ambient credential and are not concerned. One rule for REST and tRPC.
  */
-export function cookieChangeRefusal(req: Request, publicUrl: string | undefined): HubError | null {
+export function cookieChangeRefusal(
+  req: Request,
+  publicUrl: string | undefined,
+  options: { multipart?: boolean } = {},
+): HubError | null {
   if (SAFE_METHODS.has(req.method) || !byCookie(req)) return null;
   const origin = req.headers.get("origin");
   const site = req.headers.get("sec-fetch-site");
@@ -64,6 +70,7 @@ export function cookieChangeRefusal(req: Request, publicUrl: string | undefined)
   // A body-less change (a DELETE) may name no type; anything sent must be declared JSON.
   const type = req.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   const sends = req.headers.has("transfer-encoding") || Number(req.headers.get("content-length") ?? 0) > 0;
+  if (options.multipart && type === "multipart/form-data" && origin !== null) return null;
   if (type === undefined ? sends : type !== "application/json")
     return new HubError("unsupported_media_type", "a change made with the session cookie must send application/json", {
       fields: { "content-type": "not_json" },

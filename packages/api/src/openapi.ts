@@ -74,13 +74,15 @@ const agentErrorSchema: JsonSchema = {
 const AGENT_ERRORS = [
   [
     "400",
-    "INVALID_REQUEST (fields named), INVALID_JSON, INVALID_REPLY_TARGET, RESERVED_MESSAGE_TYPE, INVALID_PAIRING_CODE",
+    "INVALID_REQUEST (fields named), INVALID_JSON, INVALID_REPLY_TARGET, RESERVED_MESSAGE_TYPE, INVALID_PAIRING_CODE, " +
+      "INVALID_UPLOAD",
   ],
   ["401", "UNAUTHORIZED: a missing, unknown or revoked agent token"],
   ["403", "NOT_PARTICIPANT (context and poll): never confirms the room exists"],
   ["404", "NOT_FOUND (send, typing, contact, link polls): never confirms the room exists"],
   ["409", "CURSOR_EXPIRED (/updates), ROUND_CAP_REACHED (contact), CONVERSATION_CLOSED, IDEMPOTENCY_KEY_REUSED"],
-  ["413", "BODY_TOO_LARGE"],
+  ["413", "BODY_TOO_LARGE; uploads: FILE_TOO_LARGE, IMAGE_TOO_LARGE"],
+  ["415", "UNSUPPORTED_FILE_TYPE (uploads): the bytes are not an allowed type"],
   ["429", "RATE_LIMITED (60/min), UPDATES_RATE_LIMITED (/updates, 20/min); Retry-After"],
 ] as const;
 const MAITY_ERRORS = [
@@ -126,7 +128,9 @@ export function openApiDocument(): unknown {
     const headerFields = new Map(Object.entries(route.meta.headers ?? {}).map(([header, field]) => [field, header]));
     const parameters: unknown[] = [];
     const bodyProperties: Record<string, JsonSchema> = {};
-    const inQuery = route.meta.method === "GET" || route.meta.method === "DELETE";
+    const multipart = route.meta.body === "multipart";
+    // Issue 16: an upload's own fields ride in the query (or as multipart fields); the body is the file.
+    const inQuery = route.meta.method === "GET" || route.meta.method === "DELETE" || multipart;
     for (const [name, schema] of Object.entries(properties)) {
       if (route.keys.includes(name)) parameters.push({ name, in: "path", required: true, schema });
       else if (headerFields.has(name))
@@ -140,10 +144,15 @@ export function openApiDocument(): unknown {
     const success =
       status === 204
         ? { description: "No content" }
-        : {
-            description: "OK",
-            content: { "application/json": { schema: outputSchema ? toJson(outputSchema, "output") : {} } },
-          };
+        : route.meta.stream
+          ? {
+              description: "The file's bytes; Content-Type, Content-Disposition (the name, RFC 6266) and Cache-Control",
+              content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+            }
+          : {
+              description: "OK",
+              content: { "application/json": { schema: outputSchema ? toJson(outputSchema, "output") : {} } },
+            };
     const responses: Record<string, unknown> = { [String(status)]: success };
     if (route.meta.respond && route.meta.responseSchema)
       responses["200"] = {
@@ -168,7 +177,24 @@ export function openApiDocument(): unknown {
       responses,
       security,
     };
-    if (!inQuery) {
+    if (multipart) {
+      operation.requestBody = {
+        required: true,
+        description: "multipart/form-data: one file in the part `file`; `original=1` may come as a field too",
+        content: {
+          "multipart/form-data": {
+            schema: {
+              type: "object",
+              required: ["file"],
+              properties: {
+                file: { type: "string", format: "binary" },
+                original: { type: "string", enum: ["0", "1", "true", "false"] },
+              },
+            },
+          },
+        },
+      };
+    } else if (!inQuery) {
       operation.requestBody = {
         required: bodyRequired.length > 0,
         description: `JSON, at most ${route.bodyLimit} bytes; unknown fields are refused`,

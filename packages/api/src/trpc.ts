@@ -22,6 +22,11 @@ export interface Context {
   signal?: AbortSignal;
   /** Where the hub is reached (MAITY_PUBLIC_URL, else the request's origin): pairing answers carry it. */
   baseUrl?: string;
+  /**
+   * Issue 16: set by the REST adapter only — the request's body stream and content type, which a
+   * multipart route (`meta.body`) reads itself. A REST-only route refuses a call without it (tRPC).
+   */
+  rest?: { body: ReadableStream<Uint8Array> | null; contentType: string | null };
   /** The REST adapter already spent this call's rate budget, before reading its body (spendBudget). */
   budgetSpent?: boolean;
 }
@@ -40,6 +45,20 @@ export interface RestMeta {
   respond?: (output: never) => { status: number; body: unknown };
   /** The REST body's schema when `respond` reshapes the output. */
   responseSchema?: import("zod").ZodType;
+  /** Issue 16: the body is multipart/form-data, handed to the procedure as a stream (ctx.rest), not JSON. */
+  body?: "multipart";
+  /** Issue 16: the procedure answers a StreamAnswer (bytes and headers), not JSON. REST only. */
+  stream?: true;
+  /** Who may call when the path alone does not say: anyone (a signed download). */
+  access?: "public";
+  /** Refusals in the agent protocol's `{error, code}` style although the route is not an agent operation. */
+  style?: "agent";
+}
+/** A streamed answer (issue 16 downloads): the REST adapter sends it as it is. */
+export interface StreamAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: import("node:stream").Readable | null;
 }
 /** An agent API operation (@maity/domain agentOperations), served in the protocol's error style. */
 export interface AgentMeta extends AgentOperation {
@@ -117,6 +136,17 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
+  return next({ ctx: { ...ctx, caller: ctx.caller } });
+});
+
+/** Issue 16: routes that stream a body in or out are served by the REST adapter only, never over tRPC. */
+export const restOnly = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.rest) throw toTRPCError(HubError.notFound("no such procedure"));
+  return next({ ctx: { ...ctx, rest: ctx.rest } });
+});
+/** A REST-only route for a signed-in caller (an upload, a file's bytes). */
+export const authedRestOnly = restOnly.use(({ ctx, next }) => {
   if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
   return next({ ctx: { ...ctx, caller: ctx.caller } });
 });

@@ -21,6 +21,14 @@ describe("the server's settings (issue 13 #8)", () => {
       pingRate: { pings: 60, windowSeconds: 600 },
       publicUrl: undefined,
       webhookAllow: [],
+      fileKey: undefined,
+      uploadMaxBytes: 25 * 1024 * 1024,
+      s3Bucket: undefined,
+      s3Region: undefined,
+      s3Endpoint: undefined,
+      s3AccessKeyId: undefined,
+      s3SecretAccessKey: undefined,
+      s3ForcePathStyle: false,
     });
   });
 

@@ -95,14 +95,7 @@ describe("maity send --file, files, download (004 §10)", () => {
     expect(missing.stderr).toContain("gone.pdf: no such file; nothing was uploaded");
   });
 
-  // Needs files-core merged (POST /attachments): skipped while the route is not served (remove then).
-  it("B-181 B-216 B-215 send --file ×2, the room's lines show both, files lists them, download saves and suffixes", async (ctx) => {
-    const probe = await fetch(`${api.url}/api/agent-api/attachments`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${T["agt-a"]}` },
-    });
-    await probe.body?.cancel();
-    if (probe.status === 404) ctx.skip();
+  it("B-181 B-216 B-215 send --file ×2, the room's lines show both, files lists them, download saves and suffixes", async () => {
     const dir = tempDir("files");
     const a = path.join(dir, "plan.txt");
     const b = path.join(dir, "data.csv");

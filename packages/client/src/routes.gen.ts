@@ -89,6 +89,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "files.upload": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/attachments",
+    status: 201,
+    headers: {},
+  },
   "projects.members": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/members",

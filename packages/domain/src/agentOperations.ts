@@ -27,8 +27,9 @@ import {
   emojiInput,
   fileLinkSchema,
   libraryListingSchema,
+  uploadAnswerSchema,
+  uploadQuery,
 } from "./files.ts";
-import { mediaOperations } from "./mediaOperations.ts";
 import { text } from "./text.ts";
 
 // The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
@@ -52,6 +53,8 @@ export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Request headers that fill input fields (lower-case header → field). */
   headers?: Record<string, string>;
   access: AgentAccess;
+  /** The request body is multipart/form-data, streamed to the operation (issue 16 uploads), not JSON. */
+  body?: "multipart";
   /** The rate budget it spends (B-360; /updates its own, B-141); public routes spend "preauth". */
   bucket: "agent" | "updates" | "preauth";
 }
@@ -277,7 +280,19 @@ export const agentOperations = {
     input: z.strictObject({ ...inRoom, messageId: z.string({ error: "a message id" }).min(1), emoji: emojiInput }),
     output: agentReactionsAnswerSchema,
   }),
-  ...mediaOperations, // issue 16: upload until files-core lands (mediaOperations.ts)
+  // Issue 16 (B-186 … B-196): multipart/form-data, the file in the part `file`.
+  upload: operation({
+    method: "POST",
+    path: `${base}/attachments`,
+    summary:
+      "Upload one file (multipart/form-data, part `file`; `original=1` as query or field keeps the exact bytes) " +
+      "→ 201 {attachmentId, size, mimeType, thumbhash, fileName}; 413 FILE_TOO_LARGE, 415 UNSUPPORTED_FILE_TYPE, " +
+      "400 INVALID_UPLOAD",
+    input: uploadQuery,
+    output: uploadAnswerSchema,
+    status: 201,
+    body: "multipart",
+  }),
 } as const satisfies Record<string, AgentOperation>;
 
 export type AgentOperations = typeof agentOperations;

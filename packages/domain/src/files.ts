@@ -83,6 +83,24 @@ export const uploadAnswerSchema = z.object({
 });
 export type UploadAnswer = z.infer<typeof uploadAnswerSchema>;
 
+/** B-196: `original=1` (or `true`) as a query parameter keeps the exact bytes; a multipart field may say it too. */
+export const uploadQuery = z.strictObject({
+  original: z.enum(["0", "1", "true", "false"], { error: "original: 1 or 0" }).optional(),
+});
+
+/** The Maity upload answer (POST /api/projects/{owner}/{slug}/attachments): the stored file, its name included. */
+export const projectUploadSchema = z.object({
+  id: z.string(),
+  file_name: z.string(),
+  size: z.number().int(),
+  mime_type: z.string(),
+  type: z.enum(["image", "file"]),
+  thumbhash: z.string().nullable(),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+});
+export type ProjectUpload = z.infer<typeof projectUploadSchema>;
+
 /** Maity §8.7: an attachment's metadata on a message (M-030): never its name (B-184), never a URL. */
 export const attachmentSchema = z.object({
   id: z.string(),

@@ -20,6 +20,5 @@ export * from "./live.ts";
 export * from "./addresses.ts";
 export * from "./chatView.ts";
 export * from "./files.ts";
-export * from "./mediaOperations.ts";
 export * from "./polls.ts";
 export * from "./reactions.ts";

@@ -19,6 +19,8 @@ import { type BlobStore, memoryBlobStore } from "./files/store.ts";
 import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
 import { libraryService } from "./files/library.ts";
 import { signerOf } from "./files/render.ts";
+import { filesService } from "./files/service.ts";
+import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./caller.ts";
 export { LiveBus, type BusMessage, type LogEvent, reaches } from "./bus.ts";
@@ -34,6 +36,10 @@ export { DEFAULT_GROUP_CHAT_QUOTA, type Participation } from "./groups.ts";
 export { type BlobStore, memoryBlobStore } from "./files/store.ts";
 export { ephemeralFileKeys, type FileKeys, fileKeys, SIGNED_CONTENT_PATH } from "./files/keys.ts";
 export { type Signer, signAgentMessage, signerOf } from "./files/render.ts";
+export { localBlobStore } from "./files/local.ts";
+export { type S3Settings, s3BlobStore } from "./files/s3.ts";
+export { fileTooLarge } from "./files/upload.ts";
+export { BLOB_PREFIX, isOriginalFlag, type FilesService, type OpenedFile, type StoredUpload } from "./files/service.ts";
 
 export interface HubOptions {
   /** Open group chats per project (§1.7; default DEFAULT_GROUP_CHAT_QUOTA). */
@@ -82,6 +88,13 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const webhooks = webhookService(db, agents, options.webhooks, { sign: signerOf(fileKeys, options.publicUrl ?? "") });
   queued.webhooksQueued = webhooks.kick;
   const limits = rateLimits(options.limits);
+  const files = filesService(
+    db,
+    blobs,
+    fileKeys,
+    options.files?.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.files.maxUploadBytes },
+  );
+  let sweeping: ReturnType<typeof setInterval> | undefined;
   return {
     database,
     db,
@@ -114,10 +127,17 @@ export function createHub(database: Database, options: HubOptions = {}) {
     /** Issue 16: the bytes of attachments, and the key of their names and signed URLs. */
     blobs,
     fileKeys,
+    /** Issue 16: uploads, the bytes of a stored file, signed URLs, deletions and the sweep. */
+    files,
     /** Joins the shared bus (PostgreSQL) and resumes queued webhook deliveries: what a server does at start. */
     async start() {
       if (database.pubsub) await bus.connect(database.pubsub);
       webhooks.start();
+      // B-197: unsent uploads and orphan blobs go on a timer that never keeps the process alive.
+      sweeping ??= setInterval(() => {
+        files.sweep().catch((error) => console.error("maity: the file sweep failed", error));
+      }, SWEEP_INTERVAL_MS);
+      sweeping.unref();
     },
     health() {
       return {
@@ -129,6 +149,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
       };
     },
     async close() {
+      clearInterval(sweeping);
+      sweeping = undefined;
       await webhooks.close();
       await bus.close();
       await database.close();

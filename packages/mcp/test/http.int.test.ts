@@ -8,7 +8,6 @@ import {
   checkPollAndReactionTools,
   checkServer,
   checkTools,
-  filesServed,
   REMOTE_TOOLS,
 } from "./tools.ts";
 
@@ -63,9 +62,7 @@ describe("POST /api/mcp — the remote MCP endpoint (B-348)", () => {
     await mcp.close();
   });
 
-  // Needs files-core and files-messages merged: skipped while POST /attachments is not served (remove then).
-  it("B-211 B-212 B-216 B-203 B-204 over REST upload, send_message attachmentIds, the attachment line, list_files, get_file", async (ctx) => {
-    if (!(await filesServed(t))) ctx.skip();
+  it("B-211 B-212 B-216 B-203 B-204 over REST upload, send_message attachmentIds, the attachment line, list_files, get_file", async () => {
     const mcp = await client(t.tokens.agent);
     await checkFileTools(mcp, t);
     await mcp.close();

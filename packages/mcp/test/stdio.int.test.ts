@@ -7,15 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type TestHub } from "./hub.ts";
-import {
-  call,
-  checkAgentTools,
-  checkFileTools,
-  checkPollAndReactionTools,
-  checkServer,
-  checkTools,
-  filesServed,
-} from "./tools.ts";
+import { call, checkAgentTools, checkFileTools, checkPollAndReactionTools, checkServer, checkTools } from "./tools.ts";
 
 // The local stdio server (`maity mcp`, 004 §2) as a client spawns it: the official SDK Client with
 // StdioClientTransport running src/stdio-main.ts (tsx) against a real hub on 127.0.0.1. Any byte
@@ -78,9 +70,7 @@ describe("maity mcp over stdio (B-348; B-027: the token from MAITY_TOKEN)", () =
     expect(errors, stderr()).toEqual([]);
   });
 
-  // Needs files-core and files-messages merged: skipped while POST /attachments is not served (remove then).
-  it("B-211 B-213 B-214 B-215 B-216 upload_file, send_message files, download_attachment to a folder, suffixed", async (ctx) => {
-    if (!(await filesServed(t))) ctx.skip();
+  it("B-211 B-213 B-214 B-215 B-216 upload_file, send_message files, download_attachment to a folder, suffixed", async () => {
     const { mcp, errors, stderr } = await spawnServer(t.tokens.agent);
     const { url, roomId } = await checkFileTools(mcp, t);
     const dir = mkdtempSync(path.join(tmpdir(), "maity-stdio-"));

@@ -174,7 +174,7 @@ export async function checkPollAndReactionTools(mcp: Client, t: TestHub): Promis
 
 /**
  * Files over the tools (B-211, B-212, B-216, B-203, B-204): upload over REST, send by attachmentIds,
- * read the attachment line, list_files, get_file. Needs the files-core and files-messages branches.
+ * read the attachment line, list_files, get_file.
  */
 export async function checkFileTools(mcp: Client, t: TestHub): Promise<{ url: string; roomId: string }> {
   const group = await groupRoom(mcp);
@@ -205,14 +205,4 @@ export async function checkFileTools(mcp: Client, t: TestHub): Promise<{ url: st
   expect(link.result.isError, link.text).toBeFalsy();
   expect(link.text).toContain('File "notes.txt" (text/plain');
   return { url: line[1], roomId: group.id };
-}
-
-/** Whether this hub serves POST /api/agent-api/attachments yet (the files-core branch): an unknown route is a 404. */
-export async function filesServed(t: TestHub): Promise<boolean> {
-  const res = await fetch(`${t.api.url}/api/agent-api/attachments`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${t.tokens.agent}` },
-  });
-  await res.body?.cancel();
-  return res.status !== 404;
 }

@@ -17,6 +17,7 @@ export {
   DropdownMenuTrigger,
 } from "./DropdownMenu";
 export { controlClass, Input, type InputProps, Select, type SelectProps, Textarea, type TextareaProps } from "./Field";
+export { Progress } from "./Progress";
 export { RadioGroup, type RadioOption } from "./RadioGroup";
 export { type Segment, SegmentedControl } from "./SegmentedControl";
 export { Skeleton } from "./Skeleton";

@@ -5,13 +5,17 @@ import {
   type Message,
   mentionQuery,
   shouldSendTyping,
+  sizeWords,
   suggestMentions,
 } from "@maity/domain";
-import { Button, cn, IconButton, Switch, Textarea, useToast } from "@maity/ui";
+import { Button, cn, IconButton, Progress, Switch, Textarea } from "@maity/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { CornerUpLeft, Paperclip, SendHorizontal, X } from "lucide-react";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { hubErrorOf, useTRPC } from "../trpc";
+import { CornerUpLeft, FileText, Paperclip, SendHorizontal, X } from "lucide-react";
+import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } from "react";
+import { hubErrorOf, useTRPC, useTRPCClient } from "../trpc";
+import { postWithAttachments } from "./mediaApi";
+import { PollDialog } from "./PollDialog";
+import { ACCEPT, type PendingFile, useUploads } from "./upload";
 
 export type ReplyTarget = { seq: number; author: string; excerpt: string };
 
@@ -27,23 +31,42 @@ export function Composer(props: {
   replyTo: ReplyTarget | null;
   onCancelReply: () => void;
   onPosted: (m: Message) => void;
+  /** Issue 16: files dropped anywhere on the chat come here. */
+  dropTarget?: RefObject<((files: File[]) => void) | null>;
 }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
+  const uploads = useUploads(props.conversationRef.owner, props.conversationRef.slug);
+  const picker = useRef<HTMLInputElement | null>(null);
+  const { dropTarget } = props;
+  // Drops are taken only where one may write (not a closed chat, not an observer's).
+  const writable = !props.closed && !props.observer;
+  useEffect(() => {
+    if (!dropTarget || !writable) return;
+    dropTarget.current = uploads.add;
+    return () => {
+      dropTarget.current = null;
+    };
+  }, [dropTarget, uploads.add, writable]);
   const queryClient = useQueryClient();
   const [body, setBody] = useState("");
   const [caret, setCaret] = useState(0);
   const textarea = useRef<HTMLTextAreaElement | null>(null);
   const { onCancelReply } = props;
-  const post = useMutation(
-    trpc.messages.post.mutationOptions({
-      onSuccess: (m) => {
-        setBody("");
-        setCaret(0);
-        onCancelReply();
-        props.onPosted(m.message);
-      },
-    }),
-  );
+  // Issue 16: with files attached the post carries their ids (in the order shown) and may have no text.
+  const post = useMutation({
+    mutationFn: (input: { body: string; reply_to: number | null; attachments: string[] }) =>
+      input.attachments.length
+        ? postWithAttachments(client, { ...props.conversationRef, ...input })
+        : client.messages.post.mutate({ ...props.conversationRef, body: input.body, reply_to: input.reply_to }),
+    onSuccess: (m) => {
+      setBody("");
+      setCaret(0);
+      uploads.clear();
+      onCancelReply();
+      props.onPosted(m.message);
+    },
+  });
   // Issue 15: the others see "… is writing" — at most once every 3 s while typing, never for an empty body.
   const typing = useMutation(trpc.messages.typing.mutationOptions());
   const lastTyping = useRef<number | null>(null);
@@ -56,7 +79,6 @@ export function Composer(props: {
       onError: () => setLead(props.lead),
     }),
   );
-  const toast = useToast();
   // Replying puts the caret in the composer.
   const replySeq = props.replyTo?.seq;
   useEffect(() => {
@@ -95,9 +117,13 @@ export function Composer(props: {
       </p>
     );
   const switchOn = lead;
+  // Send waits for every upload; a failed one must be removed first (what you see is what is sent).
+  const canSend =
+    !post.isPending && !uploads.uploading && !uploads.failed && (body.trim() !== "" || uploads.ids.length > 0);
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
-    if (body.trim()) post.mutate({ ...props.conversationRef, body, reply_to: props.replyTo?.seq ?? null });
+    if (!canSend) return;
+    post.mutate({ body, reply_to: props.replyTo?.seq ?? null, attachments: uploads.ids });
   };
   const error = hubErrorOf(post.error);
   const optionId = (i: number) => `${listboxId}-option-${i}`;
@@ -115,6 +141,23 @@ export function Composer(props: {
             Replying to <span className="font-medium">{props.replyTo.author}</span>: {props.replyTo.excerpt}
           </p>
           <IconButton aria-label="Cancel the reply" size="sm" icon={<X aria-hidden />} onClick={onCancelReply} />
+        </div>
+      ) : null}
+      {uploads.files.length ? (
+        <ul className="mb-2 flex flex-wrap gap-2" aria-label="Files to send">
+          {uploads.files.map((f) => (
+            <FileChip key={f.key} file={f} onRemove={() => uploads.remove(f.key)} />
+          ))}
+        </ul>
+      ) : null}
+      {uploads.refusals.length ? (
+        <div role="alert" className="mb-2 flex items-start gap-2 text-sm text-danger-text">
+          <ul className="flex-1">
+            {uploads.refusals.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+          <IconButton aria-label="Dismiss" size="icon-sm" icon={<X aria-hidden />} onClick={uploads.dismissRefusals} />
         </div>
       ) : null}
       <form className="relative flex flex-col gap-2" onSubmit={submit} aria-label="Composer">
@@ -173,6 +216,13 @@ export function Composer(props: {
             }
           }}
           onSelect={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
+          onPaste={(e) => {
+            // Issue 16: a pasted image (a screenshot) is attached; pasted text stays text.
+            const images = [...e.clipboardData.files].filter((f) => f.type.startsWith("image/"));
+            if (!images.length) return;
+            e.preventDefault();
+            uploads.add(images.map((f, i) => (f.name && f.name !== "image.png" ? f : renamePasted(f, i))));
+          }}
           onKeyDown={(e) => {
             if (open) {
               if (e.key === "ArrowDown" || e.key === "ArrowUp") {
@@ -208,20 +258,27 @@ export function Composer(props: {
           }
         />
         <div className="flex flex-wrap items-center gap-2">
-          <Button
-            variant="ghost"
-            size="sm"
-            // Honest until attachments exist: it says so rather than opening a picker that leads nowhere.
-            onClick={() =>
-              toast.toast({
-                title: "Attachments are not available yet",
-                description: "They come with a later version of the hub.",
-              })
-            }
-          >
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            accept={ACCEPT}
+            className="sr-only"
+            tabIndex={-1}
+            aria-hidden
+            aria-label="Attach files"
+            onChange={(e) => {
+              uploads.add([...(e.target.files ?? [])]);
+              e.target.value = "";
+            }}
+          />
+          <Button variant="ghost" size="sm" onClick={() => picker.current?.click()}>
             <Paperclip aria-hidden />
             Attach
           </Button>
+          {props.human ? (
+            <PollDialog conversationRef={props.conversationRef} disabled={false} onCreated={(m) => props.onPosted(m)} />
+          ) : null}
           {props.human ? (
             <Switch
               label="Meat proxy"
@@ -233,18 +290,59 @@ export function Composer(props: {
               }}
             />
           ) : null}
-          <Button
-            type="submit"
-            variant="primary"
-            size="sm"
-            className="ml-auto"
-            disabled={post.isPending || !body.trim()}
-          >
+          {uploads.failed ? (
+            <span className="ml-auto text-xs text-danger-text" role="status">
+              Remove the file that could not be uploaded to send.
+            </span>
+          ) : null}
+          <Button type="submit" variant="primary" size="sm" className="ml-auto" disabled={!canSend}>
             <SendHorizontal aria-hidden />
-            Send
+            {uploads.uploading ? "Uploading…" : "Send"}
           </Button>
         </div>
       </form>
     </div>
+  );
+}
+
+/** A pasted screenshot comes as "image.png": named by the time, so several in one message differ. */
+function renamePasted(f: File, i: number): File {
+  const ext = f.type.split("/")[1]?.replace("jpeg", "jpg") ?? "png";
+  const stamp = new Date().toISOString().slice(0, 19).replace(/[T:]/gu, "-");
+  return new File([f], `pasted-${stamp}${i ? `-${i + 1}` : ""}.${ext}`, { type: f.type });
+}
+
+/** One file waiting to be sent: thumbnail or icon, name and size, progress, its error, Remove. */
+function FileChip(props: { file: PendingFile; onRemove: () => void }) {
+  const f = props.file;
+  return (
+    <li
+      className={cn(
+        "flex w-56 items-center gap-2 rounded-md border bg-surface-2 p-1.5",
+        f.state === "failed" ? "border-danger" : "border-line",
+      )}
+    >
+      {f.preview ? (
+        // biome-ignore lint/performance/noImgElement: a local object URL of the picked file
+        <img src={f.preview} alt="" className="size-10 shrink-0 rounded-sm object-cover" />
+      ) : (
+        <FileText className="size-8 shrink-0 text-muted" aria-hidden />
+      )}
+      <div className="flex min-w-0 flex-1 flex-col gap-1">
+        <span className="truncate text-xs font-medium" title={f.name}>
+          {f.name}
+        </span>
+        {f.state === "uploading" ? (
+          <Progress value={f.progress} label={`Uploading ${f.name}`} />
+        ) : f.state === "failed" ? (
+          <span role="alert" className="text-xs text-danger-text">
+            {f.error}
+          </span>
+        ) : (
+          <span className="text-xs text-muted">{sizeWords(f.answer?.size ?? f.size)} · ready</span>
+        )}
+      </div>
+      <IconButton aria-label={`Remove ${f.name}`} size="icon-sm" icon={<X aria-hidden />} onClick={props.onRemove} />
+    </li>
   );
 }

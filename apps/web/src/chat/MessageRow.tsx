@@ -1,5 +1,14 @@
 "use client";
-import { type Message, type MessageRouting, type Named, nameOf, replyExcerpt, routingChips } from "@maity/domain";
+import {
+  cardPayloadSchemas,
+  type Message,
+  type MessageRouting,
+  type Named,
+  nameOf,
+  replyExcerpt,
+  routingChips,
+  type SendableCardType,
+} from "@maity/domain";
 import {
   Avatar,
   Badge,
@@ -12,10 +21,14 @@ import {
   Input,
 } from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
-import { CornerUpLeft, Link2, MoreHorizontal, Trash2 } from "lucide-react";
+import { CornerUpLeft, Link2, MoreHorizontal, SmilePlus, Trash2 } from "lucide-react";
 import { memo, useState } from "react";
 import { timeLabel, withMentions } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
+import { Attachments } from "./Attachments";
+import { CalendarCard, EmailCard } from "./Cards";
+import { PollCard } from "./PollCard";
+import { Reactions } from "./Reactions";
 
 /** Issue 15: under a message, the agents the hub asked to answer and why; a held-back round says so. */
 function RoutingLine(props: { agents: MessageRouting["agents"]; people: Map<string, Named>; managers: string }) {
@@ -74,6 +87,8 @@ export type RowActions = {
   onReply: (m: Message) => void;
   onCopyLink: (seq: number) => void;
   onJump: (seq: number) => void;
+  /** Issue 16: a vote or a reaction changed this message (the hub's answer, merged by seq). */
+  onChanged: (m: Message) => void;
 };
 
 /**
@@ -89,6 +104,8 @@ export const MessageRow = memo(function MessageRow(props: {
   conversationRef: { owner: string; slug: string; conversation_id: string };
   canRedact: boolean;
   canReply: boolean;
+  /** Issue 16: the reader manages this chat (may close anyone's poll, OQ-B-25). */
+  manager: boolean;
   me: string;
   agent: boolean;
   highlighted: boolean;
@@ -99,6 +116,7 @@ export const MessageRow = memo(function MessageRow(props: {
   const trpc = useTRPC();
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState("");
+  const [picking, setPicking] = useState(false);
   const redact = useMutation(
     trpc.messages.redact.mutationOptions({
       onSuccess: (r) => {
@@ -123,6 +141,10 @@ export const MessageRow = memo(function MessageRow(props: {
       </li>
     );
   }
+  // v1.11/v1.12: the body of a card or poll message is the plain-text fallback, shown only where the
+  // card cannot render — here it renders, so the fallback stays out of the way.
+  const card = m.card ? cardPayloadSchemas[m.card.type as SendableCardType]?.safeParse(m.card.payload) : undefined;
+  const cardShown = Boolean(m.poll) || Boolean(card?.success);
   const mentionsMe = m.mentions.some((x) => x.member_id === props.me);
   const author = nameOf(m.from, props.people);
   const sent = new Date(m.sent_at);
@@ -166,7 +188,10 @@ export const MessageRow = memo(function MessageRow(props: {
         {m.reply_to ? (
           <Quote seq={m.reply_to} original={props.quoted} people={props.people} onJump={actions.onJump} />
         ) : null}
-        <div className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]">
+        <div
+          className="whitespace-pre-wrap text-sm leading-relaxed [overflow-wrap:anywhere]"
+          hidden={cardShown || (!m.body && m.attachments.length > 0)}
+        >
           {withMentions(m.body ?? "", m.mentions).map((part, i) =>
             part.mention ? (
               // biome-ignore lint/suspicious/noArrayIndexKey: parts of one immutable body
@@ -179,7 +204,34 @@ export const MessageRow = memo(function MessageRow(props: {
             ),
           )}
         </div>
-        {/* Attachments, cards and reactions (the next issue) go here, under the body. */}
+        {/* Issue 16: files, the card (calendar, email, poll) and the reactions, under the body. */}
+        <Attachments where={props.conversationRef} attachments={m.attachments} author={author} />
+        {m.card?.type === "card.calendar" ? (
+          <CalendarCard payload={m.card.payload} uid={`${props.conversationRef.conversation_id}-${m.seq}@maity`} />
+        ) : m.card?.type === "card.email" ? (
+          <EmailCard payload={m.card.payload} />
+        ) : null}
+        {m.poll ? (
+          <PollCard
+            poll={m.poll}
+            where={props.conversationRef}
+            people={props.people}
+            me={props.me}
+            canClose={props.canReply && (m.poll.asked_by === props.me || props.manager)}
+            onPoll={(poll) => actions.onChanged({ ...m, poll })}
+          />
+        ) : null}
+        <Reactions
+          reactions={m.reactions ?? []}
+          conversationRef={props.conversationRef}
+          seq={m.seq}
+          people={props.people}
+          me={props.me}
+          canReact={props.canReply}
+          picking={picking}
+          onPicked={() => setPicking(false)}
+          onReactions={(reactions) => actions.onChanged({ ...m, reactions })}
+        />
         {props.routing ? <RoutingLine agents={props.routing} people={props.people} managers={props.managers} /> : null}
         {props.canRedact && asking ? (
           <form
@@ -234,6 +286,12 @@ export const MessageRow = memo(function MessageRow(props: {
             <DropdownMenuItem onSelect={() => actions.onReply(m)}>
               <CornerUpLeft aria-hidden />
               Reply
+            </DropdownMenuItem>
+          ) : null}
+          {props.canReply ? (
+            <DropdownMenuItem onSelect={() => setPicking(true)}>
+              <SmilePlus aria-hidden />
+              Add reaction
             </DropdownMenuItem>
           ) : null}
           <DropdownMenuItem onSelect={() => actions.onCopyLink(m.seq)}>

@@ -323,10 +323,14 @@ export function OpenChat(props: ChatProps) {
           .catch(() => toast.toast({ title: "Could not copy the link", description: url }));
       },
       onJump: (seq) => void jump(seq),
+      onChanged: (m) => merge([m]),
     }),
     [merge, owner, slug, id, toast, jump],
   );
   const cancelReply = useCallback(() => setReplyTo(null), []);
+  // Issue 16: files dropped anywhere on the chat go to the composer's uploads.
+  const dropTarget = useRef<((files: File[]) => void) | null>(null);
+  const [dragging, setDragging] = useState(false);
 
   if (conversation.isLoading)
     return (
@@ -362,6 +366,9 @@ export function OpenChat(props: ChatProps) {
       : null;
   // Issue 15: who may lift a round cap — the chat's managers (its creator, a project admin).
   const managers = c.kind === "group" ? nameOf(c.created_by, people) : "";
+  // Issue 16: the chat's creator may close anyone's poll (OQ-B-25); a project admin's close is the
+  // hub's to accept — the button shows for the creator and the asker, the hub decides either way.
+  const manager = c.kind === "group" && c.created_by === me.id;
   const candidates = c.participants.map((p) => ({
     member_id: p.member_id,
     handle: p.handle,
@@ -374,7 +381,32 @@ export function OpenChat(props: ChatProps) {
   return (
     // A definite height under the app's header (3.5rem), so the messages scroll inside the chat and the
     // composer stays pinned at the bottom — on a phone too — whatever the page around it does.
-    <article className="flex min-h-0 flex-1 flex-col" aria-label={title}>
+    <article
+      className="relative flex min-h-0 flex-1 flex-col"
+      aria-label={title}
+      onDragOver={(e) => {
+        if (!dropTarget.current || !e.dataTransfer.types.includes("Files")) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+      }}
+      onDrop={(e) => {
+        setDragging(false);
+        if (!dropTarget.current || !e.dataTransfer.files.length) return;
+        e.preventDefault();
+        dropTarget.current([...e.dataTransfer.files]);
+      }}
+    >
+      {dragging ? (
+        <div
+          className="pointer-events-none absolute inset-2 z-30 flex items-center justify-center rounded-lg border-2 border-dashed border-accent bg-accent-soft/80 text-sm font-medium"
+          aria-hidden
+        >
+          Drop the files to attach them
+        </div>
+      ) : null}
       <header className="flex shrink-0 flex-col gap-2 border-b border-line bg-surface px-4 py-3">
         <div className="flex items-center gap-2">
           {c.kind === "group" ? (
@@ -463,6 +495,7 @@ export function OpenChat(props: ChatProps) {
                   conversationRef={ref}
                   canRedact={canRedact}
                   canReply={canReply}
+                  manager={manager}
                   me={me.id}
                   agent={(kindOf.get(m.from) ?? people.get(m.from)?.kind) === "agent"}
                   people={people}
@@ -496,6 +529,7 @@ export function OpenChat(props: ChatProps) {
         candidates={candidates}
         replyTo={replyTo}
         onCancelReply={cancelReply}
+        dropTarget={dropTarget}
         onPosted={(m) => {
           // The lists learn of it from the live feed (issue 12): nothing to read again here.
           pinnedToEnd.current = true;

@@ -170,7 +170,11 @@ export function useTimeline(
       const event = (e as CustomEvent<LiveEvent>).detail;
       if (event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
       if (event.kind === "redaction") void refreshOne(event.seq);
-      else if (event.kind !== "message") return;
+      // Issue 16: a vote or a reaction changed a message: read that one again if it is loaded
+      // (not loaded, it arrives current whenever it is read).
+      else if (event.kind === "message_changed") {
+        if (itemsRef.current.some((m) => m.seq === event.seq)) void refreshOne(event.seq);
+      } else if (event.kind !== "message") return;
       // Behind the newest (a long unread window): scrolling down reads it, in order, with the rest.
       else if (!caughtUpRef.current) return;
       else if (event.message) {

@@ -62,7 +62,8 @@ export function renderAgentError(error: HubErrorType): Response {
     return agentRefusal(409, "CURSOR_EXPIRED", "cursor_expired"); // B-138
   if (error.code === "conflict" && reason === "round_cap_reached")
     return agentRefusal(409, "ROUND_CAP_REACHED", error.message, { maxAgentRounds: error.details.maxAgentRounds }); // B-075
-  if (error.code === "too_large")
+  // Issue 16: an upload's refusals name themselves (FILE_TOO_LARGE, IMAGE_TOO_LARGE), below.
+  if (error.code === "too_large" && typeof error.details.agent_code !== "string")
     return agentRefusal(413, "BODY_TOO_LARGE", `the body is over ${error.details.limit} bytes`, {
       limit: error.details.limit,
     });

@@ -1,11 +1,12 @@
 import { HubError, parseBearer, REQUEST_BODY_MAX_BYTES, renderMaityError } from "@maity/domain";
-import type { Hub } from "@maity/hub";
-import { PREAUTH_BODY_MAX_BYTES, readBody } from "../body.ts";
+import { fileTooLarge, type Hub } from "@maity/hub";
+import { Readable } from "node:stream";
+import { PREAUTH_BODY_MAX_BYTES, limitBody, readBody } from "../body.ts";
 import { baseUrlOf, clientAddress, cookieChangeRefusal, decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
 import { appRouter } from "../routers/index.ts";
 import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "../session.ts";
-import { type Context, type Meta, type RestMeta, spendBudget } from "../trpc.ts";
+import { type Context, type Meta, type RestMeta, type StreamAnswer, spendBudget } from "../trpc.ts";
 import { agentErrorResponse, agentRefusal, errorResponse, json } from "./errors.ts";
 
 export { errorResponse, json } from "./errors.ts";
@@ -42,6 +43,7 @@ export function restRoutes(): RestRoute[] {
           status: agent.status,
           ...(agent.headers ? { headers: agent.headers } : {}),
           ...(agent.respond ? { respond: agent.respond } : {}),
+          ...(agent.body ? { body: agent.body } : {}),
           responseSchema: agent.output,
         }
       : rest;
@@ -55,19 +57,24 @@ export function restRoutes(): RestRoute[] {
     );
     const access = agent
       ? agent.access
-      : meta.path.startsWith("/api/admin/")
-        ? "admin"
-        : name === "health"
-          ? "public"
-          : "member";
+      : meta.access === "public"
+        ? "public"
+        : meta.path.startsWith("/api/admin/")
+          ? "admin"
+          : name === "health"
+            ? "public"
+            : "member";
     const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
-    return [{ name, meta, pattern, keys, style: agent ? "agent" : "maity", access, bodyLimit }];
+    const style = agent || meta.style === "agent" ? "agent" : "maity";
+    return [{ name, meta, pattern, keys, style, access, bodyLimit }];
   });
 }
 const ROUTES = restRoutes();
 const procedureMeta = (name: string): Meta | undefined =>
   (appRouter._def.procedures as unknown as Record<string, Procedure>)[name]?._def.meta;
 const AGENT_API = "/api/agent-api";
+/** Issue 16: room for a multipart body's boundaries, part headers and small fields around the file. */
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /** The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}. */
 async function readJson(req: Request, limit: number): Promise<Record<string, unknown>> {
@@ -128,7 +135,8 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     if (match.access === "admin" && admin !== "ok") throw HubError.unauthenticated();
     // Issue 13 #6: a cookie-borne change from another site (or not JSON) is refused before anything.
     // The agent API takes agent tokens only (a cookie is refused below), so it is not concerned.
-    const refusal = match.access === "member" ? cookieChangeRefusal(req, hub.publicUrl) : null;
+    const multipart = match.meta.body === "multipart";
+    const refusal = match.access === "member" ? cookieChangeRefusal(req, hub.publicUrl, { multipart }) : null;
     if (refusal) throw refusal;
     const { caller, session, bearer } =
       match.access === "admin" || match.access === "public"
@@ -149,7 +157,7 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", match.style === "agent" ? "path" : key)]),
     );
     const fields =
-      match.meta.method === "GET" || match.meta.method === "DELETE"
+      match.meta.method === "GET" || match.meta.method === "DELETE" || multipart
         ? Object.fromEntries(url.searchParams)
         : await readJson(req, match.bodyLimit);
     input = merge(params, fields);
@@ -171,10 +179,15 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       signal: req.signal,
       baseUrl: baseUrlOf(req, hub.publicUrl),
       budgetSpent: agentMeta !== null,
+      // Issue 16: a multipart route reads its own body, up to the upload limit plus the multipart framing;
+      // a declared Content-Length over it is refused before anything is read (413, FILE_TOO_LARGE).
+      rest: {
+        body: multipart ? uploadBody(hub, req) : null,
+        contentType: req.headers.get("content-type"),
+      },
     };
     const output = await callProcedure(ctx, match.name, input);
-    // A route answering bytes (issue 16: the attachment content) hands back its own Response.
-    if (output instanceof Response) return output;
+    if (match.meta.stream) return streamResponse(output as StreamAnswer);
     if (match.meta.respond) {
       const { status, body } = match.meta.respond(output as never);
       return json(status, body);
@@ -183,4 +196,16 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
   } catch (error) {
     return match.style === "agent" ? agentErrorResponse(error, input) : errorResponse(error, input);
   }
+}
+
+/** The request's body for an upload: at most the plan's limit and the multipart framing (issue 16, B-188). */
+function uploadBody(hub: Hub, req: Request): ReadableStream<Uint8Array> | null {
+  const limit = hub.files.maxUploadBytes;
+  return limitBody(req, limit + MULTIPART_OVERHEAD_BYTES, () => fileTooLarge(limit)).body;
+}
+
+/** A procedure's streamed answer (issue 16 downloads) as the Response. */
+function streamResponse(answer: StreamAnswer): Response {
+  const body = answer.body ? (Readable.toWeb(answer.body) as ReadableStream<Uint8Array>) : null;
+  return new Response(body, { status: answer.status, headers: answer.headers });
 }

@@ -6,7 +6,7 @@ import {
   HubError,
   isHubError,
 } from "@maity/domain";
-import { CursorExpired, type Hub, signAgentMessage, signerOf } from "@maity/hub";
+import { CursorExpired, type Hub, isOriginalFlag, signAgentMessage, signerOf } from "@maity/hub";
 import type { z } from "zod";
 import { agentProcedure, preauthProcedure, router, toTRPCError } from "../trpc.ts";
 import { agentPollProcedures } from "./polls.ts";
@@ -116,6 +116,16 @@ export const agentRouter = router({
   webhookRemove: operation(ops.webhookRemove).mutation(async ({ ctx }): Out<"webhookRemove"> => {
     await ctx.hub.webhooks.remove(ctx.caller);
     return null;
+  }),
+  // Issue 16 (B-186): multipart, REST only — the adapter hands over the body stream (ctx.rest).
+  upload: operation(ops.upload).mutation(async ({ ctx, input }): Out<"upload"> => {
+    if (!ctx.rest) throw toTRPCError(HubError.notFound("no such procedure"));
+    const { attachmentId, size, mimeType, thumbhash, fileName } = await ctx.hub.files.uploadMultipart(ctx.caller, {
+      body: ctx.rest.body,
+      contentType: ctx.rest.contentType,
+      original: isOriginalFlag(input.original),
+    });
+    return { attachmentId, size, mimeType, thumbhash, fileName };
   }),
   pair: preauth(ops.pair).mutation(({ ctx, input }): Out<"pair"> => ctx.hub.pairing.redeem(input, ctx.baseUrl ?? "")),
   link: preauth(ops.link).mutation(

@@ -52,6 +52,7 @@ import { clearSessionCookie, sessionCookie } from "../session.ts";
 import { agentRouter } from "./agent.ts";
 import { attachmentsRouter, libraryRouter } from "./library.ts";
 import { pollsRouter, reactionsRouter } from "./polls.ts";
+import { filesRouter } from "./files.ts";
 import { adminProcedure, authedProcedure, humanProcedure, publicProcedure, router, toTRPCError } from "../trpc.ts";
 
 // Every hub route is a procedure here, with its zod input and output side by side; `meta.rest`
@@ -167,6 +168,7 @@ export const appRouter = router({
   /** Issue 16: the project's file library and the attachment reads (routers/library.ts). */
   library: libraryRouter,
   attachments: attachmentsRouter,
+  files: filesRouter,
   auth: router({
     me: publicProcedure
       .output(z.object({ id: z.string(), kind: z.enum(["human", "agent"]), handle: z.string() }).nullable())

@@ -1,7 +1,7 @@
-import { Readable } from "node:stream";
 import { projectAttachmentSchema, projectLibraryFileSchema, projectRef, text } from "@maity/domain";
 import { z } from "zod";
-import { authedProcedure, router } from "../trpc.ts";
+import { authedProcedure, authedRestOnly, router, type StreamAnswer } from "../trpc.ts";
+import { fileAnswer } from "./files.ts";
 
 // Issue 16: the project's file library (v1.17) and the Maity attachment reads (§8.7: whoever reads the
 // message reads its files, M-142, M-163). Handlers map wire shapes; hub.library holds the rules.
@@ -9,12 +9,6 @@ import { authedProcedure, router } from "../trpc.ts";
 const P = "/api/projects/{owner}/{slug}";
 const attachmentId = text("an attachment id").min(1, "required").max(100, "at most 100 characters");
 const fileInput = z.strictObject({ ...projectRef.shape, attachment_id: attachmentId });
-
-/** RFC 6266: the name as UTF-8 (filename*) with an ASCII fallback; quotes and controls never pass. */
-function contentDisposition(kind: "inline" | "attachment", name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
 
 export const libraryRouter = router({
   list: authedProcedure
@@ -63,30 +57,21 @@ export const attachmentsRouter = router({
     .input(fileInput)
     .output(projectAttachmentSchema)
     .query(({ ctx, input }) => ctx.hub.library.get(ctx.caller, input, input.attachment_id)),
-  /** REST only: the bytes (a Response, which the REST adapter hands back as it is). */
-  content: authedProcedure
+  /** REST only: the bytes, streamed. */
+  content: authedRestOnly
     .meta({
       rest: {
         method: "GET",
         path: `${P}/attachments/{attachment_id}/content`,
         summary:
           "A file's bytes: inline for images, a download otherwise or with ?download=1 (M-039: not after redaction)",
+        stream: true,
       },
     })
     .input(z.strictObject({ ...fileInput.shape, download: z.enum(["0", "1"]).optional() }))
-    .query(async ({ ctx, input }) => {
+    .query(async ({ ctx, input }): Promise<StreamAnswer> => {
       const file = await ctx.hub.library.content(ctx.caller, input, input.attachment_id);
       const inline = file.mimeType.startsWith("image/") && input.download !== "1";
-      return new Response(Readable.toWeb(file.stream) as ReadableStream, {
-        status: 200,
-        headers: {
-          "content-type": file.mimeType,
-          "content-length": String(file.size),
-          "content-disposition": contentDisposition(inline ? "inline" : "attachment", file.fileName),
-          "x-content-type-options": "nosniff",
-          "content-security-policy": "sandbox",
-          "cache-control": "private, no-store",
-        },
-      });
+      return fileAnswer(file, inline ? "inline" : "attachment", "private, no-store");
     }),
 });
