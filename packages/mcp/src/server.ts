@@ -1,4 +1,5 @@
 import type { AgentClient } from "@maity/client";
+import { stat } from "node:fs/promises";
 import { AgentApiError } from "@maity/client";
 import { ATTACHMENTS_PER_MESSAGE_MAX, agentOperations, PROTOCOL_VERSION, sendableCardSchema } from "@maity/domain";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -266,10 +267,17 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     annotations: typeof READ | typeof WRITE,
     handler: (args: Args<N>) => Promise<CallToolResult>,
   ) => {
-    if (local && name === "send_message") return; // the local one below, with files
+    // The local server's send_message also takes files (paths on this machine, 004 §10).
+    const withFiles = local !== undefined && name === "send_message";
     server.registerTool(
       name,
-      { description: TOOL_DESCRIPTIONS[name], inputSchema: toolInputSchemas[name], annotations },
+      {
+        description: withFiles
+          ? `${TOOL_DESCRIPTIONS.send_message} ${LOCAL_TOOL_DESCRIPTIONS.send_message_files}`
+          : TOOL_DESCRIPTIONS[name],
+        inputSchema: withFiles ? localToolInputSchemas.send_message : toolInputSchemas[name],
+        annotations,
+      },
       // The SDK parsed the arguments with the operation's schema: they are its output type.
       ((args: Args<N>) => handler(args)) as never,
     );
@@ -312,6 +320,10 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
         );
       if (input.card) throw new LocalFileRefusal("Nothing was uploaded or sent: a message carries a card or files.");
       for (const path of files) checkUploadExtension(path);
+      for (const path of files) {
+        const file = await stat(path).catch(() => null);
+        if (!file?.isFile()) throw new LocalFileRefusal(`${path}: no such file; nothing was uploaded or sent`);
+      }
       for (const path of files) ids.push((await client.upload(path)).attachmentId);
     }
     const attachments = ids.length ? { attachments: ids.map((attachmentId) => ({ attachmentId })) } : {};
@@ -326,16 +338,6 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     WRITE,
     run(send, (message) => ok(sentText(message), message)),
   );
-  if (local)
-    server.registerTool(
-      "send_message",
-      {
-        description: `${TOOL_DESCRIPTIONS.send_message} ${LOCAL_TOOL_DESCRIPTIONS.send_message_files}`,
-        inputSchema: localToolInputSchemas.send_message,
-        annotations: WRITE,
-      },
-      run(send, (message) => ok(sentText(message), message)) as never,
-    );
   tool(
     "set_typing",
     WRITE,

@@ -203,13 +203,25 @@ describe("send_message with files and cards (B-211, B-213, B-224)", () => {
     expect(textOf(exe)).toMatch(/tool\.exe: not an uploadable file type/);
     expect(uploads).toEqual([]);
     expect(sends).toEqual([]);
+    // A missing file: refused before the first upload too.
+    const dir = mkdtempSync(join(tmpdir(), "maity-send-"));
+    const [a, b] = [join(dir, "a.txt"), join(dir, "b.csv")];
+    writeFileSync(a, "a");
+    writeFileSync(b, "b,c");
+    const missing = await mcp.callTool({
+      name: "send_message",
+      arguments: { conversationId: "c1", content: "x", files: [a, join(dir, "gone.pdf")] },
+    });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/gone\.pdf: no such file; nothing was uploaded or sent/);
+    expect(uploads).toEqual([]);
     // Within the limit: the ids first, then the uploaded files, in order.
     const sent = await mcp.callTool({
       name: "send_message",
-      arguments: { conversationId: "c1", content: "x", attachmentIds: ["att-0"], files: ["/a.txt", "/b.csv"] },
+      arguments: { conversationId: "c1", content: "x", attachmentIds: ["att-0"], files: [a, b] },
     });
     expect(sent.isError).toBeFalsy();
-    expect(uploads).toEqual(["/a.txt", "/b.csv"]);
+    expect(uploads).toEqual([a, b]);
     expect(sends).toEqual([
       {
         content: "x",
