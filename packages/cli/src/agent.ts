@@ -3,7 +3,9 @@
 // refusal to stderr, so a script or an MCP client reads only what it asked for.
 import { type AgentClient, connect, openLink, pair, pollLink } from "@maity/client";
 import { type AgentMessage, PROTOCOL_VERSION } from "@maity/domain";
+import { statSync } from "node:fs";
 import { hostname } from "node:os";
+import { checkUploadExtension, downloadAttachment, LocalFileRefusal } from "@maity/client/download";
 import qrcode from "qrcode-terminal";
 import type { AgentCommand } from "./commands.ts";
 import {
@@ -21,7 +23,17 @@ import {
 } from "./config.ts";
 import { eventsOf } from "./events.ts";
 import { HOOK_MIN_INTERVAL_MS, hookAnswer, hookReason, isContextEvent, parseHookInput, type Waiting } from "./hook.ts";
-import { clock, describeError, isShown, renderLine, renderRoom, sanitize } from "./render.ts";
+import {
+  clock,
+  describeError,
+  isShown,
+  renderFile,
+  renderLine,
+  renderRoom,
+  renderTally,
+  sanitize,
+  sizeText,
+} from "./render.ts";
 
 export interface Io {
   out(text: string): void;
@@ -275,12 +287,67 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
     case "watch":
       return watch(session, command.conversationId, command.interval, command.timeout, asJson, io);
     case "send": {
+      const ids = command.files?.length ? await uploadAll(client, command.files, io) : [];
       const sent = await client.send(command.conversationId, {
         content: command.content,
         ...(command.replyTo ? { replyToMessageId: command.replyTo } : {}),
+        ...(ids.length ? { attachments: ids.map((attachmentId) => ({ attachmentId })) } : {}),
       });
       if (asJson) io.out(json(sent));
-      else io.out(`sent ${sent.id} at ${clock(sent.createdAt)}`);
+      else io.out(`sent ${sent.id} at ${clock(sent.createdAt)}${ids.length ? ` with ${ids.length} file(s)` : ""}`);
+      return 0;
+    }
+    case "files": {
+      const listing = await client.files(command.conversationId);
+      if (asJson) io.out(json(listing));
+      else if (!listing.files.length) io.err("no files in this conversation");
+      else io.out(listing.files.map(renderFile).join("\n"));
+      return 0;
+    }
+    case "download": {
+      // B-215: the hub's own origin only, 25 MB, never overwriting.
+      const saved = await downloadAttachment(command.url, {
+        hubUrl: identity.baseUrl,
+        ...(command.dir ? { saveDir: command.dir } : {}),
+      });
+      if (asJson) io.out(json(saved));
+      else io.out(`saved ${saved.path} (${sizeText(saved.sizeBytes)})`);
+      return 0;
+    }
+    case "poll": {
+      const message = await client.pollCreate({
+        conversationId: command.conversationId,
+        question: command.question,
+        options: command.options,
+        ...(command.multiple ? { allowMultiple: true } : {}),
+      });
+      if (asJson) io.out(json(message));
+      else
+        io.out(
+          `poll ${String(message.cardPayload?.pollId ?? "")} sent as ${message.id} at ${clock(message.createdAt)}`,
+        );
+      return 0;
+    }
+    case "vote": {
+      // The poll shows answers from 1; the hub counts from 0 (B-228).
+      const poll = await client.pollVote(
+        command.pollId,
+        command.answers.map((n) => n - 1),
+      );
+      if (asJson) io.out(json(poll));
+      else io.out(renderTally(poll));
+      return 0;
+    }
+    case "react": {
+      const { conversationId, messageId, emoji } = command;
+      const answer = command.remove
+        ? await client.unreact(conversationId, messageId, emoji)
+        : await client.react(conversationId, messageId, emoji);
+      if (asJson) io.out(json(answer));
+      else
+        io.out(
+          `reactions on ${answer.messageId}: ${answer.reactions.map((r) => `${sanitize(r.emoji)} ${r.count}`).join(", ") || "none"}`,
+        );
       return 0;
     }
     case "listen":
@@ -293,6 +360,37 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
     case "link":
       throw new Error("unreachable");
   }
+}
+
+/** Files above this size get a line on stderr as their upload starts and ends. */
+const PROGRESS_BYTES = 1024 * 1024;
+
+/**
+ * B-213 B-214: every file checked (type by extension, present, a regular file) before the first
+ * upload, so a refusal leaves nothing on the hub; then uploaded one by one, in order.
+ */
+async function uploadAll(client: AgentClient, paths: string[], io: Io): Promise<string[]> {
+  const sizes = paths.map((path) => {
+    checkUploadExtension(path);
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(path);
+    } catch {
+      throw new LocalFileRefusal(`${path}: no such file; nothing was uploaded`);
+    }
+    if (!stat.isFile()) throw new LocalFileRefusal(`${path}: not a file; nothing was uploaded`);
+    return stat.size;
+  });
+  const ids: string[] = [];
+  for (const [i, path] of paths.entries()) {
+    const size = sizes[i] ?? 0;
+    const large = size >= PROGRESS_BYTES;
+    if (large) io.err(`uploading ${i + 1}/${paths.length} ${path} (${sizeText(size)})…`);
+    const uploaded = await client.upload(path);
+    if (large) io.err(`uploaded ${i + 1}/${paths.length} ${path} → ${uploaded.attachmentId}`);
+    ids.push(uploaded.attachmentId);
+  }
+  return ids;
 }
 
 /**
@@ -422,7 +520,7 @@ async function catchUp(client: AgentClient, me: string, since: string): Promise<
  */
 async function mcp(session: Session, io: Io): Promise<number> {
   const name = "@maity/mcp";
-  let module: { serveStdio?: (client: AgentClient) => Promise<void> };
+  let module: { serveStdio?: (client: AgentClient, local: object) => Promise<void> };
   try {
     module = await import(name);
   } catch (error) {
@@ -437,7 +535,7 @@ async function mcp(session: Session, io: Io): Promise<number> {
     io.err("maity mcp: @maity/mcp has no serveStdio(client)");
     return 1;
   }
-  await module.serveStdio(session.client);
+  await module.serveStdio(session.client, {});
   return 0;
 }
 

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { ATTACHMENTS_PER_MESSAGE_MAX } from "@maity/domain";
 
 /** One command, parsed from argv (pure: tested without a hub). */
 export type Command = { kind: "help" } | AdminCommand | AgentCommand;
@@ -24,7 +25,14 @@ export type AgentCommand =
   | { kind: "check"; conversationId: string }
   /** B-091: seconds between polls (default 5) and the quiet timeout (default 300). */
   | { kind: "watch"; conversationId: string; interval: number; timeout: number }
-  | { kind: "send"; conversationId: string; content: string; replyTo?: string }
+  /** B-213: files (paths) uploaded before the send, at most ATTACHMENTS_PER_MESSAGE_MAX. */
+  | { kind: "send"; conversationId: string; content: string; replyTo?: string; files?: string[] }
+  | { kind: "files"; conversationId: string }
+  | { kind: "download"; url: string; dir?: string }
+  | { kind: "poll"; conversationId: string; question: string; options: string[]; multiple: boolean }
+  /** Answers as the poll shows them, from 1; none withdraws (B-228). */
+  | { kind: "vote"; pollId: string; answers: number[] }
+  | { kind: "react"; conversationId: string; messageId: string; emoji: string; remove: boolean }
   | { kind: "listen" }
   | { kind: "hook" }
   | { kind: "mcp" };
@@ -57,7 +65,16 @@ agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
   check <conversation_id>               print the messages since the last check and advance the cursor
   watch <conversation_id> [--interval <s>] [--timeout <s>]
                                         wait for messages (every 5 s, up to 300 s); exit 2 when quiet
-  send <conversation_id> <text> [--reply-to <message_id>]
+  send <conversation_id> <text> [--reply-to <message_id>] [--file <path>]...
+                                        --file uploads and attaches a file (up to 10; jpg jpeg png gif webp pdf
+                                        doc docx xlsx pptx txt csv zip)
+  files <conversation_id>               the room's files (and its project's): name, type, size, attachment id
+  download <url> [--dir <folder>]       save an attachment URL from the hub (25 MB at most) under
+                                        ~/.maity/downloads or --dir; an existing name gets a " (1)" suffix
+  poll <conversation_id> <question> <answer> <answer>... [--multiple]
+                                        put a poll in a room (2–10 answers)
+  vote <poll_id> [<answer>...]          vote with the answers' numbers as shown, from 1; none withdraws
+  react <conversation_id> <message_id> <emoji> [--remove]
   listen                                every room, one line per message, until Ctrl-C
   hook                                  Claude Code Stop/PostToolUse hook: the messages to answer
   mcp                                   the local stdio MCP server
@@ -81,7 +98,10 @@ const OPTIONS_OF: Record<string, readonly string[]> = {
   pair: ["url"],
   link: ["label", "url"],
   watch: ["interval", "timeout"],
-  send: ["reply-to"],
+  send: ["reply-to", "file"],
+  download: ["dir"],
+  poll: ["multiple"],
+  react: ["remove"],
   admin: ["name", "password", "description", "admin", "reason"],
 };
 
@@ -123,6 +143,10 @@ export function parseCommand(argv: string[]): Parsed {
       interval: { type: "string" },
       timeout: { type: "string" },
       "reply-to": { type: "string" },
+      file: { type: "string", multiple: true },
+      dir: { type: "string" },
+      multiple: { type: "boolean", default: false },
+      remove: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -133,8 +157,8 @@ export function parseCommand(argv: string[]): Parsed {
   const allowed = OPTIONS_OF[scope] ?? [];
   for (const [option, value] of Object.entries(values)) {
     if (option === "json" || option === "help" || value === undefined || allowed.includes(option)) continue;
-    // parseArgs gives the boolean --admin its default false: only a given one is refused.
-    if (option === "admin" && value === false) continue;
+    // parseArgs gives the booleans their default false: only a given one is refused.
+    if ((option === "admin" || option === "multiple" || option === "remove") && value === false) continue;
     throw new UsageError(`--${option} is not an option of "${scope}"`);
   }
   if (scope !== "admin") return { json, command: parseAgentCommand(scope, positionals.slice(1), values) };
@@ -204,7 +228,17 @@ export function parseCommand(argv: string[]): Parsed {
   }
 }
 
-type Values = { url?: string; label?: string; interval?: string; timeout?: string; "reply-to"?: string };
+type Values = {
+  url?: string;
+  label?: string;
+  interval?: string;
+  timeout?: string;
+  "reply-to"?: string;
+  file?: string[];
+  dir?: string;
+  multiple?: boolean;
+  remove?: boolean;
+};
 
 function noMore(args: string[], count: number, scope: string): void {
   if (args.length > count) throw new UsageError(`unexpected argument "${args[count]}" for "${scope}"`);
@@ -243,8 +277,52 @@ function parseAgentCommand(scope: string, args: string[], values: Values): Agent
       const conversationId = need(args[0], "<conversation_id>");
       const content = need(args[1], "<text>");
       if (!content.trim()) throw new UsageError("the message is empty");
-      return { kind: "send", conversationId, content, ...(values["reply-to"] ? { replyTo: values["reply-to"] } : {}) };
+      const files = values.file ?? [];
+      // B-213: more than one message's files is refused here, before anything is uploaded.
+      if (files.length > ATTACHMENTS_PER_MESSAGE_MAX)
+        throw new UsageError(`at most ${ATTACHMENTS_PER_MESSAGE_MAX} --file on one message, got ${files.length}`);
+      return {
+        kind: "send",
+        conversationId,
+        content,
+        ...(values["reply-to"] ? { replyTo: values["reply-to"] } : {}),
+        ...(files.length ? { files } : {}),
+      };
     }
+    case "files":
+      noMore(args, 1, scope);
+      return { kind: "files", conversationId: need(args[0], "<conversation_id>") };
+    case "download":
+      noMore(args, 1, scope);
+      return { kind: "download", url: need(args[0], "<url>"), ...(values.dir ? { dir: values.dir } : {}) };
+    case "poll": {
+      const [conversationId, question, ...options] = args;
+      return {
+        kind: "poll",
+        conversationId: need(conversationId, "<conversation_id>"),
+        question: need(question, "<question>"),
+        options,
+        multiple: values.multiple ?? false,
+      };
+    }
+    case "vote": {
+      const [pollId, ...answers] = args;
+      const numbers = answers.map((a) => {
+        const n = Number(a);
+        if (!/^\d+$/.test(a) || n < 1) throw new UsageError(`an answer is its number as shown, from 1; got "${a}"`);
+        return n;
+      });
+      return { kind: "vote", pollId: need(pollId, "<poll_id>"), answers: numbers };
+    }
+    case "react":
+      noMore(args, 3, scope);
+      return {
+        kind: "react",
+        conversationId: need(args[0], "<conversation_id>"),
+        messageId: need(args[1], "<message_id>"),
+        emoji: need(args[2], "<emoji>"),
+        remove: values.remove ?? false,
+      };
     default:
       throw new UsageError(`unknown command "${scope}"`);
   }

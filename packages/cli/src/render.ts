@@ -1,4 +1,6 @@
 import { AgentApiError } from "@maity/client";
+import { type AgentPoll, agentAttachmentSchema, type LibraryListing } from "@maity/domain";
+import { z } from "zod";
 
 // How the CLI shows the room (004 §4–§5): one line per message, the routing marker appended, and
 // the one-line refusals. Pure, so the exact text is unit-tested.
@@ -14,6 +16,8 @@ export interface ShownMessage {
   shouldRespond: boolean;
   /** Only the REST shape has it: a redacted message keeps its place with content "" (Maity §8.5). */
   deletedAt?: string | null;
+  /** B-181: `attachments[]` with their signed URLs, when the message carries files. */
+  metadata?: Record<string, unknown> | null;
 }
 
 export const SHOULD_RESPOND = "→ you should respond";
@@ -66,7 +70,39 @@ export function markerOf(message: ShownMessage, me: string): string | null {
 export function renderLine(message: ShownMessage, me: string): string {
   const role = message.sender.role === null ? "" : ` (${sanitize(message.sender.role)})`;
   const marker = markerOf(message, me);
-  return `[${clock(message.createdAt)}] ${sanitize(message.sender.name)}${role}: ${sanitize(message.content)}${marker ? ` ${marker}` : ""}`;
+  const line = `[${clock(message.createdAt)}] ${sanitize(message.sender.name)}${role}: ${sanitize(message.content)}${marker ? ` ${marker}` : ""}`;
+  return [line, ...attachmentLines(message.metadata)].join("\n");
+}
+
+/** `12 KB`, `1 MB`, as 004 §10's example writes sizes. */
+export function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
+}
+
+const attachmentsOf = z.array(agentAttachmentSchema);
+/** B-216: each file on its own line under the message; `i/n` only when there is more than one. */
+export function attachmentLines(metadata: Record<string, unknown> | null | undefined): string[] {
+  const parsed = attachmentsOf.safeParse(metadata?.attachments);
+  if (!parsed.success) return [];
+  const n = parsed.data.length;
+  return parsed.data.map((a, i) => {
+    const what = `${a.type}, ${sanitize(a.mimeType)}, ${sizeText(a.sizeBytes)}`;
+    return `    ↳ attachment${n > 1 ? ` ${i + 1}/${n}` : ""} (${what}): ${sanitize(a.attachmentUrl)} — expires ~1h`;
+  });
+}
+
+/** One file of `maity files`: its id first (download it with its message's URL, or the dashboard). */
+export const renderFile = (f: LibraryListing["files"][number]): string =>
+  `${f.attachmentId} ${JSON.stringify(sanitize(f.fileName))} (${f.type}, ${sanitize(f.mimeType)}, ${sizeText(f.sizeBytes)})` +
+  `${f.messageId ? ` in ${f.messageId}` : ""}${f.source?.kind === "chat" ? ` from ${f.source.conversationId}` : ""}`;
+
+/** A poll's tally: answers from 1, as the poll shows them. */
+export function renderTally(poll: AgentPoll): string {
+  const votes = poll.options.map((o) => `answer ${o.index + 1}: ${o.count}`).join(", ") || "no votes";
+  const mine = poll.mine.map((i) => i + 1).join(", ") || "none";
+  return `poll ${poll.id}: ${poll.voterCount} voter(s)${poll.closed ? ", closed" : ""}; ${votes}; your vote: ${mine}`;
 }
 
 /** B-090: `<id> [<type>] <title>`; a DM has no title, so it shows as "(direct)". */

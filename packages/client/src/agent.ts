@@ -122,6 +122,11 @@ export async function callAgentOperation<K extends AgentOperationName>(
     ...(request.body === undefined ? {} : { body: request.body }),
     ...(call.signal ? { signal: call.signal } : {}),
   });
+  return (await answerOf(res)) as AgentOperationOutput<K>;
+}
+
+/** A hub's answer: its JSON body (null for 204), or its refusal as AgentApiError. */
+async function answerOf(res: Response): Promise<unknown> {
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -140,7 +145,53 @@ export async function callAgentOperation<K extends AgentOperationName>(
       Number.isFinite(retryAfter) && res.headers.has("retry-after") ? retryAfter : null,
     );
   }
-  return (res.status === 204 ? null : body) as AgentOperationOutput<K>;
+  return res.status === 204 ? null : body;
+}
+
+/** What upload takes: a Blob (a File keeps its name) or, on Node, a path on disk. */
+export type UploadSource = Blob | string;
+export interface UploadOptions extends CallOptions {
+  /** The name the hub stores (B-184); a path's base name or a File's name by default. */
+  fileName?: string;
+  /** B-196: keep the exact bytes (no image compression). */
+  original?: boolean;
+}
+
+/**
+ * POST /attachments (004 §10 step 1): one file as multipart/form-data, part `file`. A path is opened
+ * with `fs.openAsBlob`, so the body streams from disk instead of being read whole (25 MB cap, B-188).
+ */
+export async function uploadFile(
+  options: AgentClientOptions,
+  source: UploadSource,
+  o: UploadOptions = {},
+): Promise<AgentOperationOutput<"upload">> {
+  assertSecureTransport(options);
+  let blob: Blob;
+  let name = o.fileName;
+  if (typeof source === "string") {
+    const [{ openAsBlob }, { basename }] = await Promise.all([import("node:fs"), import("node:path")]);
+    blob = await openAsBlob(source);
+    name ??= basename(source);
+  } else {
+    blob = source;
+    name ??= typeof File !== "undefined" && source instanceof File ? source.name : "file";
+  }
+  const form = new FormData();
+  form.append("file", blob, name);
+  // B-196: `original=1` on the query (the body is the file's multipart, not JSON).
+  const path = `${agentOperations.upload.path}${o.original ? "?original=1" : ""}`;
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.instanceId) headers["x-agent-instance"] = options.instanceId;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const res = await doFetch(`${options.baseUrl.replace(/\/+$/, "")}${path}`, {
+    method: "POST",
+    headers,
+    body: form,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  return (await answerOf(res)) as AgentOperationOutput<"upload">;
 }
 
 /** Worth another try with the same idempotency key: the hub did not answer, was busy, or failed. */
@@ -148,6 +199,8 @@ export const isRetryable = (error: unknown): boolean =>
   !(error instanceof AgentApiError) || error.status === 429 || error.status >= 500;
 
 type Room = { conversationId: string };
+/** What send takes: the operation's fields (files as `attachments`, B-198; a `card`, v1.11). */
+export type SendInput = Without<"send", keyof Room | "idempotencyKey">;
 type Without<K extends AgentOperationName, F extends string> = Omit<AgentOperationInput<K>, F>;
 
 /**
@@ -169,7 +222,7 @@ export function connect(options: AgentClientOptions & { token: string }) {
     /** Sends once, whatever happens to the connection: one key for every attempt. */
     async send(
       conversationId: string,
-      input: Without<"send", keyof Room | "idempotencyKey">,
+      input: SendInput,
       o: CallOptions & { idempotencyKey?: string; attempts?: number } = {},
     ) {
       const idempotencyKey = o.idempotencyKey ?? newKey();
@@ -186,6 +239,22 @@ export function connect(options: AgentClientOptions & { token: string }) {
       }
     },
     typing: (conversationId: string, o?: CallOptions) => call("typing", { conversationId }, o),
+    /** 004 §10: one file up; send its attachmentId with `send(…, { attachments })` within 24 h (B-197). */
+    upload: (source: UploadSource, o?: UploadOptions) => uploadFile(options, source, o),
+    /** B-203: the room's file library, without URLs; fileLink mints one fresh signed URL (B-204). */
+    files: (conversationId: string, o?: CallOptions) => call("files", { conversationId }, o),
+    fileLink: (conversationId: string, attachmentId: string, o?: CallOptions) =>
+      call("fileLink", { conversationId, attachmentId }, o),
+    /** v1.12 (B-226): a poll in a room; answers the card.poll message. */
+    pollCreate: (input: AgentOperationInput<"pollCreate">, o?: CallOptions) => call("pollCreate", input, o),
+    /** B-228: the complete set of zero-based indexes held; [] withdraws. */
+    pollVote: (pollId: string, optionIndexes: number[], o?: CallOptions) =>
+      call("pollVote", { pollId, optionIndexes }, o),
+    pollGet: (pollId: string, o?: CallOptions) => call("pollGet", { pollId }, o),
+    react: (conversationId: string, messageId: string, emoji: string, o?: CallOptions) =>
+      call("react", { conversationId, messageId, emoji }, o),
+    unreact: (conversationId: string, messageId: string, emoji: string, o?: CallOptions) =>
+      call("unreact", { conversationId, messageId, emoji }, o),
     agents: async (o?: CallOptions) => (await call("agents", {}, o)).agents,
     contactAgent: (input: AgentOperationInput<"contact">, o?: CallOptions) => call("contact", input, o),
     updates: (query: AgentOperationInput<"updates"> = {}, o?: CallOptions) => call("updates", query, o),

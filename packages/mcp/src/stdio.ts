@@ -1,18 +1,19 @@
 import type { AgentClient } from "@maity/client";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createMcpServer } from "./server.ts";
+import { createMcpServer, type LocalOptions } from "./server.ts";
 
 /**
  * The local MCP server on this process's stdin/stdout (`maity mcp`, 004 §2). Resolves when the
  * client goes away (stdin ends or the transport closes).
  */
-export async function serveStdio(client: AgentClient): Promise<void> {
+export async function serveStdio(client: AgentClient, local: LocalOptions = {}): Promise<void> {
   // stdout carries only protocol frames: a stray console.log would corrupt the stream the client
   // parses, so anything logged from here on goes to stderr.
   console.log = console.error;
   console.info = console.error;
   console.debug = console.error;
-  const server = createMcpServer(client);
+  // The local server reaches this machine's disk (004 §10): upload_file, files, download_attachment.
+  const server = createMcpServer(client, local);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

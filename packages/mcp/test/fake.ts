@@ -1,11 +1,11 @@
 import type { AgentClient } from "@maity/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createMcpServer } from "../src/server.ts";
+import { createMcpServer, type LocalOptions } from "../src/server.ts";
 
-/** An SDK Client talking to createMcpServer(client) in memory. */
-export async function inMemory(client: AgentClient) {
-  const server = createMcpServer(client);
+/** An SDK Client talking to createMcpServer(client) in memory; `local` makes it the stdio server's set. */
+export async function inMemory(client: AgentClient, local?: LocalOptions) {
+  const server = createMcpServer(client, local);
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const mcp = new Client({ name: "test", version: "0" });

@@ -2,7 +2,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type TestHub } from "./hub.ts";
-import { checkAgentTools, checkServer, checkTools } from "./tools.ts";
+import {
+  checkAgentTools,
+  checkFileTools,
+  checkPollAndReactionTools,
+  checkServer,
+  checkTools,
+  REMOTE_TOOLS,
+} from "./tools.ts";
 
 // The remote MCP endpoint, POST /api/mcp (004 §2), on a real server: the official SDK client over
 // Streamable HTTP with an agent's bearer token (B-010), stateless.
@@ -49,6 +56,18 @@ describe("POST /api/mcp — the remote MCP endpoint (B-348)", () => {
     await mcp.close();
   });
 
+  it("B-226 B-228 B-235 create_poll, vote_in_poll (from 0), the tally under the message; react_to_message and back", async () => {
+    const mcp = await client(t.tokens.agent);
+    await checkPollAndReactionTools(mcp, t);
+    await mcp.close();
+  });
+
+  it("B-211 B-212 B-216 B-203 B-204 over REST upload, send_message attachmentIds, the attachment line, list_files, get_file", async () => {
+    const mcp = await client(t.tokens.agent);
+    await checkFileTools(mcp, t);
+    await mcp.close();
+  });
+
   it("B-010 no token, an unknown one or a person's answers 401 with WWW-Authenticate: Bearer", async () => {
     const unauthorized = { error: "missing or invalid agent token", code: "UNAUTHORIZED" };
     const bearers = ["", "Bearer bay_not-a-token", `Bearer ${t.tokens.human}`];
@@ -87,6 +106,6 @@ describe("POST /api/mcp — the remote MCP endpoint (B-348)", () => {
     const res = await post({ authorization: `Bearer ${t.tokens.agent}`, "mcp-protocol-version": "2025-06-18" });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.result.tools.length).toBe(7);
+    expect(body.result.tools.length).toBe(REMOTE_TOOLS.length);
   });
 });

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT, startHub, type TestHub } from "./hub.ts";
+import { REMOTE_TOOLS } from "./tools.ts";
 
 // A stock client, not ours: @modelcontextprotocol/inspector-cli (the MCP Inspector's CLI mode,
 // from npm, no binaries downloaded) against POST /api/mcp with the bearer header, as
@@ -32,18 +33,10 @@ async function inspector(...args: string[]) {
 }
 
 describe("the MCP Inspector CLI against /api/mcp (B-348)", () => {
-  it("B-348 tools/list lists the seven tools with their input schemas", async () => {
+  it("B-348 B-212 tools/list lists the remote endpoint's tools with their input schemas", async () => {
     const listed = await inspector("--method", "tools/list");
     const names = (listed.tools as { name: string }[]).map((tool) => tool.name).sort();
-    expect(names).toEqual([
-      "contact_agent",
-      "get_messages",
-      "get_room_context",
-      "list_agents",
-      "list_conversations",
-      "send_message",
-      "set_typing",
-    ]);
+    expect(names).toEqual(REMOTE_TOOLS);
     const tools = listed.tools as { name: string; inputSchema: { required: string[] } }[];
     const send = tools.find((x) => x.name === "send_message");
     expect(send?.inputSchema.required).toEqual(expect.arrayContaining(["conversationId", "content"]));

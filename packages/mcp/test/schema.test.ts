@@ -18,12 +18,21 @@ vi.mock("@maity/domain", async (original) => {
   };
 });
 
+/**
+ * send_message's fields: the send's, its raw file fields (attachments, attachmentId) replaced by
+ * attachmentIds (B-211); `card` stays, its schema narrowed to the two sendable types (B-224).
+ */
+const sendToolFields = (fields: string[]) => [
+  ...fields.filter((k) => k !== "attachments" && k !== "attachmentId"),
+  "attachmentIds",
+];
+
 describe("tool input schemas come from the operation table (issue 14, B-348)", () => {
   it("a field added to agentOperations.send.input appears in send_message's inputSchema", async () => {
     const { mcp, close } = await inMemory(fakeClient({}));
     const { tools } = await mcp.listTools();
     const send = tools.find((t) => t.name === "send_message");
-    const keys = Object.keys(agentOperations.send.input.shape);
+    const keys = sendToolFields(Object.keys(agentOperations.send.input.shape));
     expect(keys).toContain("probeAddedField");
     expect(Object.keys(send?.inputSchema.properties ?? {}).sort()).toEqual(keys.sort());
     expect(send?.inputSchema.required).toEqual(expect.arrayContaining(["conversationId", "content"]));
@@ -41,13 +50,39 @@ describe("tool input schemas come from the operation table (issue 14, B-348)", (
       set_typing: agentOperations.typing,
       list_agents: agentOperations.agents,
       contact_agent: agentOperations.contact,
+      list_files: agentOperations.files,
+      get_file: agentOperations.fileLink,
+      create_poll: agentOperations.pollCreate,
+      vote_in_poll: agentOperations.pollVote,
+      react_to_message: agentOperations.react,
+      remove_reaction: agentOperations.unreact,
     } as const;
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(of).sort());
     for (const tool of tools) {
       const op = of[tool.name as keyof typeof of];
       const listed = Object.keys(tool.inputSchema.properties ?? {}).sort();
-      expect(listed, tool.name).toEqual(Object.keys(op.input.shape).sort());
+      const fields = Object.keys(op.input.shape);
+      expect(listed, tool.name).toEqual((tool.name === "send_message" ? sendToolFields(fields) : fields).sort());
     }
     await close();
+  });
+
+  it("B-212 the remote set has no upload_file, no download_attachment, no files; the local one adds them", async () => {
+    const remote = await inMemory(fakeClient({}));
+    const remoteTools = (await remote.mcp.listTools()).tools;
+    expect(remoteTools.map((t) => t.name)).not.toContain("upload_file");
+    expect(remoteTools.map((t) => t.name)).not.toContain("download_attachment");
+    expect(Object.keys(remoteTools.find((t) => t.name === "send_message")?.inputSchema.properties ?? {})).not.toContain(
+      "files",
+    );
+    await remote.close();
+    const local = await inMemory(fakeClient({}), {});
+    const localTools = (await local.mcp.listTools()).tools;
+    expect(localTools.map((t) => t.name)).toEqual(expect.arrayContaining(["upload_file", "download_attachment"]));
+    const send = localTools.find((t) => t.name === "send_message");
+    expect(Object.keys(send?.inputSchema.properties ?? {}).sort()).toEqual(
+      [...sendToolFields(Object.keys(agentOperations.send.input.shape)), "files"].sort(),
+    );
+    await local.close();
   });
 });

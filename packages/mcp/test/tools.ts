@@ -9,15 +9,24 @@ import { PROJECT, type TestHub } from "./hub.ts";
 // What both transports must do against a real hub (004 §2, B-348): the same checks run over stdio
 // (stdio.int.test.ts) and Streamable HTTP (http.int.test.ts).
 
-export const TOOLS = [
+/** The remote endpoint's tools (B-212: no upload_file, no download_attachment there). */
+export const REMOTE_TOOLS = [
   "contact_agent",
+  "create_poll",
+  "get_file",
   "get_messages",
   "get_room_context",
   "list_agents",
   "list_conversations",
+  "list_files",
+  "react_to_message",
+  "remove_reaction",
   "send_message",
   "set_typing",
+  "vote_in_poll",
 ];
+/** The local stdio server adds the disk (004 §10). */
+export const LOCAL_TOOLS = [...REMOTE_TOOLS, "download_attachment", "upload_file"].sort();
 
 export async function call(mcp: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
@@ -26,12 +35,12 @@ export async function call(mcp: Client, name: string, args: Record<string, unkno
 }
 
 /** B-030, B-050, B-003: what initialize and the resource give. */
-export async function checkServer(mcp: Client): Promise<void> {
+export async function checkServer(mcp: Client, local = false): Promise<void> {
   expect(mcp.getServerVersion()?.version).toBe(PROTOCOL_VERSION);
   expect((mcp.getInstructions() ?? "").length).toBeGreaterThan(200);
   expect((mcp.getInstructions() ?? "").length).toBeLessThanOrEqual(2048);
   const { tools } = await mcp.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+  expect(tools.map((t) => t.name).sort()).toEqual(local ? LOCAL_TOOLS : REMOTE_TOOLS);
   for (const t of tools) expect(t.description?.length ?? 0, t.name).toBeGreaterThan(80);
   const { resources } = await mcp.listResources();
   expect(resources.map((r) => r.uri)).toContain("maity://protocol");
@@ -118,4 +127,82 @@ export async function checkAgentTools(mcp: Client, t: TestHub): Promise<void> {
   const again = await call(mcp, "contact_agent", { agentId: "agt-x", conversationId: room, content: "and again" });
   expect(again.result.isError).toBe(true);
   expect(again.text).toContain("ROUND_CAP_REACHED");
+}
+
+/** The demo seed's group room, as agent-a sees it. */
+async function groupRoom(mcp: Client): Promise<AgentRoom> {
+  const rooms = (await call(mcp, "list_conversations")).json.conversations as AgentRoom[];
+  const group = rooms.find((r) => r.title === "Release 0.2 go/no-go");
+  if (!group) throw new Error("no group room");
+  return group;
+}
+
+/** v1.12 polls and reactions over the tools (B-226, B-228, B-235): create, vote from 0, the tally; react and take back. */
+export async function checkPollAndReactionTools(mcp: Client, t: TestHub): Promise<void> {
+  const group = await groupRoom(mcp);
+  const created = await call(mcp, "create_poll", {
+    conversationId: group.id,
+    question: `Ship on friday? (${Date.now()})`,
+    options: ["Yes", "No"],
+  });
+  expect(created.result.isError, created.text).toBeFalsy();
+  const poll = created.json as AgentMessage;
+  const pollId = String(poll.cardPayload?.pollId);
+  expect(created.text).toContain(`poll ${pollId} (single choice`);
+  expect(created.text).toContain("      1. Yes — 0 votes");
+  const voted = await call(mcp, "vote_in_poll", { pollId, optionIndexes: [1] });
+  expect(voted.result.isError, voted.text).toBeFalsy();
+  expect(voted.json).toMatchObject({ id: pollId, voterCount: 1, mine: [1] });
+  expect(voted.text).toContain("Your vote: answer 2 (index 1).");
+  // Two answers on a single-choice poll: refused in words.
+  const two = await call(mcp, "vote_in_poll", { pollId, optionIndexes: [0, 1] });
+  expect(two.result.isError).toBe(true);
+  expect(two.text).toContain("POLL_SINGLE_CHOICE");
+  // The tally reads back under the poll's message.
+  const read = await call(mcp, "get_messages", { conversationId: group.id });
+  expect(read.text).toContain("      2. No — 1 vote (your vote)");
+
+  const reacted = await call(mcp, "react_to_message", { conversationId: group.id, messageId: poll.id, emoji: "👍" });
+  expect(reacted.result.isError, reacted.text).toBeFalsy();
+  expect(reacted.text).toBe(`Reactions on message ${poll.id}: 👍 1.`);
+  const again = await call(mcp, "get_messages", { conversationId: group.id });
+  expect(again.text).toContain("    ↳ reactions: 👍 1");
+  const removed = await call(mcp, "remove_reaction", { conversationId: group.id, messageId: poll.id, emoji: "👍" });
+  expect(removed.text).toBe(`Reactions on message ${poll.id}: none.`);
+  void t;
+}
+
+/**
+ * Files over the tools (B-211, B-212, B-216, B-203, B-204): upload over REST, send by attachmentIds,
+ * read the attachment line, list_files, get_file.
+ */
+export async function checkFileTools(mcp: Client, t: TestHub): Promise<{ url: string; roomId: string }> {
+  const group = await groupRoom(mcp);
+  const form = new FormData();
+  form.append("file", new Blob([`release notes ${Date.now()}`], { type: "text/plain" }), "notes.txt");
+  const res = await fetch(`${t.api.url}/api/agent-api/attachments`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${t.tokens.agent}` },
+    body: form,
+  });
+  expect(res.status).toBe(201);
+  const { attachmentId } = (await res.json()) as { attachmentId: string };
+  const sent = await call(mcp, "send_message", {
+    conversationId: group.id,
+    content: "the notes",
+    attachmentIds: [attachmentId],
+  });
+  expect(sent.result.isError, sent.text).toBeFalsy();
+  const read = await call(mcp, "get_messages", { conversationId: group.id });
+  const line = /\n {4}↳ attachment \(file, text\/plain, \d+ B\): (\S+) — expires ~1h/.exec(read.text);
+  if (!line?.[1]) throw new Error(`no attachment line in ${read.text}`);
+  const files = await call(mcp, "list_files", { conversationId: group.id });
+  expect(files.result.isError, files.text).toBeFalsy();
+  expect(files.text).toContain(`"notes.txt" (file, text/plain`);
+  expect(files.text).toContain(`attachmentId ${attachmentId}`);
+  expect(files.text).not.toContain("http");
+  const link = await call(mcp, "get_file", { conversationId: group.id, attachmentId });
+  expect(link.result.isError, link.text).toBeFalsy();
+  expect(link.text).toContain('File "notes.txt" (text/plain');
+  return { url: line[1], roomId: group.id };
 }
