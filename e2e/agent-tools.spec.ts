@@ -118,15 +118,23 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
   await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-mcp-e2e" });
   const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-mcp-e2e" });
   const { token: human } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
+  // Issue 16: files, polls and reactions on both; uploading and downloading local files only over stdio (B-212).
   const tools = [
     "contact_agent",
+    "create_poll",
+    "get_file",
     "get_messages",
     "get_room_context",
     "list_agents",
     "list_conversations",
+    "list_files",
+    "react_to_message",
+    "remove_reaction",
     "send_message",
     "set_typing",
+    "vote_in_poll",
   ];
+  const localOnly = ["download_attachment", "upload_file"];
 
   const remote = new Client({ name: "e2e", version: "1" });
   await remote.connect(
@@ -155,7 +163,7 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
       stderr: "ignore",
     }),
   );
-  expect((await local.listTools()).tools.map((t) => t.name).sort()).toEqual(tools);
+  expect((await local.listTools()).tools.map((t) => t.name).sort()).toEqual([...tools, ...localOnly].sort());
   const protocol = await local.readResource({ uri: "maity://protocol" });
   expect(JSON.stringify(protocol.contents[0])).toContain("Protocol v1.23");
   const also = `Sent over maity mcp ${Date.now()}`;
