@@ -206,3 +206,48 @@ test("B-203 B-204 the MCP SDK client over /api/mcp lists the chat's files and ge
     await client.close();
   }
 });
+
+test("B-213 B-215 the maity binary on the shipped server: send --file, download twice without overwriting", async () => {
+  const root = path.resolve(import.meta.dirname, "..");
+  const home = mkdtempSync(path.join(tmpdir(), "maity-e2e-media-cli-"));
+  const env = { PATH: process.env.PATH ?? "", HOME: home, MAITY_TOKEN: agentToken, MAITY_API_URL: base, TZ: "UTC" };
+  const maity = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(root, "packages/cli/bin/maity.mjs"), ...args], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+
+  // B-213: eleven files are refused before anything is uploaded (exit 2).
+  const eleven = Array.from({ length: 11 }, () => ["--file", path.join(dir, "dot.png")]).flat();
+  expect((await maity(["send", dm, "too many", ...eleven])).code).toBe(2);
+
+  const sent = await maity(["send", dm, "From the CLI", "--file", path.join(dir, "Quarterly report.pdf")]);
+  expect(sent.code, sent.stderr).toBe(0);
+  expect(sent.stdout).toMatch(/with 1 file/);
+  // The link as the agent's poll hands it out (a first `check` anchors at now and shows no history).
+  const page = await fetch(`${base}/api/agent-api/conversations/${dm}/messages?limit=3`, {
+    headers: { authorization: `Bearer ${agentToken}` },
+    signal: AbortSignal.timeout(30_000),
+  }).then((r) => r.json() as Promise<{ messages: { content: string; metadata: { attachmentUrl?: string } }[] }>);
+  const url = page.messages.find((m) => m.content === "From the CLI")?.metadata.attachmentUrl;
+  expect(url).toBeTruthy();
+
+  const into = path.join(home, "in");
+  for (const expected of ["Quarterly report.pdf", "Quarterly report (1).pdf"]) {
+    const got = await maity(["download", url as string, "--dir", into]);
+    expect(got.code, got.stderr).toBe(0);
+    expect(readFileSync(path.join(into, expected)).equals(PDF)).toBe(true);
+  }
+});
