@@ -132,7 +132,7 @@ test("an image and a PDF: progress while uploading, then the image inline and th
   await page.screenshot({ path: info.outputPath("media-files.png") });
 });
 
-test("an agent's calendar and email cards render; Add to calendar downloads a standards .ics", async ({
+test("B-225 an agent's calendar and email cards render; Add to calendar downloads a standards .ics", async ({
   browser,
   request,
 }) => {

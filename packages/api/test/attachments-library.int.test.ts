@@ -216,7 +216,7 @@ describe("the Maity attachment reads", () => {
     expect((await rest("GET", `${P}/attachments/${mine}`, { token: T["hum-maintainer"] })).status).toBe(404);
   });
 
-  it("§8.7 the content: bytes, type, the name in Content-Disposition, nosniff; ?download=1", async () => {
+  it("M-256 §8.7 the content: bytes, type, the name in Content-Disposition, nosniff; ?download=1", async () => {
     const res = await raw(`${P}/attachments/${files.a}/content`, T["hum-guest"] as string);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/pdf");
@@ -292,7 +292,7 @@ describe("the dashboard's procedures", () => {
 });
 
 describe("redaction deletes the files (§8.5, M-039)", () => {
-  it("M-039 the bytes go, the row is a tombstone, and no surface shows the file any more", async () => {
+  it("M-039 M-256 the bytes go, the row is a tombstone, and no surface shows the file any more", async () => {
     const sent = await sendFile("r", "agt-a", "a", "to-redact.pdf");
     const id = files.r as string;
     expect(await hub.blobs.get(`files/${id}`)).not.toBeNull();

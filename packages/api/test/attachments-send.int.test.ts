@@ -129,7 +129,7 @@ describe("sending files (agent API)", () => {
     expect(verifies(res.body.metadata.attachmentUrl, id)).toBe(true);
   });
 
-  it("B-201 B-202 linking is all or nothing, the 409 the same whichever id was bad", async () => {
+  it("B-201 B-202 B-379 linking is all or nothing, the 409 the same whichever id was bad", async () => {
     const sent = await uploaded(hub, "agt-a");
     expect((await send({ content: "first", attachments: [{ attachmentId: sent }] })).status).toBe(201);
     const bad = {

@@ -75,7 +75,7 @@ describe("v1.11 cards on the agent send", () => {
     expect((await send({ content: "no card" })).body.cardPayload).toBeNull();
   });
 
-  it("B-223 card.decision, card.poll or an unknown type → 400 CARD_TYPE_NOT_SENDABLE; nothing written", async () => {
+  it("B-223 B-377 card.decision, card.poll or an unknown type → 400 CARD_TYPE_NOT_SENDABLE; nothing written", async () => {
     const before = await count();
     for (const type of ["card.decision", "card.poll", "card.weather"]) {
       const res = await send({ content: "x", card: { type, payload: { title: "x" } } });
@@ -84,7 +84,7 @@ describe("v1.11 cards on the agent send", () => {
     expect(await count()).toBe(before);
   });
 
-  it("B-219 B-220 B-221 an invalid payload → 400 INVALID_CARD_PAYLOAD naming the field; nothing written", async () => {
+  it("B-219 B-220 B-221 B-377 an invalid payload → 400 INVALID_CARD_PAYLOAD naming the field; nothing written", async () => {
     const before = await count();
     const cases: [unknown, string][] = [
       [{ type: "card.calendar", payload: { location: "Room 2" } }, "card.payload.title"],

@@ -102,7 +102,7 @@ async function animatedGif(): Promise<Buffer> {
 }
 
 describe("B-186 … B-196 the agent upload", () => {
-  it("B-190 B-191 B-195 a 4000×3000 photo with EXIF GPS and orientation 6 is stored upright, 1200×1600, stripped", async () => {
+  it("B-189 B-190 B-191 B-195 a 4000×3000 photo with EXIF GPS and orientation 6 is stored upright, 1200×1600, stripped", async () => {
     const photo = await solid(4000, 3000)
       .jpeg({ quality: 95 })
       .withMetadata({ orientation: 6 })

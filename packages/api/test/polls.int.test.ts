@@ -91,7 +91,7 @@ describe("v1.12 polls over the agent API", () => {
     });
   });
 
-  it("B-227 2 and 10 answers are fine; 1, 11, the same word twice or no question → 400 INVALID_POLL, nothing written", async () => {
+  it("B-227 B-376 2 and 10 answers are fine; 1, 11, the same word twice or no question → 400 INVALID_POLL, nothing written", async () => {
     const ten = Array.from({ length: 10 }, (_, i) => `Option ${i + 1}`);
     expect((await agentCreate("agt-a", { conversationId: key, question: "Ten?", options: ten })).status).toBe(201);
     const before = await messageCount();
@@ -115,7 +115,7 @@ describe("v1.12 polls over the agent API", () => {
     expect(res.status).toBe(404);
   });
 
-  it("B-228 B-229 B-236 vote, read, change, the same vote twice changes nothing (not even `at`), withdraw", async () => {
+  it("B-228 B-229 B-236 B-240 vote, read (GET /polls/:id), change, the same vote twice changes nothing (not even `at`), withdraw", async () => {
     const pollId = (await agentCreate("agt-a", { conversationId: key, question: "Lunch?", options: ["Pizza", "Soup"] }))
       .body.cardPayload.pollId;
     const first = await agentVote("agt-a", pollId, [0]);
@@ -138,7 +138,7 @@ describe("v1.12 polls over the agent API", () => {
     expect(withdrawn.body).toMatchObject({ options: [], voterCount: 0, mine: [] });
   });
 
-  it("B-232 B-233 allowMultiple holds several (duplicates collapse); a single-choice poll refuses two; an index it lacks is refused", async () => {
+  it("B-232 B-233 B-376 allowMultiple holds several (duplicates collapse); a single-choice poll refuses two; an index it lacks is refused", async () => {
     const multi = (
       await agentCreate("agt-a", {
         conversationId: key,
@@ -260,7 +260,7 @@ describe("v1.12 polls over the agent API", () => {
 });
 
 describe("v1.12 polls on the Maity surface", () => {
-  it("POST …/polls → 201 the message with card and poll; vote and close; a closed poll refuses votes (409 POLL_CLOSED)", async () => {
+  it("B-231 B-376 OQ-B-25 POST …/polls → 201 the message with card and poll; vote and close; a closed poll refuses votes (409 POLL_CLOSED)", async () => {
     const res = await rest("POST", `${P}/conversations/${cnv}/polls`, {
       ...as("hum-maintainer"),
       body: { question: "Release?", options: ["Now", "Later"] },

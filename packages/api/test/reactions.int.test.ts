@@ -131,7 +131,7 @@ describe("reactions", () => {
     expect(res.status).toBe(404);
   });
 
-  it("an agent's 👀 starts its typing indicator, another emoji does not; reactions append no event to the log", async () => {
+  it("B-120 an agent's 👀 starts its typing indicator, another emoji does not; reactions append no event to the log", async () => {
     const seq = await post("hum-guest", "who takes this?");
     const typing: BusMessage[] = [];
     const stop = hub.bus.subscribe((m) => typing.push(m), "typing");

@@ -36,7 +36,7 @@ describe("issue 16 dashboard: sizes and images (§8.7 size, width, height)", () 
   ])("imageBox(%s, %s, %s)", (w, h, max, box) => expect(imageBox(w, h, max)).toEqual(box));
 });
 
-describe("issue 16 dashboard: what the composer refuses before the hub does (B-180, B-188, OQ-B-12)", () => {
+describe("issue 16 dashboard: what the composer refuses before the hub does (B-188, OQ-B-12)", () => {
   const cap = 25 * 1024 * 1024;
   it.each([
     [{ name: "a.png", size: 10 }, 0, null],

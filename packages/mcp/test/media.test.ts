@@ -7,7 +7,7 @@ import { AgentApiError } from "@maity/client";
 import type { AgentMessage } from "@maity/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkUploadExtension, dispositionName, downloadAttachment, safeFileName } from "@maity/client/download";
-import { attachmentLines, messageLine, sizeText } from "../src/render.ts";
+import { attachmentLines, filesText, messageLine, sizeText } from "../src/render.ts";
 import { fakeClient, inMemory } from "./fake.ts";
 
 // Issue 16 over MCP (004 §10 "Attachments through the MCP tools", v1.11, v1.12): the rendering of
@@ -101,6 +101,50 @@ describe("B-216 attachments, cards and polls under their message", () => {
       '    ↳ card.calendar: title "Standup", start "2026-10-12T09:00:00Z", location "Room 2"',
       "    ↳ reactions: 👍 2",
     ]);
+  });
+});
+
+describe("B-209 the rendered project listing", () => {
+  it('ends a line with · project library or · in "<chat>"; this chat\'s files read as before', () => {
+    const file = { type: "file" as const, mimeType: "application/pdf", sizeBytes: 2048, senderId: "hum-a" };
+    const at = "2026-12-05T10:00:00.000Z";
+    const lines = filesText({
+      conversationId: "cnv-here",
+      scope: "project",
+      total: 3,
+      totalBytes: 6144,
+      files: [
+        {
+          ...file,
+          attachmentId: "att-1",
+          fileName: "here.pdf",
+          messageId: "evt-1",
+          createdAt: at,
+          source: { kind: "chat", conversationId: "cnv-here", title: "Here" },
+        },
+        {
+          ...file,
+          attachmentId: "att-2",
+          fileName: "lib.pdf",
+          messageId: null,
+          createdAt: at,
+          source: { kind: "project" },
+        },
+        {
+          ...file,
+          attachmentId: "att-3",
+          fileName: "there.pdf",
+          messageId: "evt-9",
+          createdAt: at,
+          source: { kind: "chat", conversationId: "cnv-there", title: "Planning" },
+        },
+      ],
+    }).split("\n");
+    expect(lines[1]).toBe(`- "here.pdf" (file, application/pdf, 2 KB) attachmentId att-1 in message evt-1, ${at}`);
+    expect(lines[2]).toBe(`- "lib.pdf" (file, application/pdf, 2 KB) attachmentId att-2, ${at} · project library`);
+    expect(lines[3]).toBe(
+      `- "there.pdf" (file, application/pdf, 2 KB) attachmentId att-3 in message evt-9, ${at} · in "Planning"`,
+    );
   });
 });
 
