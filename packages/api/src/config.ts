@@ -59,7 +59,7 @@ export const SETTINGS = {
   dataDir: setting(
     "MAITY_DATA_DIR",
     "`./.maity/data`",
-    "PGlite data folder (relative to where you start the command)",
+    "the data folder: PGlite's database, uploaded files (`files/`) and `file.key` (relative to where you start)",
     z.preprocess(unset, z.string().optional()).transform((v) => v ?? "./.maity/data"),
   ),
   databaseUrl: setting(
