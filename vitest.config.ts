@@ -10,6 +10,9 @@ export default defineConfig({
           name: "unit",
           include: ["packages/*/test/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+          // A bound against a hang, not a time limit: some unit files start a server or a child process
+          // (the app's settings check, the S3 stand-in, the download guards) and take seconds on 2 busy cores.
+          testTimeout: 30_000,
         },
       },
       {
