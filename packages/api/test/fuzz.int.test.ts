@@ -119,7 +119,8 @@ for (const [path, methods] of Object.entries(doc.paths)) {
     const fields = Object.keys(op.requestBody?.content["application/json"]?.schema.properties ?? {});
     const query = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
     targets.push({
-      family: path.startsWith("/api/agent-api") ? "agent" : "rest",
+      // Issue 16: the signed download answers in the agent protocol's style too (B-185).
+      family: path.startsWith("/api/agent-api") || path.startsWith("/api/files/") ? "agent" : "rest",
       method: method.toUpperCase(),
       path,
       fields,
