@@ -169,7 +169,8 @@ test("B-225 an agent's calendar and email cards render; Add to calendar download
     ).status,
   ).toBe(201);
   const event = page.getByRole("region", { name: "Event: Release review" });
-  await expect(event).toBeVisible();
+  // Both cards arrive live; on a busy machine (the whole suite) that can take longer than the default wait.
+  await expect(event).toBeVisible({ timeout: 20_000 });
   await expect(event).toContainText("Room 4, floor 2");
   await expect(event).toContainText("Mia");
   const [file] = await Promise.all([
@@ -191,7 +192,7 @@ test("B-225 an agent's calendar and email cards render; Add to calendar download
   expect(ics).toMatch(/\r\nUID:[^\r\n]+\r\n/);
 
   const mail = page.getByRole("region", { name: "Email: Outage report" });
-  await expect(mail).toContainText("From Ops <ops@example.com>");
+  await expect(mail).toContainText("From Ops <ops@example.com>", { timeout: 20_000 });
   await expect(mail).toContainText("Short version: all good.");
   await expect(mail.getByText(/database restarted/)).toBeHidden();
   await mail.getByRole("button", { name: "Show the whole email" }).click();
