@@ -80,7 +80,10 @@ export async function deleteBlobs(blobs: BlobStore, keys: string[]): Promise<voi
   await Promise.all(keys.map((key) => blobs.delete(key).catch(() => {})));
 }
 
-const metadataOf = (f: FileRow): Attachment => ({
+/** §8.7 metadata of a stored file; B-183: its type from the stored mime type, never the sender's claim. */
+export const metadataOf = (
+  f: Pick<FileRow, "id" | "mimeType" | "sizeBytes" | "thumbhash" | "width" | "height">,
+): Attachment => ({
   id: f.id,
   type: attachmentTypeOf(f.mimeType),
   mime_type: f.mimeType,

@@ -1,8 +1,9 @@
-import { type Attachment, attachmentLinkFailed, attachmentTypeOf } from "@maity/domain";
+import { type Attachment, attachmentLinkFailed } from "@maity/domain";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { Caller } from "../caller.ts";
 import type { KeyRow } from "../read.ts";
 import type { WriteInput } from "../messages.ts";
+import { metadataOf } from "./library.ts";
 
 // Linking a send's files to its message (B-198…B-202, M-030): all or nothing. The rows are read before
 // the write (to render the §8.7 metadata the message carries) and linked inside the message's
@@ -63,19 +64,7 @@ export async function linkAttachments(
       };
     throw attachmentLinkFailed();
   }
-  const attachments: Attachment[] = ids.map((id) => {
-    const f = byId.get(id) as (typeof files)[number];
-    return {
-      id: f.id,
-      // B-183: from the stored type, never the sender's claim.
-      type: attachmentTypeOf(f.mimeType),
-      mime_type: f.mimeType,
-      size: f.sizeBytes,
-      thumbhash: f.thumbhash,
-      width: f.width,
-      height: f.height,
-    };
-  });
+  const attachments: Attachment[] = ids.map((id) => metadataOf(byId.get(id) as (typeof files)[number]));
   const within = async (tx: SqlExecutor, seq: number, sentAt: Date) => {
     // Position = render order; the guard repeats the checks, so a concurrent link counts short.
     const linked = await tx.query<{ id: string }>(
