@@ -37,8 +37,15 @@ export function LiveFeed() {
           liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
           return;
         }
-        // Issue 12: a message or a read updates the cached lists in place; anything else reads them again.
         const lists = [trpc.conversations.mine.pathKey(), trpc.conversations.list.pathKey()];
+        // The feed is live from here (its first item on every connection): what happened between the
+        // page's load and now is read again — the lists here, the open chat in timeline.ts.
+        if (event.kind === "listening") {
+          for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
+          liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
+          return;
+        }
+        // Issue 12: a message or a read updates the cached lists in place; anything else reads them again.
         if (!(me.data && applyLiveEvent(queryClient, lists, event, me.data.id, open))) {
           for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
         }

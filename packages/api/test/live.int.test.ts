@@ -29,6 +29,13 @@ function feed(caller: ReturnType<typeof human>, lastEventId?: string) {
       if (Array.isArray(value)) return { id: value[0], data: value[1] };
       return { data: value as never };
     },
+    /** The connection's first item: `listening` from the log's head — no sleep guesses when the feed is live. */
+    async listening(): Promise<number> {
+      const first = await this.next();
+      expect(first.data).toMatchObject({ kind: "listening", conversation_id: null, project: null });
+      expect(first.id).toBe(String(first.data?.seq));
+      return first.data?.seq as number;
+    },
     stop: () => controller.abort(),
   };
 }
@@ -45,8 +52,8 @@ describe("live.feed", () => {
       await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Live", participants: ["hum-guest"] } })
     ).body.id;
     const guest = feed(human("hum-guest", "guest"));
+    await guest.listening();
     const first = guest.next();
-    await new Promise((r) => setTimeout(r, 50));
     const posted = await rest("POST", `${P}/${chat}/messages`, {
       token: tokens["hum-maintainer"],
       body: { body: "live?" },
@@ -81,6 +88,8 @@ describe("live.feed", () => {
     const resumed = feed(human("hum-guest", "guest"), String(a.body.seq));
     expect((await resumed.next()).id).toBe(String(b.body.seq));
     expect((await resumed.next()).id).toBe(String(c.body.seq));
+    // Backfilled, then live: the listening item comes after what was missed, from where the log stood.
+    expect(await resumed.listening()).toBeGreaterThanOrEqual(c.body.seq);
     const d = resumed.next();
     const posted = await rest("POST", `${P}/${chat}/messages`, {
       token: tokens["hum-maintainer"],
@@ -99,8 +108,8 @@ describe("live.feed", () => {
       body: { body: "read me" },
     });
     const guest = feed(human("hum-guest", "guest"));
+    await guest.listening();
     const next = guest.next();
-    await new Promise((r) => setTimeout(r, 50));
     await rest("GET", `${P}/${chat}/messages`, { token: tokens["hum-guest"] });
     expect((await next).data).toMatchObject({ seq: posted.body.seq, kind: "read", conversation_id: chat });
     guest.stop();
@@ -114,8 +123,8 @@ describe("live.feed", () => {
       })
     ).body.id;
     const guest = feed(human("hum-guest", "guest"));
+    await guest.listening();
     const next = guest.next();
-    await new Promise((r) => setTimeout(r, 50));
     await rest("POST", `${P}/${chat}/messages`, {
       token: tokens["hum-maintainer"],
       body: { body: "not for the guest" },
@@ -142,8 +151,8 @@ describe("live.feed", () => {
     ).json()) as { conversations: { id: string; type: string }[] };
     const dm = rooms.conversations.find((r) => r.type === "DM")?.id as string;
     const owner = feed(human("hum-maintainer", "maintainer"));
+    await owner.listening();
     const next = owner.next();
-    await new Promise((r) => setTimeout(r, 50));
     const res = await handleRest(
       hub,
       new Request(`http://127.0.0.1/api/agent-api/conversations/${dm}/typing`, {
@@ -172,8 +181,8 @@ describe("live.feed", () => {
       })
     ).body.id;
     const guest = feed(human("hum-guest", "guest"));
+    await guest.listening();
     const next = guest.next();
-    await new Promise((r) => setTimeout(r, 50));
     const ctx = (caller: ReturnType<typeof human>) => ({
       hub,
       caller,

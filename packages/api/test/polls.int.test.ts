@@ -367,8 +367,9 @@ describe("v1.12 polls on the Maity surface", () => {
     const ctx = { hub, caller, session: null, resHeaders: new Headers(), secure: false, admin: "hidden" as const };
     const iterable = await appRouter.createCaller(ctx, { signal: controller.signal }).live.feed(undefined);
     const iterator = iterable[Symbol.asyncIterator]();
+    // The first item says the feed is live (kind listening); what follows is the change.
+    expect(((await iterator.next()).value as unknown[])[1]).toMatchObject({ kind: "listening" });
     const next = iterator.next();
-    await new Promise((r) => setTimeout(r, 50));
     await agentVote("agt-a", pollId, [0]);
     expect((await next).value).toEqual({
       seq: poll.eventSeq,

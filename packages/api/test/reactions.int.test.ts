@@ -163,8 +163,9 @@ describe("reactions", () => {
     const ctx = { hub, caller, session: null, resHeaders: new Headers(), secure: false, admin: "hidden" as const };
     const iterable = await appRouter.createCaller(ctx, { signal: controller.signal }).live.feed(undefined);
     const iterator = iterable[Symbol.asyncIterator]();
+    // The first item says the feed is live (kind listening); what follows is the change.
+    expect(((await iterator.next()).value as unknown[])[1]).toMatchObject({ kind: "listening" });
     const next = iterator.next();
-    await new Promise((r) => setTimeout(r, 50));
     await react("agt-a", seq, "✅");
     expect((await next).value).toEqual({
       seq,

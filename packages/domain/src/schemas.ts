@@ -384,6 +384,11 @@ export const projectMemberSchema = z.object({
 /** One item of the dashboard's live feed: where something happened; readers reload from the hub. */
 export const liveEventSchema = z.object({
   seq: z.number().int(),
+  /**
+   * message, read, redaction, typing, message_changed, membership changes — and `listening`, the
+   * first item of every connection: the feed is live from `seq` on; what a page loaded before it
+   * may have missed, the page reads again (no message lost between a page's load and its feed).
+   */
   kind: z.string(),
   conversation_id: z.string().nullable(),
   project: z.object({ owner: z.string(), slug: z.string() }).nullable(),

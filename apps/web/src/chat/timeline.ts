@@ -45,6 +45,7 @@ export function useTimeline(
   const [error, setError] = useState<string | null>(null);
   const [loadingEarlier, setLoadingEarlier] = useState(false);
   const busy = useRef({ earlier: false, forward: false });
+  const missed = useRef(false);
   const set = useCallback((next: Message[]) => {
     itemsRef.current = next;
     setItems(next);
@@ -64,16 +65,28 @@ export function useTimeline(
     [client, owner, slug, id],
   );
 
-  /** One more page of the window after the newest loaded line (moves the marker on the hub). */
+  /**
+   * One more page of the window after the newest loaded line (moves the marker on the hub). Asked
+   * again while a read is under way, it reads once more after it: that read's answer may predate
+   * what the second ask was for (no message lost).
+   */
+  const again = useRef(false);
   const readForward = useCallback(async () => {
-    if (busy.current.forward) return;
+    if (busy.current.forward) {
+      again.current = true;
+      return;
+    }
     busy.current.forward = true;
     try {
-      const after = itemsRef.current.at(-1)?.seq ?? 0;
-      const res = await query({ after, limit: WINDOW_PAGE });
-      merge(res.items);
-      setCaught(!res.next_cursor);
-      if (res.items.length) onRead();
+      for (let i = 0; i < 50; i++) {
+        again.current = false;
+        const after = itemsRef.current.at(-1)?.seq ?? 0;
+        const res = await query({ after, limit: WINDOW_PAGE });
+        merge(res.items);
+        setCaught(!res.next_cursor);
+        if (res.items.length) onRead();
+        if (!again.current || res.next_cursor) break;
+      }
     } finally {
       busy.current.forward = false;
     }
@@ -83,6 +96,7 @@ export function useTimeline(
   useEffect(() => {
     if (observer === undefined) return;
     let cancelled = false;
+    missed.current = false; // what the feed brought before this load, the load has
     (async () => {
       // An observer has no marker and reads along from the newest lines (§9.2).
       const window = observer ? null : await query({ limit: WINDOW_PAGE });
@@ -164,10 +178,32 @@ export function useTimeline(
     [client, owner, slug, id],
   );
   const ready = state === "ready";
+  // Before the first load is shown, the feed may bring this chat's lines (or say it has just become
+  // live) while that load's answer is already on its way without them: noted, then read once ready.
+  useEffect(() => {
+    if (ready) return;
+    const onEarly = (e: Event) => {
+      const event = (e as CustomEvent<LiveEvent>).detail;
+      if (event.kind === "listening" || (event.kind !== "typing" && event.conversation_id === id))
+        missed.current = true;
+    };
+    liveEvents?.addEventListener("live", onEarly);
+    return () => liveEvents?.removeEventListener("live", onEarly);
+  }, [ready, id]);
+  useEffect(() => {
+    if (!ready || !missed.current) return;
+    missed.current = false;
+    if (caughtUpRef.current) void readForward();
+  }, [ready, readForward]);
   useEffect(() => {
     if (!ready) return;
     const onLive = (e: Event) => {
       const event = (e as CustomEvent<LiveEvent>).detail;
+      // The feed has just become live (a first connection or a reconnection): read what came meanwhile.
+      if (event.kind === "listening") {
+        if (caughtUpRef.current) void readForward();
+        return;
+      }
       if (event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
       if (event.kind === "redaction") void refreshOne(event.seq);
       // Issue 16: a vote or a reaction changed a message: read that one again if it is loaded

@@ -253,6 +253,10 @@ export const appRouter = router({
               if (batch.length < 100) break;
             }
           }
+          // The first item of every connection, once the bus is followed and any resume backfilled:
+          // "live from here". tRPC's own `connected` comes before this generator runs, so it cannot
+          // say that; a client that loaded its page before this item reads what came between.
+          yield tracked(String(last), { seq: last, kind: "listening", conversation_id: null, project: null });
           while (!ended.aborted) {
             if (queue.length === 0) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
             wake = null;
