@@ -144,6 +144,35 @@ test("a REST post by an agent token appears live in the open chat", async ({ pag
   await page.screenshot({ path: info.outputPath("live.png"), fullPage: true });
 });
 
+test("a message posted while the page's live feed is still connecting is not lost (the feed's listening item)", async ({
+  page,
+  request,
+}) => {
+  const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-a" });
+  // Hold every connection of the live feed until the message is written: the chat is already shown,
+  // its feed not yet live — the moment a message used to fall between the page's load and the feed.
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  await page.route("**/api/trpc/live.feed**", async (route) => {
+    held++;
+    await gate;
+    await route.continue().catch(() => {}); // a page left meanwhile has dropped its request
+  });
+  await login(page, "maintainer", "maintainer-demo");
+  await page.goto("/p/maintainer/maity/c/agt-a");
+  const messages = page.getByRole("list", { name: "Messages" });
+  await expect(messages).toContainText("How far is the API contract?");
+  const body = `Between the load and the feed ${Date.now()}`;
+  expect(
+    (await as(request, token, "POST", "/api/projects/maintainer/maity/conversations/agt-a/messages", { body })).status,
+  ).toBe(201);
+  expect(held).toBeGreaterThan(0);
+  await expect(messages).not.toContainText(body);
+  release();
+  await expect(messages).toContainText(body, { timeout: 15_000 });
+});
+
 test("redaction turns a message into a tombstone for the other participant", async ({ browser, request }, info) => {
   const hal = await person(request, "hal");
   const ida = await person(request, "ida");
