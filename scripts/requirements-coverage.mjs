@@ -80,7 +80,6 @@ const AGENT_ELSEWHERE = {
   "B-160": "device sockets — a later issue",
   "B-167": "notes and file counts — a later issue (the webhook carries them as zeros)",
   "B-180": "legacy audioUrl/fileUrl uploads — this hub never wrote them (docs/agent-api.md): nothing to sign in place",
-  "B-168": "the webhook's fileCount — not yet: the context's file counts follow issue 16's library (zero until then)",
   "B-174": "the instructions' Files: line — not yet: it follows issue 16's library with the context's file counts",
   "B-169": "brief in instructions — a later issue",
   "B-170": "notes in instructions — a later issue",

@@ -71,7 +71,7 @@ const verifies = (url: unknown, id: string) => {
 };
 
 describe("files on pushed payloads", () => {
-  it("B-181 B-182 B-185 a webhook body and a /ws event carry signed metadata.attachments, no file name", async () => {
+  it("B-181 B-182 B-185 B-168 a webhook body and a /ws event carry signed metadata.attachments, no file name; the webhook counts the agent's files", async () => {
     const ws = new WebSocket(`${api.url.replace("http", "ws")}/api/agent-api/ws`, {
       headers: { authorization: `Bearer ${T["agt-a"]}` },
     });
@@ -127,5 +127,18 @@ describe("files on pushed payloads", () => {
     expect(verifies((hooked.attachments as { attachmentUrl: string }[])[0]?.attachmentUrl, id)).toBe(true);
     expect(verifies(hooked.attachmentUrl, id)).toBe(true);
     expect(JSON.stringify(body)).not.toContain("quarterly-secret");
+
+    // B-168: project.notes.fileCount is how many files this agent's list_files here would list.
+    const hookedBody = body as unknown as { conversationId: string; project: { notes: { fileCount: number } } };
+    const listing = await handleRest(
+      hub,
+      new Request(`${BASE}/api/agent-api/conversations/${hookedBody.conversationId}/attachments`, {
+        headers: { authorization: `Bearer ${T["agt-a"]}` },
+      }),
+    );
+    expect(listing.status).toBe(200);
+    const listed = ((await listing.json()) as { files: unknown[] }).files;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(hookedBody.project.notes.fileCount).toBe(listed.length);
   });
 });

@@ -85,7 +85,11 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const agents = agentService(db, bus, messages);
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
-  const webhooks = webhookService(db, agents, options.webhooks, { sign: signerOf(fileKeys, options.publicUrl ?? "") });
+  const library = libraryService(db, blobs, fileKeys);
+  const webhooks = webhookService(db, agents, options.webhooks, {
+    sign: signerOf(fileKeys, options.publicUrl ?? ""),
+    count: library.agentFileCount,
+  });
   queued.webhooksQueued = webhooks.kick;
   const limits = rateLimits(options.limits);
   const files = filesService(
@@ -123,7 +127,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
     pairing: pairingService(db, bus),
     limits,
     /** Issue 16: the file library and the Maity attachment reads (files/library.ts). */
-    library: libraryService(db, blobs, fileKeys),
+    library,
     /** Issue 16: the bytes of attachments, and the key of their names and signed URLs. */
     blobs,
     fileKeys,

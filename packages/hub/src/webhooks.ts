@@ -22,6 +22,7 @@ import type { Db } from "@maity/db";
 import { type Signer, signAgentMessage } from "./files/render.ts";
 import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
 import type { AgentCaller } from "./caller.ts";
+import type { KeyRow } from "./read.ts";
 
 // Webhook contract v2 (004 §11, B-162…B-177): an agent that takes pushes instead of polling names a
 // URL; every message in its rooms but its own is POSTed there with the context envelope, its verdict
@@ -75,7 +76,7 @@ export function webhookService(
   db: Db,
   agents: AgentService,
   options: WebhookOptions = {},
-  files: { sign?: Signer } = {},
+  files: { sign?: Signer; count?: (agent: AgentCaller, row: KeyRow) => Promise<number> } = {},
 ) {
   const backoff = options.backoffMs ?? DEFAULT_WEBHOOK_BACKOFF_MS;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -170,7 +171,7 @@ export function webhookService(
     if (!row) return null;
     const [rendered] = await renderForAgent(db, agent.id, [event]);
     if (!rendered) return null;
-    const context = await agents.envelope(caller, row);
+    const [context, fileCount] = await Promise.all([agents.envelope(caller, row), files.count?.(caller, row) ?? 0]);
     // B-175: the turns before this message, newest 20 read, and how many older ones exist; a
     // visitor's start at its placement (B-301).
     const floor = await agents.historyFloor(caller, row);
@@ -203,8 +204,8 @@ export function webhookService(
       deliveryId,
       conversationId: event_.conversationId,
       conversation: event_.conversation,
-      // B-167: metadata only; no notes or files exist yet.
-      project: { ...event_.project, notes: { pinned: [], shelfCount: 0, fileCount: 0 } },
+      // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
+      project: { ...event_.project, notes: { pinned: [], shelfCount: 0, fileCount } },
       // B-181, B-185: the files signed when the body is made (each attempt anew).
       message: eventMessage(files.sign ? signAgentMessage(rendered.message, files.sign) : rendered.message),
       sender: rendered.message.sender,

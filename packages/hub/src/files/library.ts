@@ -137,6 +137,10 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
   }
 
   return {
+    /** B-168: the webhook's `project.notes.fileCount` — what this agent's list_files here would list. */
+    async agentFileCount(agent: AgentCaller, row: KeyRow): Promise<number> {
+      return (await agentFileRows(agent, row)).files.length;
+    },
     /** GET /conversations/:id/attachments (B-203…B-210): no URLs, on purpose. */
     async agentListing(agent: AgentCaller, row: KeyRow): Promise<LibraryListing> {
       const { files, titles } = await agentFileRows(agent, row);
