@@ -235,6 +235,35 @@ test("a poll: created in the dialog, voted, and another person's vote arrives li
   await expect(poll).toContainText("This poll is closed");
 });
 
+test("OQ-B-25 an agent's poll: a project admin in the chat closes it; a member who neither asked nor manages sees no Close", async ({
+  browser,
+  request,
+}) => {
+  // Ola holds members:admin in the project and joins the chat; Ned is a plain member.
+  const ola = await person(request, "ola");
+  await admin(request, "POST", "/projects/mia/media/members", { member_id: ola.id, permissions: ["members:admin"] });
+  expect(
+    (await as(request, mia.token, "POST", `${P}/conversations/${chat}/participants`, { member_id: ola.id })).status,
+  ).toBeLessThan(300);
+  const made = await as(request, agentToken, "POST", "/api/agent-api/polls", {
+    conversationId: room,
+    question: "Lunch at noon?",
+    options: ["Yes", "No"],
+  });
+  expect(made.status).toBe(201);
+  const nedPage = await openAs(browser, ned);
+  const seen = nedPage.getByRole("form", { name: "Poll: Lunch at noon?" });
+  await expect(seen).toBeVisible();
+  await expect(seen.getByRole("button", { name: "Vote", exact: true })).toBeVisible();
+  await expect(seen.getByRole("button", { name: "Close poll" })).toHaveCount(0);
+  const page = await openAs(browser, ola);
+  const poll = page.getByRole("form", { name: "Poll: Lunch at noon?" });
+  await poll.getByRole("button", { name: "Close poll" }).click();
+  await expect(poll).toContainText("This poll is closed");
+  // The close reaches Ned's open chat live.
+  await expect(seen).toContainText("This poll is closed", { timeout: 20_000 });
+});
+
 test("reactions: add one from the message's menu, see it pressed, take it back", async ({ browser }) => {
   const page = await openAs(browser, mia);
   const target = row(page, "The chart and the report");

@@ -39,6 +39,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { hubErrorOf, useTRPC } from "../trpc";
 import type { ChatProps } from "./OpenChat";
+import { useManager } from "./manager";
 
 type Section = "details" | "people" | "replies";
 type HubError = NonNullable<ReturnType<typeof hubErrorOf>>;
@@ -66,10 +67,13 @@ export function ManageGroup(props: ChatProps & { view: GroupView; closed: boolea
   const { owner, slug, me, view, closed, archived } = props;
   const trpc = useTRPC();
   const members = useQuery(trpc.projects.members.queryOptions({ owner, slug }));
-  const admins = (members.data ?? []).filter((m) => m.kind === "human" && m.permissions.includes("members:admin"));
-  const admin = admins.some((m) => m.member_id === me.id);
-  const creatorIn = view.participants.some((p) => p.member_id === view.created_by);
-  const manager = me.kind === "human" && ((view.created_by === me.id && creatorIn) || admin);
+  const { manager, admins } = useManager({
+    owner,
+    slug,
+    me,
+    createdBy: view.created_by,
+    participant: view.access === "participant",
+  });
   const nameFor = (id: string) => {
     const member = members.data?.find((m) => m.member_id === id);
     const participant = view.participants.find((p) => p.member_id === id);

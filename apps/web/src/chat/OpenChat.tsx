@@ -18,6 +18,7 @@ import { itemTitle } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
 import { Composer, type ReplyTarget } from "./Composer";
 import { ManageGroup } from "./ManageGroup";
+import { useManager } from "./manager";
 import { MessageRow, type RowActions } from "./MessageRow";
 import { dayLabel, named, peopleOf } from "./people";
 import { useTimeline, useTyping } from "./timeline";
@@ -60,6 +61,15 @@ export function OpenChat(props: ChatProps) {
   const timeline = useTimeline(props, { me: me.id, access: conversation.data?.access }, invalidateLists);
   const typing = useTyping(props, me.id);
   const c = conversation.data;
+  // Issue 16: the asker or a manager of the chat (its creator, a project admin in it) closes a poll
+  // (OQ-B-25); the same rule as the hub's, which decides again.
+  const { manager } = useManager({
+    owner,
+    slug,
+    me,
+    createdBy: c?.kind === "group" ? c.created_by : null,
+    participant: c?.access !== "observer",
+  });
   // Issue 15: names for every id the chat shows (senders, observers, former participants).
   const senders = useMemo(
     () => [...new Set(timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]))].sort().join(" "),
@@ -366,9 +376,6 @@ export function OpenChat(props: ChatProps) {
       : null;
   // Issue 15: who may lift a round cap — the chat's managers (its creator, a project admin).
   const managers = c.kind === "group" ? nameOf(c.created_by, people) : "";
-  // Issue 16: the chat's creator may close anyone's poll (OQ-B-25); a project admin's close is the
-  // hub's to accept — the button shows for the creator and the asker, the hub decides either way.
-  const manager = c.kind === "group" && c.created_by === me.id;
   const candidates = c.participants.map((p) => ({
     member_id: p.member_id,
     handle: p.handle,
