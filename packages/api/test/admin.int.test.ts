@@ -178,7 +178,7 @@ async function counts() {
 }
 
 describe("GET /api/health (issue 2 §7)", () => {
-  it("reports the database engine and the migration state", async () => {
+  it("reports the database engine, the migration state and where files are stored", async () => {
     const res = await rest("GET", "/api/health");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -195,6 +195,8 @@ describe("GET /api/health (issue 2 §7)", () => {
           pending: [],
         },
       },
+      // The test hub keeps files in memory; the server names "local" or "s3" (e2e/transport.spec.ts).
+      files: { store: "memory" },
     });
   });
   it("an unknown /api path is the error shape's not_found", async () => {

@@ -282,6 +282,11 @@ export const healthOutput = z.object({
     engine: z.enum(["pglite", "postgresql"]),
     migrations: z.object({ applied: z.array(z.string()), pending: z.array(z.string()) }),
   }),
+  /**
+   * Issue 16: where uploaded files live — "local" (this machine's data folder: one app instance),
+   * "s3" (shared by every instance), "memory" (tests only; nothing survives the process).
+   */
+  files: z.object({ store: z.enum(["local", "s3", "memory"]) }),
 });
 
 // §9.2 group chats.

@@ -150,6 +150,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
           engine: database.engine,
           migrations: { applied: database.migrations.applied, pending: database.migrations.pending },
         },
+        files: { store: blobs.kind },
       };
     },
     async close() {
