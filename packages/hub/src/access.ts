@@ -14,6 +14,24 @@ export async function projectOf(db: RawQueryable, ref: ProjectRef) {
   return findProject(db, ref.owner, ref.slug);
 }
 
+/**
+ * The project when `caller` is an active member of it, with its Bay — one statement; anyone else
+ * learns nothing: not_found, like an unknown project (hidden is answered like missing).
+ */
+export async function memberProject(db: RawQueryable, caller: Caller, ref: ProjectRef) {
+  const [row] = await db.$queryRawUnsafe<{ id: string; bay_id: string }[]>(
+    `SELECT p.id, p.bay_id FROM projects p
+       JOIN bays b ON b.id = p.bay_id
+       JOIN memberships m ON m.project_id = p.id AND m.member_id = $3 AND m.status = 'active'
+     WHERE b.handle = $1 AND p.slug = $2`,
+    ref.owner,
+    ref.slug,
+    caller.id,
+  );
+  if (!row) throw HubError.notFound("project not found");
+  return { id: row.id, bayId: row.bay_id };
+}
+
 /** The conversation as `caller` sees it (participant, party or observer), or not_found. */
 export async function resolveConversation(
   db: RawQueryable,

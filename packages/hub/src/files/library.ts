@@ -13,7 +13,7 @@ import {
   type ProjectLibraryFile,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
-import { isProjectAdmin, projectOf } from "../access.ts";
+import { isProjectAdmin, memberProject, projectOf } from "../access.ts";
 import type { AgentCaller, Caller } from "../caller.ts";
 import { type KeyRow, readKeys } from "../read.ts";
 import type { FileKeys } from "./keys.ts";
@@ -192,7 +192,7 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
 
     /** POST …/library (v1.17): a member adds one of their own unsent uploads to the project's library. */
     async add(caller: Caller, ref: ProjectRef, attachmentId: string): Promise<ProjectLibraryFile> {
-      const project = await memberProject(caller, ref);
+      const project = await memberProject(db, caller, ref);
       const linked = await db.attachment.updateMany({
         where: {
           id: attachmentId,
@@ -212,7 +212,7 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
 
     /** GET …/library: the project's library, newest first (members). */
     async list(caller: Caller, ref: ProjectRef): Promise<ProjectLibraryFile[]> {
-      const project = await memberProject(caller, ref);
+      const project = await memberProject(db, caller, ref);
       const files = await db.attachment.findMany({
         where: { libraryProjectId: project.id, deletedAt: null },
         orderBy: [{ linkedAt: "desc" }, { id: "asc" }],
@@ -224,7 +224,7 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
 
     /** DELETE …/library/{id}: its uploader or a project admin; the bytes are deleted, the row tombstoned. */
     async remove(caller: Caller, ref: ProjectRef, attachmentId: string): Promise<void> {
-      const project = await memberProject(caller, ref);
+      const project = await memberProject(db, caller, ref);
       const f = await db.attachment.findFirst({
         where: { id: attachmentId, libraryProjectId: project.id, deletedAt: null },
         select: fileSelect,
@@ -270,19 +270,6 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
     };
   }
 
-  /** The project when the caller is an active member of it; not_found otherwise (hidden like missing). */
-  async function memberProject(caller: Caller, ref: ProjectRef) {
-    const found = await projectOf(db, ref);
-    const member =
-      found &&
-      (await db.membership.findFirst({
-        where: { projectId: found.id, memberId: caller.id, status: "active" },
-        select: { id: true },
-      }));
-    if (!found || !member) throw HubError.notFound("project not found");
-    return db.project.findUniqueOrThrow({ where: { id: found.id }, select: { id: true, bayId: true } });
-  }
-
   /**
    * A file `caller` may read in this project (M-142, M-163): a sent file to whoever sees its chat —
    * participants, history included, and observers (a non-member owner reading along); a library file
@@ -306,7 +293,7 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
     }
     if (file.libraryProjectId !== null) {
       if (file.libraryProjectId !== project.id) throw notFound();
-      await memberProject(caller, ref).catch(() => {
+      await memberProject(db, caller, ref).catch(() => {
         throw notFound();
       });
       return { file, conversation: null };

@@ -13,7 +13,7 @@ import {
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import type { Caller } from "../caller.ts";
-import { findProject } from "../projects.ts";
+import { memberProject } from "../access.ts";
 import { ImageRefusal, processImage } from "./images.ts";
 import type { FileKeys } from "./keys.ts";
 import { sniffType } from "./sniff.ts";
@@ -175,17 +175,7 @@ export function filesService(db: Db, store: BlobStore, keys: FileKeys, options: 
      * belongs to it, B-201); anyone else learns nothing — not_found, like an unknown project.
      */
     async projectBay(caller: Caller, ref: ProjectRef): Promise<string> {
-      const project = await findProject(db, ref.owner, ref.slug);
-      const member =
-        project &&
-        (await db.membership.findFirst({
-          where: { projectId: project.id, memberId: caller.id, status: "active" },
-          select: { id: true },
-        }));
-      if (!project || !member) throw HubError.notFound("project not found");
-      const row = await db.project.findUnique({ where: { id: project.id }, select: { bayId: true } });
-      if (!row) throw HubError.notFound("project not found");
-      return row.bayId;
+      return (await memberProject(db, caller, ref)).bayId;
     },
     /** The bytes of a stored file, or null when it is missing or deleted. */
     async open(attachmentId: string): Promise<OpenedFile | null> {
