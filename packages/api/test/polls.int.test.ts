@@ -368,7 +368,7 @@ describe("v1.12 polls on the Maity surface", () => {
     const iterable = await appRouter.createCaller(ctx, { signal: controller.signal }).live.feed(undefined);
     const iterator = iterable[Symbol.asyncIterator]();
     // The first item says the feed is live (kind listening); what follows is the change.
-    expect(((await iterator.next()).value as unknown[])[1]).toMatchObject({ kind: "listening" });
+    expect(((await iterator.next()).value as unknown as unknown[])[1]).toMatchObject({ kind: "listening" });
     const next = iterator.next();
     await agentVote("agt-a", pollId, [0]);
     expect((await next).value).toEqual({

@@ -164,7 +164,7 @@ describe("reactions", () => {
     const iterable = await appRouter.createCaller(ctx, { signal: controller.signal }).live.feed(undefined);
     const iterator = iterable[Symbol.asyncIterator]();
     // The first item says the feed is live (kind listening); what follows is the change.
-    expect(((await iterator.next()).value as unknown[])[1]).toMatchObject({ kind: "listening" });
+    expect(((await iterator.next()).value as unknown as unknown[])[1]).toMatchObject({ kind: "listening" });
     const next = iterator.next();
     await react("agt-a", seq, "✅");
     expect((await next).value).toEqual({
