@@ -1,7 +1,7 @@
 import { oneLine } from "@maity/domain";
 import type { MemberInfo } from "./agents.ts";
 
-// The chat write's two statements (messages.ts `write`, docs/development.md "Delivery"): what it
+// The chat write's two statements (messages/write.ts `write`, docs/development.md "Delivery"): what it
 // reads under the append lock, and the one CTE that writes every row of a message.
 
 type ParticipantFacts = {

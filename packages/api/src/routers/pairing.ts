@@ -1,0 +1,50 @@
+import { linkCodeSchema, linkViewSchema, memberIdSchema, pairingCodeSchema } from "@maity/domain";
+import { z } from "zod";
+import { humanProcedure, router } from "../trpc.ts";
+
+// An owner's agents and their pairing (004 §2): pairing codes and the CLI's link requests.
+
+export const agentsRouter = router({
+  mine: humanProcedure
+    .output(z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })))
+    .query(({ ctx }) => ctx.hub.pairing.ownAgents(ctx.caller)),
+  /** 004 §2: the owner mints a 10-minute, single-use pairing code for one of its agents (B-014). */
+  mintPairingCode: humanProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/agents/{agent_id}/pairing-codes",
+        status: 201,
+        summary: "Mint a pairing code for your agent (agent protocol §2)",
+      },
+    })
+    .input(z.strictObject({ agent_id: memberIdSchema }))
+    .output(pairingCodeSchema)
+    .mutation(({ ctx, input }) => ctx.hub.pairing.mintPairingCode(ctx.caller, input.agent_id)),
+});
+
+export const linksRouter = router({
+  /** 004 §2 reverse linking: what the owner approves (the request's label; the caller's agents). */
+  get: humanProcedure
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/api/links/{code}",
+        summary: "A link request the CLI opened (agent protocol §2)",
+      },
+    })
+    .input(z.strictObject({ code: linkCodeSchema }))
+    .output(linkViewSchema)
+    .query(({ ctx, input }) => ctx.hub.pairing.viewLink(ctx.caller, input.code)),
+  approve: humanProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/links/{code}/approve",
+        summary: "Approve a link request for one of your agents (agent protocol §2)",
+      },
+    })
+    .input(z.strictObject({ code: linkCodeSchema, agent_id: memberIdSchema }))
+    .output(z.object({ approved: z.literal(true), agent_id: z.string() }))
+    .mutation(({ ctx, input }) => ctx.hub.pairing.approveLink(ctx.caller, input.code, input.agent_id)),
+});
