@@ -45,6 +45,37 @@ const unreact = (by: string, seq: number, emoji: string) =>
   rest("DELETE", `${A}/conversations/${key}/messages/evt-${seq}/reactions?emoji=${encodeURIComponent(emoji)}`, as(by));
 
 describe("reactions", () => {
+  it("issue 12 a repeated send (same Idempotency-Key) answers the message as it reads now, with the reactions it gathered", async () => {
+    const send = (by: string) =>
+      rest("POST", `${P}/conversations/${cnv}/messages`, {
+        ...as(by),
+        headers: { "idempotency-key": "react-replay-1" },
+        body: { body: "replayed with reactions" },
+      });
+    const first = await send("hum-maintainer");
+    expect(first.status).toBe(201);
+    expect(first.body.reactions).toBeUndefined();
+    await put("hum-guest", first.body.seq, "🎉");
+    const again = await send("hum-maintainer");
+    expect(again.status).toBe(200);
+    expect(again.body.seq).toBe(first.body.seq);
+    expect(again.body.reactions).toEqual([{ emoji: "🎉", count: 1, members: ["hum-guest"], mine: false }]);
+    // The agent surface's repeat carries them too.
+    const agentSend = () =>
+      rest("POST", `${A}/conversations/${key}/messages`, {
+        ...as("agt-a"),
+        headers: { "idempotency-key": "react-replay-2" },
+        body: { content: "agent line" },
+      });
+    const sent = await agentSend();
+    expect(sent.status).toBe(201);
+    const seq = Number(String(sent.body.id).replace("evt-", ""));
+    await put("hum-guest", seq, "👀");
+    const repeated = await agentSend();
+    expect(repeated.status).toBe(200);
+    expect(repeated.body.reactions).toEqual([expect.objectContaining({ emoji: "👀", count: 1 })]);
+  });
+
   it("add, add again (idempotent), take back, take back again; counts, members oldest first, mine per reader", async () => {
     const seq = await post("hum-maintainer", "ship it?");
     const first = await put("hum-guest", seq, "👍");

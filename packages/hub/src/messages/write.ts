@@ -23,6 +23,7 @@ import { refuseClosed, refuseObserver, resolveConversation } from "../access.ts"
 import { type AgentMessageRow, buildAgentMessage, renderForAgent, toUpdatesEvent } from "../agents.ts";
 import { APPEND_LOCK_KEY } from "../append.ts";
 import { linkAttachments } from "../files/link.ts";
+import { withAgentMedia, withMedia } from "../polls.ts";
 import { rawOf } from "../raw.ts";
 import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "../writeSql.ts";
 import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "../idempotency.ts";
@@ -291,11 +292,10 @@ export function messageWrites(
   async function replayOf(caller: Caller, row: KeyRow, seq: number): Promise<Written> {
     const found = await db.event.findUniqueOrThrow({ where: { seq }, select: logMessageSelect });
     const [rendered] = await renderForAgent(db, caller.id, [found]);
-    return {
-      message: renderMessage(found, await readerOf(db, caller, row.projectId)),
-      agentMessage: (rendered as { message: AgentMessage }).message,
-      replayed: true,
-    };
+    // As it reads now, like any read of it: a poll's tally and the reactions it has gathered since.
+    const [message] = await withMedia(db, caller.id, [renderMessage(found, await readerOf(db, caller, row.projectId))]);
+    const [agentMessage] = await withAgentMedia(db, caller.id, [(rendered as { message: AgentMessage }).message]);
+    return { message: message as Message, agentMessage: agentMessage as AgentMessage, replayed: true };
   }
 
   /** §1.7: pings a writer may spend per window, counted from the log. */
