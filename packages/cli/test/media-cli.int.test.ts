@@ -127,4 +127,23 @@ describe("maity send --file, files, download (004 §10)", () => {
     expect(off.stderr).toContain("an attack, not a request");
     expect(existsSync(path.join(downloads, "x"))).toBe(false);
   });
+
+  it("a large file's upload reports its progress on stderr by quarters of the bytes sent; stdout stays the one line", async () => {
+    const dir = tempDir("large");
+    const big = path.join(dir, "big.csv");
+    const rows = Array.from({ length: 60_000 }, (_, i) => `${i},${"x".repeat(40)}`).join("\n");
+    writeFileSync(big, rows);
+    const key = await room();
+    const sent = await run(["send", key, "a large one", "--file", big], env());
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(/^sent evt-\d+ at \d\d:\d\d with 1 file\(s\)\n$/);
+    const lines = sent.stderr.split("\n").filter((l) => /upload|%/.test(l));
+    expect(lines[0]).toMatch(/^uploading 1\/1 .*big\.csv \(2\.\d MB\)…$/);
+    expect(lines.slice(1, 4)).toEqual([
+      expect.stringMatching(/^ {2}25% \(\S+ [kKM]B of 2\.\d MB\)$/),
+      expect.stringMatching(/^ {2}50% /),
+      expect.stringMatching(/^ {2}75% /),
+    ]);
+    expect(lines[4]).toMatch(/^uploaded 1\/1 .*big\.csv → att-[0-9a-z]+$/);
+  });
 });

@@ -155,6 +155,34 @@ export interface UploadOptions extends CallOptions {
   fileName?: string;
   /** B-196: keep the exact bytes (no image compression). */
   original?: boolean;
+  /** The file's bytes handed to the connection so far, of `total` (where File exists: Node 20+, browsers). */
+  onProgress?: (sent: number, total: number) => void;
+}
+
+/**
+ * The file as a File whose stream counts the bytes read from it: fetch's multipart body pulls them
+ * as the connection takes them, and still sends a Content-Length (the size is known), so the hub can
+ * refuse a file over its cap before any byte (B-188).
+ */
+function counted(blob: Blob, name: string, onProgress: (sent: number, total: number) => void): Blob {
+  class CountedFile extends File {
+    override get size() {
+      return blob.size;
+    }
+    override stream() {
+      let sent = 0;
+      return blob.stream().pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            sent += chunk.byteLength;
+            onProgress(sent, blob.size);
+            controller.enqueue(chunk);
+          },
+        }),
+      ) as ReturnType<File["stream"]>;
+    }
+  }
+  return new CountedFile([], name, { type: blob.type });
 }
 
 /**
@@ -178,7 +206,9 @@ export async function uploadFile(
     name ??= typeof File !== "undefined" && source instanceof File ? source.name : "file";
   }
   const form = new FormData();
-  form.append("file", blob, name);
+  // A File keeps its name without append's third argument, which would copy it into a plain File.
+  if (o.onProgress && typeof File !== "undefined") form.append("file", counted(blob, name, o.onProgress));
+  else form.append("file", blob, name);
   // B-196: `original=1` on the query (the body is the file's multipart, not JSON).
   const path = `${agentOperations.upload.path}${o.original ? "?original=1" : ""}`;
   const headers: Record<string, string> = { accept: "application/json" };

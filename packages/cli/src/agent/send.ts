@@ -30,7 +30,15 @@ export async function uploadAll(client: AgentClient, paths: string[], io: Io): P
     const size = sizes[i] ?? 0;
     const large = size >= PROGRESS_BYTES;
     if (large) io.err(`uploading ${i + 1}/${paths.length} ${path} (${sizeText(size)})…`);
-    const uploaded = await client.upload(path);
+    // A line at each quarter of the bytes sent: readable in a terminal and in a log alike.
+    let quarter = 0;
+    const onProgress = (sent: number, total: number) => {
+      const reached = Math.floor((sent / total) * 4);
+      if (reached <= quarter || reached >= 4) return;
+      quarter = reached;
+      io.err(`  ${reached * 25}% (${sizeText(sent)} of ${sizeText(total)})`);
+    };
+    const uploaded = await client.upload(path, large ? { onProgress } : {});
     if (large) io.err(`uploaded ${i + 1}/${paths.length} ${path} → ${uploaded.attachmentId}`);
     ids.push(uploaded.attachmentId);
   }
