@@ -132,6 +132,40 @@ test("an image and a PDF: progress while uploading, then the image inline and th
   await page.screenshot({ path: info.outputPath("media-files.png") });
 });
 
+test("a file dropped on the chat and a pasted screenshot are attached; pasted text stays text", async ({ browser }) => {
+  const page = await openAs(browser, mia);
+  const chatArea = page.getByRole("article", { name: "Media talk" });
+  await chatArea.evaluate(
+    (el, bytes) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(bytes)], "dropped.pdf", { type: "application/pdf" }));
+      el.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
+      el.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    [...pdf],
+  );
+  const box = page.getByRole("textbox", { name: "Message" });
+  // A screenshot on the clipboard arrives as "image.png": attached under a name of its own.
+  await box.evaluate(
+    (el, bytes) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(bytes)], "image.png", { type: "image/png" }));
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    },
+    [...chart],
+  );
+  const files = page.getByRole("list", { name: "Files to send" });
+  await expect(files.getByText("dropped.pdf")).toBeVisible();
+  await expect(files.getByText(/^pasted-[\w-]+\.(png|jpg)$/)).toBeVisible();
+  await expect(files.getByText("ready")).toHaveCount(2);
+  await box.fill("Dropped and pasted");
+  await page.getByRole("button", { name: "Send" }).click();
+  const sent = row(page, "Dropped and pasted");
+  await expect(sent.getByRole("link", { name: "Download dropped.pdf" })).toBeVisible();
+  await expect(sent.getByRole("img", { name: /^pasted-/ })).toBeVisible();
+  await expect(files).toHaveCount(0);
+});
+
 test("B-225 an agent's calendar and email cards render; Add to calendar downloads a standards .ics", async ({
   browser,
   request,
@@ -280,6 +314,7 @@ test("reactions: add one from the message's menu, see it pressed, take it back",
 test("the chat with media: axe finds no serious or critical violation; screenshots light desktop and dark phone", async ({
   browser,
 }, info) => {
+  test.slow(); // two fresh browser contexts, each signing in and loading the whole chat with its media
   for (const [theme, viewport] of [
     ["light", { width: 1440, height: 900 }],
     ["dark", { width: 390, height: 844 }],
@@ -289,7 +324,7 @@ test("the chat with media: axe finds no serious or critical violation; screensho
     const page = await context.newPage();
     await login(page, mia.handle, mia.password);
     await page.goto(`/p/mia/media/c/${chat}`);
-    await expect(page.getByRole("form", { name: "Poll: Ship on Friday?" })).toBeVisible();
+    await expect(page.getByRole("form", { name: "Poll: Ship on Friday?" })).toBeVisible({ timeout: 15_000 });
     const result = await new AxeBuilder({ page })
       .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
       .analyze();
