@@ -4,6 +4,7 @@ import { createHub, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type ApiServer, startApiServer } from "../src/node.ts";
+import { appRouter } from "../src/routers/index.ts";
 import { ADMIN, restClient } from "./helpers.ts";
 
 // DESIGN §3/§5: two app instances on one PostgreSQL database share the live bus through
@@ -80,5 +81,45 @@ describe.skipIf(!onPostgres)("two app instances on one PostgreSQL (issue 5 live 
     await got;
     expect(frames.filter((f) => f.t === "event").map((f) => f.message?.id)).toEqual([`evt-${posted.body.seq}`]);
     ws.close();
+  });
+
+  it("a dropped LISTEN connection: what A wrote meanwhile reaches B when B listens again, and B's live.feed says listening again", async () => {
+    const heard: number[] = [];
+    const follower = b.bus.follow((event) => heard.push(event.seq));
+    let resyncs = 0;
+    const stopResync = b.bus.onResync(() => resyncs++);
+    // The dashboard's feed on B, as the maintainer: first item `listening`.
+    const controller = new AbortController();
+    const ctx = {
+      hub: b,
+      caller: { kind: "human" as const, id: "hum-maintainer", handle: "maintainer", name: "Maintainer" },
+      session: null,
+      resHeaders: new Headers(),
+      secure: false,
+      admin: "hidden" as const,
+    };
+    const feed = (await appRouter.createCaller(ctx, { signal: controller.signal }).live.feed(undefined))[
+      Symbol.asyncIterator
+    ]();
+    const item = async () => ((await feed.next()).value as unknown as [string, { kind: string; seq: number }])[1];
+    expect((await item()).kind).toBe("listening");
+    // Cut every LISTEN connection (both instances'); A writes before B's retry (a second) listens again,
+    // so B never hears its NOTIFY — and nothing written afterwards shows B the gap.
+    await a.db.$queryRawUnsafe(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN maity_bus' AND pid <> pg_backend_pid()",
+    );
+    const posted = await post(apiA, "written while B was not listening");
+    expect(posted.status).toBe(201);
+    for (let i = 0; i < 200 && !(heard.includes(posted.body.seq) && resyncs > 0); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(heard).toContain(posted.body.seq);
+    expect(resyncs).toBeGreaterThan(0);
+    // The feed brings the message (read from the log) and says `listening` again, whichever first.
+    const next = [await item(), await item()];
+    expect(next.map((x) => x.kind).sort()).toEqual(["listening", "message"]);
+    expect(next.find((x) => x.kind === "message")?.seq).toBe(posted.body.seq);
+    controller.abort();
+    follower.stop();
+    stopResync();
   });
 });

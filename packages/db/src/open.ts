@@ -31,8 +31,16 @@ export interface Database {
 
 export interface PubSub {
   notify(channel: string, payload: string): Promise<void>;
-  /** Holds one connection LISTENing on `channel`, reconnecting when it drops, until `stop()`. */
-  listen(channel: string, onMessage: (payload: string) => void): Promise<{ stop(): Promise<void> }>;
+  /**
+   * Holds one connection LISTENing on `channel`, reconnecting when it drops, until `stop()`.
+   * `onReconnect` runs each time a dropped connection listens again: what was notified meanwhile
+   * never arrives, so the listener reads what it can from elsewhere (the log).
+   */
+  listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onReconnect?: () => void,
+  ): Promise<{ stop(): Promise<void> }>;
 }
 
 type QueryEvents = { $on(event: "query", listener: (e: { query: string }) => void): void };
@@ -215,7 +223,7 @@ function postgresPubSub(
     notify: async (channel, payload) => {
       await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
-    listen: async (channel, onMessage) => {
+    listen: async (channel, onMessage, onReconnect) => {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name: ${channel}`);
       let stopped = false;
       let client: PgClient | null = null;
@@ -238,6 +246,7 @@ function postgresPubSub(
           await c.connect();
           await c.query(`LISTEN ${channel}`);
           client = c;
+          if (!initial) onReconnect?.();
         } catch (error) {
           // The first connection fails loudly; a later one keeps retrying until stop().
           if (initial) stopped = true;

@@ -393,6 +393,7 @@ export const liveEventSchema = z.object({
    * message, read, redaction, typing, message_changed, membership changes — and `listening`, the
    * first item of every connection: the feed is live from `seq` on; what a page loaded before it
    * may have missed, the page reads again (no message lost between a page's load and its feed).
+   * It comes again when the hub may have lost side items (its LISTEN connection to PostgreSQL dropped).
    */
   kind: z.string(),
   conversation_id: z.string().nullable(),

@@ -124,16 +124,50 @@ export class LiveBus {
    */
   async connect(pubsub: PubSub): Promise<void> {
     this.pubsub = pubsub;
-    this.listening = await pubsub.listen(CHANNEL, (payload) => {
-      let parsed: { origin?: string; message?: BusMessage };
-      try {
-        parsed = JSON.parse(payload);
-      } catch {
-        return;
-      }
-      if (parsed.origin !== this.origin && parsed.message) this.receive(parsed.message);
-    });
+    this.listening = await pubsub.listen(
+      CHANNEL,
+      (payload) => {
+        let parsed: { origin?: string; message?: BusMessage };
+        try {
+          parsed = JSON.parse(payload);
+        } catch {
+          return;
+        }
+        if (parsed.origin !== this.origin && parsed.message) this.receive(parsed.message);
+      },
+      // The LISTEN connection dropped and is back: NOTIFYs sent meanwhile are gone. The log's events
+      // are read from the log now (not when the next one shows the gap); side messages have no
+      // log, so the live streams are told to resync (live.feed yields `listening` again).
+      () => {
+        void this.catchUp();
+        this.emitter.emit("resync");
+      },
+    );
     await this.ready();
+  }
+
+  /** Reads the log past the process's head (after a LISTEN reconnection) and delivers it in order. */
+  private async catchUp(): Promise<void> {
+    if (this.head === null || !this.loader || !this.loadHead) return;
+    try {
+      const upTo = await this.loadHead();
+      for (let after = this.head; this.head !== null && after < upTo; ) {
+        const missing = await this.loader(after, upTo);
+        for (const event of missing) if (this.head !== null && event.seq > this.head) this.deliver(event);
+        if (missing.length === 0) break;
+        after = missing.at(-1)?.seq ?? upTo;
+      }
+    } catch (error) {
+      console.error("maity: catching up on the log after a reconnection failed", error);
+    } finally {
+      this.drain();
+    }
+  }
+
+  /** Called when side messages may have been lost (a LISTEN reconnection): re-read what you show. */
+  onResync(listener: () => void): () => void {
+    this.emitter.on("resync", listener);
+    return () => this.emitter.off("resync", listener);
   }
 
   publish(message: BusMessage): void {

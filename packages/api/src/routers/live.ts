@@ -31,6 +31,12 @@ export const liveRouter = router({
       };
       const follower = ctx.hub.bus.follow(push, caller.id);
       const stopSide = ctx.hub.bus.subscribe((m) => m.type !== "event" && push(m));
+      // Side messages lost with a dropped LISTEN connection (PostgreSQL): say `listening` again.
+      let resync = false;
+      const stopResync = ctx.hub.bus.onResync(() => {
+        resync = true;
+        wake?.();
+      });
       const ended = signal ? AbortSignal.any([signal, watch.ended]) : watch.ended;
       const aborted = new Promise<void>((resolve) => ended.addEventListener("abort", () => resolve(), { once: true }));
       try {
@@ -50,7 +56,8 @@ export const liveRouter = router({
         // say that; a client that loaded its page before this item reads what came between.
         yield tracked(String(last), { seq: last, kind: "listening", conversation_id: null, project: null });
         while (!ended.aborted) {
-          if (queue.length === 0) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+          if (queue.length === 0 && !resync)
+            await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
           wake = null;
           if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
           for (const m of queue.splice(0)) {
@@ -91,11 +98,16 @@ export const liveRouter = router({
               };
             }
           }
+          if (resync) {
+            resync = false;
+            yield tracked(String(last), { seq: last, kind: "listening", conversation_id: null, project: null });
+          }
         }
         if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());
       } finally {
         follower.stop();
         stopSide();
+        stopResync();
         watch.stop();
       }
     }),
