@@ -1,10 +1,8 @@
-import { openDatabase } from "@maity/db";
-import { freshDatabase } from "@maity/db/testing";
-import { createHub, type Hub, type HubOptions } from "@maity/hub";
+import type { Hub, HubOptions } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleTrpc } from "../src/fetch.ts";
-import { type ApiServer, startApiServer } from "../src/node.ts";
-import { ADMIN, restClient } from "./helpers.ts";
+import type { ApiServer } from "../src/node.ts";
+import { restClient } from "./helpers.ts";
+import { adminPoster, openLiveFeed, startInstances } from "./load.ts";
 
 // Issue 16 "votes and reactions reach every reader of the dashboard live", under load: many
 // writers, many listeners, received = acknowledged (as delivery-concurrency.int.test.ts proves for
@@ -77,6 +75,7 @@ let a: Hub;
 let b: Hub | null = null;
 let apiA: ApiServer;
 let apiB: ApiServer;
+let instances: Awaited<ReturnType<typeof startInstances>> | undefined;
 const T: Record<string, string> = {};
 /** Writer handle → member id. */
 const ids: Record<string, string> = {};
@@ -119,87 +118,46 @@ let appendedDuringWrites = -1;
 // ---- listeners -----------------------------------------------------------------------------------
 
 /**
- * A human's dashboard feed: GET /api/trpc/live.feed as text/event-stream with a Bearer token. Over
- * HTTP on the API server when its answer streams; else the same Request through handleTrpc in this
- * process (delivery-concurrency.int.test.ts says why). `ready` resolves at the feed's first item,
- * `listening`: from there on it hears every change (routers/index.ts live.feed).
+ * A human's dashboard feed (load.ts openLiveFeed). `ready` resolves at the feed's first item,
+ * `listening`: from there on it hears every change (routers/live.ts live.feed).
  */
 function sseListener(hub: Hub, url: string, token: string, name: string): Listener {
   const into: Listener = { name, received: new Map(), total: 0, faults: [], lastAt: 0, ready: Promise.resolve() };
   into.ready = (async () => {
-    const path = `/api/trpc/live.feed?input=${encodeURIComponent(JSON.stringify({}))}`;
-    const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
-    let controller = new AbortController();
-    let response = await Promise.race([
-      fetch(`${url}${path}`, { headers, signal: controller.signal }).catch(() => null),
-      sleep(1_500).then(() => null),
-    ]);
-    if (response) sseTransport = "HTTP (startApiServer)";
-    else {
-      controller.abort();
-      controller = new AbortController();
-      sseTransport =
-        "handleTrpc in process (startApiServer's writeResponse buffers the whole answer: no SSE over HTTP)";
-      response = await handleTrpc(hub, new Request(`http://127.0.0.1${path}`, { headers, signal: controller.signal }));
-    }
-    if (!response.ok || !response.body) throw new Error(`${name}: live.feed answered ${response.status}`);
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let listening: () => void = () => {};
     const heard = new Promise<void>((r) => (listening = r));
-    const pump = (async () => {
-      let buffer = "";
-      for (let i = 0; i < 10_000_000; i++) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        buffer += value;
-        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-          const fields: Record<string, string> = {};
-          for (const line of buffer.slice(0, end).split("\n")) {
-            const colon = line.indexOf(":");
-            if (colon <= 0) continue;
-            const field = line.slice(0, colon);
-            fields[field] =
-              (fields[field] === undefined ? "" : `${fields[field]}\n`) + line.slice(colon + 1).replace(/^ /, "");
-          }
-          buffer = buffer.slice(end + 2);
-          if (fields.event !== undefined && fields.event !== "message") {
-            // tRPC's own: `connected`, `ping`, and `restore-id` after an untracked item (message_changed
-            // is one: nothing to resume from) to set the EventSource's last id back.
-            if (!["connected", "ping", "restore-id"].includes(fields.event))
-              into.faults.push(`event ${fields.event}: ${fields.data}`);
-            continue;
-          }
-          if (fields.data === undefined) continue;
-          const item = JSON.parse(fields.data) as {
-            seq: number;
-            kind: string;
-            conversation_id: string | null;
-            project: { owner: string; slug: string } | null;
-            what?: string;
-          };
-          if (item.kind === "listening") {
-            listening();
-            continue;
-          }
-          if (item.kind !== "message_changed") {
-            into.faults.push(`a ${item.kind} item (seq ${item.seq}) while only reactions and votes were written`);
-            continue;
-          }
-          if (item.conversation_id !== group || item.project?.owner !== "writer1" || item.project.slug !== "changes")
-            into.faults.push(`message_changed of ${JSON.stringify(item)}`);
-          const key = `${item.seq} ${item.what}`;
-          into.received.set(key, (into.received.get(key) ?? 0) + 1);
-          into.total += 1;
-          into.lastAt = Date.now();
-        }
+    const feed = await openLiveFeed(hub, url, token, {}, (frame) => {
+      if (frame.event !== undefined && frame.event !== "message") {
+        // tRPC's own: `connected`, `ping`, and `restore-id` after an untracked item (message_changed
+        // is one: nothing to resume from) to set the EventSource's last id back.
+        if (!["connected", "ping", "restore-id"].includes(frame.event))
+          into.faults.push(`event ${frame.event}: ${frame.data}`);
+        return;
       }
-    })();
-    stops.push(async () => {
-      controller.abort();
-      await reader.cancel().catch(() => {});
-      await pump;
+      if (frame.data === undefined) return;
+      const item = JSON.parse(frame.data) as {
+        seq: number;
+        kind: string;
+        conversation_id: string | null;
+        project: { owner: string; slug: string } | null;
+        what?: string;
+      };
+      if (item.kind === "listening") return listening();
+      if (item.kind !== "message_changed") {
+        into.faults.push(`a ${item.kind} item (seq ${item.seq}) while only reactions and votes were written`);
+        return;
+      }
+      if (item.conversation_id !== group || item.project?.owner !== "writer1" || item.project.slug !== "changes")
+        into.faults.push(`message_changed of ${JSON.stringify(item)}`);
+      const key = `${item.seq} ${item.what}`;
+      into.received.set(key, (into.received.get(key) ?? 0) + 1);
+      into.total += 1;
+      into.lastAt = Date.now();
     });
-    await Promise.race([heard, pump.then(() => Promise.reject(new Error(`${name}: the feed ended before listening`)))]);
+    sseTransport = feed.transport;
+    stops.push(feed.stop);
+    const ended = feed.pump.then(() => Promise.reject(new Error(`${name}: the feed ended before listening`)));
+    await Promise.race([heard, ended]);
   })();
   return into;
 }
@@ -337,24 +295,12 @@ const list = (xs: unknown[], max = 20) =>
 
 beforeAll(async () => {
   const t0 = Date.now();
-  const database = await freshDatabase();
-  a = createHub(database, OPTIONS);
-  await a.start();
-  if (onPostgres) {
-    b = createHub(await openDatabase({ databaseUrl: database.url as string, migrate: false }), OPTIONS);
-    await b.start();
-  }
-  apiA = await startApiServer(a);
-  apiB = b ? await startApiServer(b) : apiA;
+  instances = await startInstances(OPTIONS);
+  ({ a, b, apiA, apiB } = instances);
 
-  // A project of 9 humans and 3 agents, all in one group chat (12: the most a group chat holds).
+  // A group chat of 12 (the most a group chat holds): the writers and the readers.
   const rest = restClient(a);
-  const admin = async (path: string, body: unknown) => {
-    const res = await rest("POST", path, { token: ADMIN, body });
-    if (res.status !== 201 && res.status !== 200)
-      throw new Error(`${path} answered ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const admin = adminPoster(a);
   const readers = Array.from({ length: LISTENERS }, (_, i) => `reader${i + 1}`);
   const humans = [...WRITERS.filter((w) => !isAgent(w)), ...readers, "outsider"];
   for (const handle of humans) {
@@ -467,10 +413,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const stop of stops.splice(0)) await stop();
-  if (apiB && apiB !== apiA) await apiB.close();
-  await apiA?.close();
-  await b?.close();
-  await a?.close();
+  await instances?.close();
 });
 
 describe(`issue 16: every acknowledged vote and reaction reaches every live.feed listener as message_changed (${onPostgres ? "PostgreSQL, two app instances" : "PGlite, one instance"})`, () => {

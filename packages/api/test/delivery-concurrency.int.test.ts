@@ -1,14 +1,12 @@
 import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { openDatabase } from "@maity/db";
-import { freshDatabase } from "@maity/db/testing";
 import { encodeUpdatesCursor } from "@maity/domain";
-import { createHub, type Hub, type HubOptions } from "@maity/hub";
+import type { Hub, HubOptions } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { handleTrpc } from "../src/fetch.ts";
-import { type ApiServer, startApiServer } from "../src/node.ts";
-import { ADMIN, restClient } from "./helpers.ts";
+import type { ApiServer } from "../src/node.ts";
+import { restClient } from "./helpers.ts";
+import { adminPoster, openLiveFeed, startInstances } from "./load.ts";
 
 // Issue 12 "Proof under load": every message the hub acknowledged (answered 201) reaches every
 // listener exactly once, in seq order (M-022), whatever the concurrency and the engine.
@@ -71,6 +69,7 @@ let b: Hub | null = null;
 let apiA: ApiServer;
 let apiB: ApiServer;
 let hook: Server | null = null;
+let instances: Awaited<ReturnType<typeof startInstances>> | undefined;
 const T: Record<string, string> = {};
 const PROJECT = "/api/projects/writer1/load";
 let group = "";
@@ -185,65 +184,23 @@ async function webhookListener(into: Listener): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
 }
 
-/**
- * A human's dashboard feed: GET /api/trpc/live.feed?input={lastEventId} as text/event-stream with a
- * Bearer token. Over HTTP on the API server when its answer streams; when it does not (today
- * writeResponse reads the whole body before writing a byte, so the headers of an endless stream
- * never come), the same Request through handleTrpc in this process: the same SSE bytes, read from
- * the Response's stream. The console line says which one ran.
- */
+/** A human's dashboard feed (load.ts openLiveFeed), from `start` on: this chat's messages in arrival order. */
 async function sseListener(hub: Hub, url: string, token: string, start: number, into: Listener): Promise<void> {
-  const path = `/api/trpc/live.feed?input=${encodeURIComponent(JSON.stringify({ lastEventId: String(start) }))}`;
-  const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
-  let controller = new AbortController();
-  let response = await Promise.race([
-    fetch(`${url}${path}`, { headers, signal: controller.signal }).catch(() => null),
-    sleep(1_500).then(() => null),
-  ]);
-  if (response) sseTransport = "HTTP (startApiServer)";
-  else {
-    controller.abort();
-    controller = new AbortController();
-    sseTransport = "handleTrpc in process (startApiServer's writeResponse buffers the whole answer: no SSE over HTTP)";
-    response = await handleTrpc(hub, new Request(`http://127.0.0.1${path}`, { headers, signal: controller.signal }));
-  }
-  if (!response.ok || !response.body) throw new Error(`live.feed answered ${response.status}`);
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  const pump = (async () => {
-    let buffer = "";
-    for (let i = 0; i < 10_000_000; i++) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
-      buffer += value;
-      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-        const fields: Record<string, string> = {};
-        for (const line of buffer.slice(0, end).split("\n")) {
-          const colon = line.indexOf(":");
-          if (colon <= 0) continue;
-          const name = line.slice(0, colon);
-          fields[name] =
-            (fields[name] === undefined ? "" : `${fields[name]}\n`) + line.slice(colon + 1).replace(/^ /, "");
-        }
-        buffer = buffer.slice(end + 2);
-        if (fields.event !== undefined && fields.event !== "message") {
-          if (fields.event !== "connected" && fields.event !== "ping")
-            into.faults.push(`event ${fields.event}: ${fields.data}`);
-          continue;
-        }
-        if (fields.data === undefined) continue;
-        const item = JSON.parse(fields.data) as { seq: number; kind: string; conversation_id: string | null };
-        if (item.kind !== "message" || item.conversation_id !== group) continue;
-        if (fields.id !== String(item.seq)) into.faults.push(`item ${item.seq} tracked as ${fields.id}`);
-        into.arrivals.push(item.seq);
-        into.lastAt = Date.now();
-      }
+  const feed = await openLiveFeed(hub, url, token, { lastEventId: String(start) }, (frame) => {
+    if (frame.event !== undefined && frame.event !== "message") {
+      if (frame.event !== "connected" && frame.event !== "ping")
+        into.faults.push(`event ${frame.event}: ${frame.data}`);
+      return;
     }
-  })();
-  stops.push(async () => {
-    controller.abort();
-    await reader.cancel().catch(() => {});
-    await pump;
+    if (frame.data === undefined) return;
+    const item = JSON.parse(frame.data) as { seq: number; kind: string; conversation_id: string | null };
+    if (item.kind !== "message" || item.conversation_id !== group) return;
+    if (frame.id !== String(item.seq)) into.faults.push(`item ${item.seq} tracked as ${frame.id}`);
+    into.arrivals.push(item.seq);
+    into.lastAt = Date.now();
   });
+  sseTransport = feed.transport;
+  stops.push(feed.stop);
 }
 
 // ---- the load ------------------------------------------------------------------------------------
@@ -295,24 +252,12 @@ const list = (xs: unknown[], max = 40) =>
 
 beforeAll(async () => {
   const t0 = Date.now();
-  const database = await freshDatabase();
-  a = createHub(database, OPTIONS);
-  await a.start();
-  if (onPostgres) {
-    b = createHub(await openDatabase({ databaseUrl: database.url as string, migrate: false }), OPTIONS);
-    await b.start();
-  }
-  apiA = await startApiServer(a);
-  apiB = b ? await startApiServer(b) : apiA;
+  instances = await startInstances(OPTIONS);
+  ({ a, b, apiA, apiB } = instances);
 
   // A project of 9 humans and 3 agents, all in one group chat (12: the most a group chat holds).
   const rest = restClient(a);
-  const admin = async (path: string, body: unknown) => {
-    const res = await rest("POST", path, { token: ADMIN, body });
-    if (res.status !== 201 && res.status !== 200)
-      throw new Error(`${path} answered ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const admin = adminPoster(a);
   const humans = [...Array.from({ length: WRITERS }, (_, i) => `writer${i + 1}`), "reader"];
   for (const handle of humans)
     await admin("/api/admin/humans", { handle, name: handle, password: `${handle}-password` });
@@ -385,10 +330,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const stop of stops.splice(0)) await stop();
-  if (apiB && apiB !== apiA) await apiB.close();
-  await apiA?.close();
-  await b?.close();
-  await a?.close();
+  await instances?.close();
   if (hook) {
     hook.closeAllConnections();
     await new Promise<void>((resolve) => hook?.close(() => resolve()));
