@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { maity as runMaity, pythonSocket } from "./clients";
 import { admin, as } from "./helpers";
 
 // Issue 16 on the shipped server (`pnpm start`, as README says), with the clients users run: curl
@@ -208,26 +209,9 @@ test("B-203 B-204 the MCP SDK client over /api/mcp lists the chat's files and ge
 });
 
 test("B-213 B-215 the maity binary on the shipped server: send --file, download twice without overwriting", async () => {
-  const root = path.resolve(import.meta.dirname, "..");
   const home = mkdtempSync(path.join(tmpdir(), "maity-e2e-media-cli-"));
   const env = { PATH: process.env.PATH ?? "", HOME: home, MAITY_TOKEN: agentToken, MAITY_API_URL: base, TZ: "UTC" };
-  const maity = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(root, "packages/cli/bin/maity.mjs"), ...args], {
-        cwd: root,
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+  const maity = (args: string[]) => runMaity(args, env);
 
   // B-213: eleven files are refused before anything is uploaded (exit 2).
   const eleven = Array.from({ length: 11 }, () => ["--file", path.join(dir, "dot.png")]).flat();
@@ -406,48 +390,15 @@ test("B-215 B-211 B-214 B-181 `maity mcp` over stdio (the SDK's StdioClientTrans
 });
 
 test("B-146 B-150 B-181 B-182 B-184 B-185 /ws from Python (Debian's websockets): the event of a person's file message carries a signed URL that curl fetches without a token, and not once its sig is changed", async () => {
-  const script = `
-import asyncio, json, sys, websockets
-async def main(url, token, content):
-    async with websockets.connect(url, extra_headers={"Authorization": "Bearer " + token}, open_timeout=15) as ws:
-        await ws.send(json.dumps({"t": "hello", "resume": None}))
-        print(json.dumps(json.loads(await asyncio.wait_for(ws.recv(), 15))), flush=True)
-        while True:
-            frame = json.loads(await asyncio.wait_for(ws.recv(), 30))
-            if frame.get("t") == "event" and frame["message"]["content"] == content:
-                print(json.dumps(frame), flush=True)
-                return
-asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
-`;
   const name = "Résumé 2026.pdf";
   const pdf = Buffer.from(`%PDF-1.4\n% ${Date.now()}\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n`);
   const body = `A file for the socket ${Date.now()}`;
-  const child = spawn(
-    "/usr/bin/python3",
-    ["-c", script, `${base.replace(/^http/, "ws")}/api/agent-api/ws`, agentToken, body],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 60_000,
-    },
-  );
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (chunk) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   // The socket is open and past hello (its first frame printed) before the person sends.
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("\n")) resolve();
-    });
-    child.on("close", () => reject(new Error(`python exited before its first frame: ${err}`)));
-  });
+  const socket = await pythonSocket(base, agentToken, body);
   const fileId = await personSends(name, pdf, body);
-  expect(await exited, err).toBe(0);
-  const [first, event] = out
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line));
+  const { code, err, frames } = await socket.done();
+  expect(code, err).toBe(0);
+  const [first, event] = frames as [unknown, { message: { metadata: unknown } }];
   expect(first).toEqual({ t: "cursor", cursor: expect.stringMatching(/^u[0-9a-z]+$/) });
   expect(event).toMatchObject({
     t: "event",

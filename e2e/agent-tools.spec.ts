@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { connect } from "../packages/client/src/index.ts";
+import { maity } from "./clients";
 import { admin, as } from "./helpers";
 
 // Issue 14 on the shipped server (`pnpm start`, as README says): the real `maity` binary pairs,
@@ -12,29 +12,6 @@ import { admin, as } from "./helpers";
 
 const root = path.resolve(import.meta.dirname, "..");
 const M = "/api/projects/maintainer/maity";
-
-/** Runs the CLI as `pnpm maity` does (bin/maity.mjs keeps its exit codes), bounded. */
-function maity(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, "packages/cli/bin/maity.mjs"), ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 test("the maity CLI pairs with the shipped hub, sends, watches; the SDK's events() hears a human over /ws", async ({
   request,

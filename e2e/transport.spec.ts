@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import WebSocket from "ws";
+import { pythonSocket } from "./clients";
 
 // Issue 12, "one server, one module graph": every transport against the built app started as README
 // says (`pnpm start`), after ordinary HTTP traffic has gone through Next's request handler — the
@@ -129,44 +129,12 @@ test("B-146 B-148 B-150 B-152 /ws opens on the built app after other HTTP traffi
 });
 
 test("B-146 B-150 B-152 /ws opens on the built app from Python (Debian's websockets): hello, then the event of a message a human posts over REST", async () => {
-  const script = `
-import asyncio, json, sys, websockets
-async def main(url, token, content):
-    async with websockets.connect(url, extra_headers={"Authorization": "Bearer " + token}, open_timeout=15) as ws:
-        await ws.send(json.dumps({"t": "hello", "resume": None}))
-        print(json.dumps(json.loads(await asyncio.wait_for(ws.recv(), 15))), flush=True)
-        while True:
-            frame = json.loads(await asyncio.wait_for(ws.recv(), 15))
-            if frame.get("t") == "event" and frame["message"]["content"] == content:
-                print(json.dumps(frame), flush=True)
-                return
-asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
-`;
   const content = `over Python's websockets ${Date.now()}`;
-  const child = spawn(
-    "/usr/bin/python3",
-    ["-c", script, `${base.replace(/^http/, "ws")}/api/agent-api/ws`, agentToken, content],
-    { timeout: 40_000 },
-  );
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  await within<void>(20_000, "first frame from the Python client", (resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("\n")) resolve();
-    });
-    child.on("close", () => reject(new Error(`python exited before its first frame: ${err}`)));
-  });
+  const socket = await pythonSocket(base, agentToken, content);
   const id = await post(content);
-  expect(await exited, err).toBe(0);
-  const [first, event] = out
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line));
+  const { code, err, frames } = await socket.done();
+  expect(code, err).toBe(0);
+  const [first, event] = frames;
   expect(first).toEqual({ t: "cursor", cursor: expect.stringMatching(/^u[0-9a-z]+$/) });
   expect(event).toMatchObject({ t: "event", type: "message", message: { id, content, senderId: "hum-maintainer" } });
 });
