@@ -37,7 +37,7 @@ export function PollDialog(props: { conversationRef: ChatRef; disabled: boolean;
     setTried(false);
     setHubError(null);
   };
-  const problem = pollOptionsProblem(options, POLL_OPTIONS_MIN, POLL_OPTIONS_MAX);
+  const problem = pollOptionsProblem(options);
   const questionProblem = question.trim() ? null : "Question: say what you are asking.";
   const submit = async (e: FormEvent) => {
     e.preventDefault();
