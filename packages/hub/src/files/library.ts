@@ -97,12 +97,7 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
   /** Untrusted content (§10): the uploader chose it; an undecryptable name reads as "file". */
   const nameOf = (f: FileRow) => keys.decryptName(f.nameCipher) ?? "file";
 
-  /**
-   * The files an agent may list from `row` (B-205, B-206, B-210): sent files of this chat and — unless
-   * it is visiting (no project shares with visitors yet) — the project's library and the project's
-   * other chats it is in now, each within its readable history.
-   */
-  async function agentFileRows(agent: AgentCaller, row: KeyRow, attachmentId?: string) {
+  async function agentFileScope(agent: AgentCaller, row: KeyRow, attachmentId?: string) {
     const [owner, project] = await Promise.all([
       db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
       db.project.findUniqueOrThrow({ where: { id: row.projectId }, select: { bayId: true } }),
@@ -114,32 +109,48 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
           (r) => r.access === "participant" || r.key === row.key,
         );
     const floors = new Map(rooms.map((r) => [r.key, historyFloorOf(visiting, r.windowSeq)]));
-    const files = await db.attachment.findMany({
-      where: {
-        deletedAt: null,
-        ...(attachmentId ? { id: attachmentId } : {}),
-        OR: [
-          { conversationId: { in: [...floors.keys()] }, eventSeq: { not: null } },
-          ...(visiting ? [] : [{ libraryProjectId: row.projectId }]),
-        ],
-      },
-      orderBy: [{ linkedAt: "desc" }, { id: "asc" }],
-      take: LISTING_MAX,
-      select: fileSelect,
-    });
-    const titles = new Map(rooms.map((r) => [r.key, r.title]));
     return {
-      files: files.filter(
-        (f) => f.libraryProjectId !== null || (f.eventSeq ?? 0) > (floors.get(f.conversationId ?? "") ?? Infinity),
-      ),
-      titles,
+      /** Newest first, at most LISTING_MAX: the listing's page (the count reads the same rows). */
+      query: {
+        orderBy: [{ linkedAt: "desc" as const }, { id: "asc" as const }],
+        take: LISTING_MAX,
+        where: {
+          deletedAt: null,
+          ...(attachmentId ? { id: attachmentId } : {}),
+          OR: [
+            { conversationId: { in: [...floors.keys()] }, eventSeq: { not: null } },
+            ...(visiting ? [] : [{ libraryProjectId: row.projectId }]),
+          ],
+        },
+      },
+      /** A chat's file only within the agent's readable history of it; a library file always. */
+      readable: (f: { libraryProjectId: string | null; eventSeq: number | null; conversationId: string | null }) =>
+        f.libraryProjectId !== null || (f.eventSeq ?? 0) > (floors.get(f.conversationId ?? "") ?? Infinity),
+      titles: new Map(rooms.map((r) => [r.key, r.title])),
     };
+  }
+
+  /**
+   * The files an agent may list from `row` (B-205, B-206, B-210): sent files of this chat and — unless
+   * it is visiting (no project shares with visitors yet) — the project's library and the project's
+   * other chats it is in now, each within its readable history.
+   */
+  async function agentFileRows(agent: AgentCaller, row: KeyRow, attachmentId?: string) {
+    const scope = await agentFileScope(agent, row, attachmentId);
+    const files = await db.attachment.findMany({ ...scope.query, select: fileSelect });
+    return { files: files.filter(scope.readable), titles: scope.titles };
   }
 
   return {
     /** B-168: the webhook's `project.notes.fileCount` — what this agent's list_files here would list. */
     async agentFileCount(agent: AgentCaller, row: KeyRow): Promise<number> {
-      return (await agentFileRows(agent, row)).files.length;
+      // The listing's rows and order, but only the columns the history rule reads (every webhook body counts).
+      const scope = await agentFileScope(agent, row);
+      const files = await db.attachment.findMany({
+        ...scope.query,
+        select: { libraryProjectId: true, eventSeq: true, conversationId: true },
+      });
+      return files.filter(scope.readable).length;
     },
     /** GET /conversations/:id/attachments (B-203…B-210): no URLs, on purpose. */
     async agentListing(agent: AgentCaller, row: KeyRow): Promise<LibraryListing> {
