@@ -20,9 +20,9 @@ export {
   pollTallyText,
   sizeText,
 } from "./render.ts";
+export { errorResult } from "./results.ts";
 export {
   createMcpServer,
-  errorResult,
   type LocalOptions,
   localToolInputSchemas,
   toolInputSchemas,
