@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { appRouter } from "./routers/index.ts";
-import { restRoutes } from "./rest/index.ts";
+import { restRoutes } from "./rest/routes.ts";
 
 // The OpenAPI 3.1 document of the REST routes — the Maity routes and the agent API alike, from the
 // procedures' own zod schemas (one schema: validation, types and this document). Served at

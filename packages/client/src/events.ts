@@ -1,5 +1,5 @@
 import { agentEventMessageSchema, type UpdatesEvent } from "@maity/domain";
-import { AgentApiError, type AgentClientOptions, assertSecureTransport, callAgentOperation } from "./agent.ts";
+import { AgentApiError, type AgentClientOptions, assertSecureTransport, callAgentOperation } from "./call.ts";
 
 // The agent's event stream (004 §11) as one AsyncIterable: GET /ws when a socket can be opened with
 // the Authorization header (B-146, v1.22: never ?token=), else the held GET /updates (B-127…B-140).

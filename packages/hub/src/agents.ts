@@ -12,7 +12,6 @@ import {
   compareListKeys,
   conversationRole,
   DESCRIPTION_MAX,
-  eventId,
   HubError,
   historyFloorOf,
   isVisiting,
@@ -23,27 +22,22 @@ import {
   seqOfMessageId,
   sendableCard,
   sendAttachmentIds,
-  shouldRespondFor,
   resolveMentions,
   projectFullName,
   RESERVED_MESSAGE_TYPES,
   replyPolicyOf,
-  replyPreview,
   SERVER_METADATA_KEYS,
-  senderKindOf,
-  type UpdatesEvent,
-  type Visiting,
 } from "@maity/domain";
-import type { Db, Tx } from "@maity/db";
+import type { Db } from "@maity/db";
 import type { z } from "zod";
 import { refuseClosed } from "./access.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller } from "./caller.ts";
 import { idempotencyOf } from "./idempotency.ts";
 import { linkAttachments } from "./files/link.ts";
-import { agentAttachmentMetadata, attachmentsOf, cardOf } from "./files/render.ts";
 import { publishTyping } from "./typing.ts";
-import { withAgentMedia } from "./polls.ts";
+import { withAgentMedia } from "./messages/media.ts";
+import { agentMessageSelect, membersById, NO_BRIEF_VERSION, renderForAgent, visitingOf } from "./messages/agentView.ts";
 import type { MessagesService } from "./messages.ts";
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "./read.ts";
 
@@ -51,253 +45,8 @@ import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants
 // Maity routes (DESIGN §1: one model, two surfaces). Everything here renders BayChat's shapes from
 // the hub's rows; the rules it applies live in domain (routing verdicts are read, never re-derived).
 
-/** A project's brief version: no briefs yet (a later issue), so every project is at 0 (B-134). */
-export const NO_BRIEF_VERSION = 0;
 /** A conversation key is a cuid; anything else is unknown without a query. */
 const plausibleKey = (key: string): boolean => /^[a-z0-9]{8,40}$/i.test(key);
-
-/** The message columns every agent-facing rendering reads (select … satisfies, nothing leaks). */
-export const agentMessageSelect = {
-  seq: true,
-  fromId: true,
-  body: true,
-  sentAt: true,
-  metadata: true,
-  mentions: true,
-  redacted: true,
-  replyToSeq: true,
-  card: true,
-  attachments: true,
-  redaction: { select: { at: true } },
-  conversation: {
-    select: {
-      id: true,
-      kind: true,
-      title: true,
-      createdById: true,
-      replyPolicy: true,
-      designatedAgentId: true,
-      project: { select: { id: true, name: true, bayId: true } },
-    },
-  },
-} as const;
-
-export type AgentMessageRow = {
-  seq: number;
-  fromId: string;
-  body: string | null;
-  sentAt: Date;
-  metadata: unknown;
-  mentions: unknown;
-  redacted: boolean;
-  replyToSeq: number | null;
-  card?: unknown;
-  attachments?: unknown;
-  redaction: { at: Date } | null;
-  conversation: {
-    id: string;
-    kind: string;
-    title: string | null;
-    createdById: string | null;
-    replyPolicy: string;
-    designatedAgentId: string | null;
-    project: { id: string; name: string; bayId: string };
-  } | null;
-};
-
-export type MemberInfo = {
-  name: string;
-  visitingFrom: { bayId: string; bay: string; sponsor: { id: string; name: string } } | null;
-};
-
-/** Names (one line, B-048) and home Bays of members, in two statements. */
-async function membersById(db: Db | Tx, ids: string[]): Promise<Map<string, MemberInfo>> {
-  const unique = [...new Set(ids)];
-  const [humans, agents] = await Promise.all([
-    db.human.findMany({
-      where: { id: { in: unique.filter((id) => id.startsWith("hum-")) } },
-      select: { id: true, displayName: true },
-    }),
-    db.agent.findMany({
-      where: { id: { in: unique.filter((id) => id.startsWith("agt-")) } },
-      select: {
-        id: true,
-        handle: true,
-        owner: {
-          select: { id: true, handle: true, displayName: true, bayId: true, bay: { select: { handle: true } } },
-        },
-      },
-    }),
-  ]);
-  const out = new Map<string, MemberInfo>();
-  for (const h of humans) out.set(h.id, { name: oneLine(h.displayName), visitingFrom: null });
-  for (const a of agents)
-    out.set(a.id, {
-      name: oneLine(`${a.owner.handle}/${a.handle}`),
-      visitingFrom: {
-        bayId: a.owner.bayId,
-        bay: a.owner.bay.handle,
-        sponsor: { id: a.owner.id, name: oneLine(a.owner.displayName) },
-      },
-    });
-  return out;
-}
-
-/** v1.14: an agent whose owner's Bay is not the project's is visiting there (DESIGN §1). */
-function visitingOf(info: MemberInfo | undefined, projectBayId: string): Visiting | null {
-  const from = info?.visitingFrom;
-  return from && isVisiting(from.bayId, projectBayId) ? { homeBay: oneLine(from.bay), sponsor: from.sponsor } : null;
-}
-
-/** What a message's agent rendering needs beyond its row: loaded per batch, or known to the write. */
-export interface AgentRenderFacts {
-  sender: MemberInfo | undefined;
-  /** The sender is still a participant (its role in the room). */
-  present: boolean;
-  reply: { seq: number; fromId: string; body: string | null; redacted: boolean } | null | undefined;
-}
-
-/**
- * One message in the agent protocol's shape, with shouldRespond false: every agent's copy differs
- * only in its own verdict (renderForAgent, or the feed from the bus's `respond`). Pure.
- */
-export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts): AgentMessage {
-  const c = row.conversation;
-  const info = facts.sender;
-  const kind = senderKindOf(row.fromId);
-  const reply = facts.reply;
-  const metadata =
-    row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata)
-      ? (row.metadata as Record<string, unknown>)
-      : null;
-  return {
-    id: eventId(row.seq),
-    senderId: row.fromId,
-    senderType: kind.senderType,
-    content: row.redacted ? "" : (row.body ?? ""),
-    createdAt: row.sentAt.toISOString(),
-    // B-181: the files ride in metadata (unsigned here; each reader's copy is signed, files/render.ts).
-    metadata: row.redacted ? null : agentAttachmentMetadata(metadata, attachmentsOf(row.attachments)),
-    sender: {
-      id: row.fromId,
-      name: info?.name ?? row.fromId,
-      kind: kind.kind,
-      role: c
-        ? conversationRole({
-            memberId: row.fromId,
-            participant: facts.present,
-            createdById: c.createdById,
-            group: c.kind === "group",
-            policy: replyPolicyOf(c.replyPolicy),
-            designatedAgentId: c.designatedAgentId,
-          })
-        : null,
-      visiting: c ? visitingOf(info, c.project.bayId) : null,
-    },
-    mentions: row.redacted
-      ? []
-      : ((row.mentions as { member_id: string }[]) ?? []).map((m) => m.member_id).filter((id) => id.startsWith("agt-")),
-    shouldRespond: false,
-    // B-124: a deleted (redacted) target keeps its id and sender, with preview "".
-    replyTo: reply
-      ? {
-          id: eventId(reply.seq),
-          senderId: reply.fromId,
-          senderType: senderKindOf(reply.fromId).senderType,
-          preview: reply.redacted ? "" : replyPreview(reply.body),
-        }
-      : null,
-    conversationId: c?.id ?? "",
-    cardPayload: row.redacted ? null : (cardOf(row.card)?.payload ?? null),
-    reactions: [],
-    deletedAt: row.redaction?.at.toISOString() ?? null,
-  };
-}
-
-/**
- * Renders messages for every agent at once: the message with shouldRespond false and the agents
- * whose verdict is true (`respond`). Four statements whatever the number of messages.
- */
-export async function renderAgentEvents(
-  db: Db | Tx,
-  rows: AgentMessageRow[],
-): Promise<{ message: AgentMessage; row: AgentMessageRow; respond: string[] }[]> {
-  if (rows.length === 0) return [];
-  const seqs = rows.map((r) => r.seq);
-  const replySeqs = [...new Set(rows.map((r) => r.replyToSeq).filter((s): s is number => s !== null))];
-  const conversationIds = [...new Set(rows.map((r) => r.conversation?.id).filter((id): id is string => !!id))];
-  const [verdicts, replies, current] = await Promise.all([
-    db.routingVerdict.findMany({
-      where: { eventSeq: { in: seqs }, shouldRespond: true },
-      select: { eventSeq: true, agentId: true },
-    }),
-    replySeqs.length
-      ? db.event.findMany({
-          where: { seq: { in: replySeqs } },
-          select: { seq: true, fromId: true, body: true, redacted: true },
-        })
-      : [],
-    db.participation.findMany({
-      where: {
-        conversationId: { in: conversationIds },
-        memberId: { in: [...new Set(rows.map((r) => r.fromId))] },
-        leftAt: null,
-      },
-      select: { conversationId: true, memberId: true },
-    }),
-  ]);
-  const members = await membersById(
-    db,
-    rows.map((r) => r.fromId),
-  );
-  const respond = new Map<number, string[]>();
-  for (const v of verdicts) respond.set(v.eventSeq, [...(respond.get(v.eventSeq) ?? []), v.agentId]);
-  const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
-  const present = new Set(current.map((p) => `${p.conversationId} ${p.memberId}`));
-  return rows.map((row) => {
-    const facts: AgentRenderFacts = {
-      sender: members.get(row.fromId),
-      present: present.has(`${row.conversation?.id} ${row.fromId}`),
-      reply: row.replyToSeq === null ? null : replyBySeq.get(row.replyToSeq),
-    };
-    return { message: buildAgentMessage(row, facts), row, respond: respond.get(row.seq) ?? [] };
-  });
-}
-
-/** The reader's own verdict, decided once when the message was written (DESIGN §1); its own message: false. */
-export const forReader = (message: AgentMessage, respond: readonly string[], readerId: string): AgentMessage => ({
-  ...message,
-  shouldRespond: shouldRespondFor(message.senderId, respond, readerId),
-});
-
-/** Renders messages for one reading agent: sender, mentions (agents only, B-086), its verdict, replyTo. */
-export async function renderForAgent(
-  db: Db | Tx,
-  readerId: string,
-  rows: AgentMessageRow[],
-): Promise<{ message: AgentMessage; row: AgentMessageRow }[]> {
-  return (await renderAgentEvents(db, rows)).map((r) => ({
-    message: forReader(r.message, r.respond, readerId),
-    row: r.row,
-  }));
-}
-
-/** B-132: the event's message carries exactly the event fields; the REST-only ones stay out. */
-export function eventMessage(message: AgentMessage): UpdatesEvent["message"] {
-  const { conversationId: _c, cardPayload: _p, reactions: _r, poll: _t, deletedAt: _d, ...event } = message;
-  return event;
-}
-
-export function toUpdatesEvent(rendered: { message: AgentMessage; row: AgentMessageRow }): UpdatesEvent {
-  const c = rendered.row.conversation;
-  return {
-    type: "message",
-    conversationId: c?.id ?? "",
-    message: eventMessage(rendered.message),
-    conversation: { id: c?.id ?? "", type: c?.kind === "direct" ? "DM" : "GROUP", title: c?.title ?? null },
-    project: { id: c?.project.id ?? "", name: c?.project.name ?? "", version: NO_BRIEF_VERSION },
-  };
-}
 
 export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
   /** One of the agent's rooms by its global id, as the Maity read model sees it; null otherwise. */

@@ -10,7 +10,7 @@ import {
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import type { z } from "zod";
-import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./agents.ts";
+import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./messages/agentView.ts";
 import { logHead } from "./append.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
 import type { CredentialWatch } from "./auth.ts";

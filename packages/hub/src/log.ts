@@ -1,5 +1,5 @@
 import type { Db } from "@maity/db";
-import { renderAgentEvents, toUpdatesEvent } from "./agents.ts";
+import { renderAgentEvents, toUpdatesEvent } from "./messages/agentView.ts";
 import type { LogEvent, LogLoader } from "./bus.ts";
 import { logMessageSelect, renderMessage } from "./messages.ts";
 

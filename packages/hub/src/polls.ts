@@ -2,20 +2,15 @@ import { randomBytes } from "node:crypto";
 import {
   type AgentMessage,
   type AgentPoll,
-  agentReactions,
   checkPoll,
   checkVote,
   HubError,
   isHubError,
-  maityPollOf,
-  maityReactions,
   type Message,
   type Poll,
   type PollRefusal,
   type ProjectRef,
   pollFallback,
-  seqOfMessageId,
-  tallyPoll,
   voteChanges,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
@@ -24,35 +19,12 @@ import type { AgentService } from "./agents.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller, Caller } from "./caller.ts";
 import type { MessagesService } from "./messages.ts";
-import { loadReactions, publishChanged } from "./reactions.ts";
+import { maityOf, optionsOf, type PollRow, pollSelect, tallyOf, type VoteRow } from "./messages/media.ts";
+import { publishChanged } from "./reactions.ts";
 import type { KeyRow } from "./read.ts";
 
 // Polls (004 v1.12, B-226…B-240): the card.poll message and its Poll row are one write; votes
 // replace the voter's set in one transaction. The rules are domain's (polls.ts); here the I/O.
-
-const pollSelect = {
-  id: true,
-  eventSeq: true,
-  conversationId: true,
-  askedById: true,
-  question: true,
-  options: true,
-  allowMultiple: true,
-  closedAt: true,
-} as const;
-type PollRow = {
-  id: string;
-  eventSeq: number;
-  conversationId: string;
-  askedById: string;
-  question: string;
-  options: unknown;
-  allowMultiple: boolean;
-  closedAt: Date | null;
-};
-type VoteRow = { voterId: string; optionIndex: number; at: Date };
-
-const optionsOf = (poll: PollRow): string[] => (Array.isArray(poll.options) ? (poll.options as string[]) : []);
 
 /** B-230: no such poll and a poll outside the caller's rooms read the same. */
 const pollNotFound = () => new HubError("not_found", "poll not found", { agent_code: "POLL_NOT_FOUND" });
@@ -61,86 +33,6 @@ const pollNotFound = () => new HubError("not_found", "poll not found", { agent_c
 function refused(r: PollRefusal, surface: "agent" | "maity"): HubError {
   const field = surface === "maity" && r.field === "optionIndexes" ? "option_indexes" : r.field;
   return new HubError("invalid", r.message, { fields: { [field]: r.code.toLowerCase() }, agent_code: r.code });
-}
-
-/** One reader's view of polls: participants vote, observers only read. */
-export type PollReader = { id: string; participant: boolean };
-
-const tallyOf = (poll: PollRow, votes: VoteRow[], reader: PollReader): AgentPoll =>
-  tallyPoll({ id: poll.id, allowMultiple: poll.allowMultiple, closed: poll.closedAt !== null }, votes, reader);
-
-const maityOf = (poll: PollRow, votes: VoteRow[], reader: PollReader): Poll =>
-  maityPollOf(tallyOf(poll, votes, reader), {
-    question: poll.question,
-    options: optionsOf(poll),
-    askedBy: poll.askedById,
-  });
-
-/**
- * The polls of a page of messages with their votes, and whether the reader is a current participant
- * of each poll's room: two statements for the page, never one per message.
- */
-async function loadPolls(db: Db, seqs: number[], readerId: string) {
-  const polls = seqs.length
-    ? await db.poll.findMany({
-        where: { eventSeq: { in: [...new Set(seqs)] } },
-        select: { ...pollSelect, votes: { select: { voterId: true, optionIndex: true, at: true } } },
-      })
-    : [];
-  const rooms = [...new Set(polls.map((p) => p.conversationId))];
-  const present = rooms.length
-    ? await db.participation.findMany({
-        // A closed chat takes no votes: its participants read the tally with canVote false.
-        where: { conversationId: { in: rooms }, memberId: readerId, leftAt: null, conversation: { closedAt: null } },
-        select: { conversationId: true },
-      })
-    : [];
-  const inRoom = new Set(present.map((p) => p.conversationId));
-  return new Map(
-    polls.map((p) => [p.eventSeq, { poll: p, reader: { id: readerId, participant: inRoom.has(p.conversationId) } }]),
-  );
-}
-
-/**
- * A page of Maity messages (or events) with each poll message's `poll` and each message's
- * `reactions`, as this reader sees them. A redacted message carries neither.
- */
-export async function withMedia<T extends { seq: number; redacted?: boolean }>(
-  db: Db,
-  readerId: string,
-  items: T[],
-): Promise<T[]> {
-  const seqs = items.filter((m) => !m.redacted).map((m) => m.seq);
-  if (seqs.length === 0) return items;
-  const [polls, reactions] = await Promise.all([loadPolls(db, seqs, readerId), loadReactions(db, seqs)]);
-  return items.map((m) => {
-    if (m.redacted) return m;
-    const poll = polls.get(m.seq);
-    const rows = reactions.get(m.seq);
-    return {
-      ...m,
-      ...(poll ? { poll: maityOf(poll.poll, poll.poll.votes, poll.reader) } : {}),
-      ...(rows?.length ? { reactions: maityReactions(rows, readerId) } : {}),
-    };
-  });
-}
-
-/** The agent REST messages of a page with `poll` (B-234, B-235) and `reactions`; events stay without (B-132). */
-export async function withAgentMedia(db: Db, readerId: string, messages: AgentMessage[]): Promise<AgentMessage[]> {
-  const seqOf = (m: AgentMessage) => (m.deletedAt === null ? seqOfMessageId(m.id) : null);
-  const seqs = messages.map(seqOf).filter((s): s is number => s !== null);
-  if (seqs.length === 0) return messages;
-  const [polls, reactions] = await Promise.all([loadPolls(db, seqs, readerId), loadReactions(db, seqs)]);
-  return messages.map((m) => {
-    const seq = seqOf(m);
-    if (seq === null) return m;
-    const poll = polls.get(seq);
-    return {
-      ...m,
-      reactions: agentReactions(reactions.get(seq) ?? []),
-      ...(poll ? { poll: tallyOf(poll.poll, poll.poll.votes, poll.reader) } : {}),
-    };
-  });
 }
 
 const newPollId = (): string => `pol-${BigInt(`0x${randomBytes(12).toString("hex")}`).toString(36)}`;

@@ -7,7 +7,6 @@ import {
   maityReactions,
   type ProjectRef,
   type Reaction,
-  type ReactionRow,
   seqOfMessageId,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
@@ -15,6 +14,7 @@ import { refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
 import type { AgentService } from "./agents.ts";
 import type { LiveBus } from "./bus.ts";
 import type { AgentCaller, Caller } from "./caller.ts";
+import { loadReactions } from "./messages/media.ts";
 import { type KeyRow, observersOf, readParticipants } from "./read.ts";
 import { publishTyping } from "./typing.ts";
 
@@ -24,19 +24,6 @@ import { publishTyping } from "./typing.ts";
 
 /** An agent's 👀 on a message says it is on it: its typing indicator starts, as POST …/typing does. */
 const LOOKING = "👀";
-
-/** One statement: the reactions of the given messages, by seq. */
-export async function loadReactions(db: Db, seqs: number[]): Promise<Map<number, ReactionRow[]>> {
-  const bySeq = new Map<number, ReactionRow[]>();
-  if (seqs.length === 0) return bySeq;
-  const rows = await db.reaction.findMany({
-    where: { eventSeq: { in: [...new Set(seqs)] } },
-    select: { eventSeq: true, memberId: true, emoji: true, at: true },
-    orderBy: [{ at: "asc" }, { memberId: "asc" }],
-  });
-  for (const r of rows) bySeq.set(r.eventSeq, [...(bySeq.get(r.eventSeq) ?? []), r]);
-  return bySeq;
-}
 
 /**
  * Issue 16 live: something on message `seq` changed; every current reader of the chat — its

@@ -20,7 +20,8 @@ import {
 import type { z } from "zod";
 import type { Db } from "@maity/db";
 import { type Signer, signAgentMessage } from "./files/render.ts";
-import { agentMessageSelect, type AgentService, eventMessage, renderForAgent, toUpdatesEvent } from "./agents.ts";
+import type { AgentService } from "./agents.ts";
+import { agentMessageSelect, eventMessage, renderForAgent, toUpdatesEvent } from "./messages/agentView.ts";
 import type { AgentCaller } from "./caller.ts";
 import type { KeyRow } from "./read.ts";
 

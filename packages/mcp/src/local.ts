@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { ok, run, WRITE } from "./results.ts";
 import { sizeText } from "./render.ts";
 import { LOCAL_TOOL_DESCRIPTIONS } from "./text.ts";
-import { type LocalOptions, localToolInputSchemas } from "./server.ts";
+import { type LocalOptions, localToolInputSchemas } from "./schemas.ts";
 
 // The tools only the local stdio server has (004 §10): they read and write files on this machine.
 

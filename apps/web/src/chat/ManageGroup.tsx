@@ -19,7 +19,7 @@ import { Bot, Settings2 } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { hubErrorOf, useTRPC } from "../trpc";
-import type { ChatProps } from "./OpenChat";
+import type { ChatProps } from "./chatProps";
 import { ManagePeople } from "./ManagePeople";
 import { ManageReplies } from "./ManageReplies";
 import { fieldsOf, type Part, refusalWords, useFailureToast, useRefresh } from "./manageShared";

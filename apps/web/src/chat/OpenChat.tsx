@@ -16,6 +16,7 @@ import { Eye, Users } from "lucide-react";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { itemTitle } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
+import type { ChatProps } from "./chatProps";
 import { Composer, type ReplyTarget } from "./Composer";
 import { ManageGroup } from "./ManageGroup";
 import { useManager } from "./manager";
@@ -23,7 +24,7 @@ import { MessageRow, type RowActions } from "./MessageRow";
 import { dayLabel, named, peopleOf } from "./people";
 import { useTimeline, useTyping } from "./timeline";
 
-export type ChatProps = { owner: string; slug: string; id: string; me: { id: string; kind: string; handle: string } };
+export type { ChatProps } from "./chatProps";
 
 // Issue 15 performance: a chat of 10,000 lines keeps at most MAX_MOUNTED of its loaded lines in the
 // DOM, sliding by STEP as the reader reaches either end of them; the rest stay in memory.

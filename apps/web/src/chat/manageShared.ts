@@ -3,7 +3,7 @@ import { fieldErrorWords, type GroupView } from "@maity/domain";
 import { useToast } from "@maity/ui";
 import { useQueryClient } from "@tanstack/react-query";
 import { hubErrorOf, useTRPC } from "../trpc";
-import type { ChatProps } from "./OpenChat";
+import type { ChatProps } from "./chatProps";
 
 // What the manage dialog's sections share: the hub's refusals in words, a changed view written
 // into the cache, and the toast of a failed change.

@@ -1,15 +1,17 @@
-import { HubError, parseBearer, REQUEST_BODY_MAX_BYTES, renderMaityError } from "@maity/domain";
+import { HubError, parseBearer, renderMaityError } from "@maity/domain";
 import { fileTooLarge, type Hub } from "@maity/hub";
 import { Readable } from "node:stream";
-import { PREAUTH_BODY_MAX_BYTES, limitBody, readBody } from "../body.ts";
+import { limitBody, readBody } from "../body.ts";
 import { baseUrlOf, clientAddress, cookieChangeRefusal, decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
+import { type Procedure, restRoutes } from "./routes.ts";
 import { appRouter } from "../routers/index.ts";
 import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "../session.ts";
-import { type Context, type Meta, type RestMeta, type StreamAnswer, spendBudget } from "../trpc.ts";
+import { type Context, type Meta, type StreamAnswer, spendBudget } from "../trpc.ts";
 import { agentErrorResponse, agentRefusal, errorResponse, json } from "./errors.ts";
 
 export { errorResponse, json } from "./errors.ts";
+export { type RestRoute, restRoutes } from "./routes.ts";
 
 // The one REST adapter: each route is a procedure of appRouter — a Maity route (`meta.rest`) or an
 // agent API operation (`meta.agent`, 004 §11) — called through createCaller, the same code path as
@@ -17,58 +19,6 @@ export { errorResponse, json } from "./errors.ts";
 // its output or HubError into the answer, in the Maity style (DESIGN §4) or the protocol's
 // `{error, code}` under /api/agent-api.
 
-type Procedure = { _def: { meta?: Meta } };
-export interface RestRoute {
-  name: string;
-  meta: RestMeta;
-  pattern: RegExp;
-  keys: string[];
-  /** How its refusals are rendered: the Maity routes' or the agent protocol's. */
-  style: "maity" | "agent";
-  /** Who may call: a member (bearer or session), the operator, anyone, or an agent's token. */
-  access: "member" | "admin" | "public" | "agent";
-  /** The JSON body's limit (issue 13 #2): small where no credential is needed. */
-  bodyLimit: number;
-}
-
-export function restRoutes(): RestRoute[] {
-  const procedures = appRouter._def.procedures as unknown as Record<string, Procedure>;
-  return Object.entries(procedures).flatMap(([name, procedure]): RestRoute[] => {
-    const { rest, agent } = procedure._def.meta ?? {};
-    const meta: RestMeta | undefined = agent
-      ? {
-          method: agent.method,
-          path: agent.path,
-          summary: agent.summary,
-          status: agent.status,
-          ...(agent.headers ? { headers: agent.headers } : {}),
-          ...(agent.respond ? { respond: agent.respond } : {}),
-          ...(agent.body ? { body: agent.body } : {}),
-          responseSchema: agent.output,
-        }
-      : rest;
-    if (!meta) return [];
-    const keys: string[] = [];
-    const pattern = new RegExp(
-      `^${meta.path.replace(/\{(\w+)\}/g, (_, key: string) => {
-        keys.push(key);
-        return "([^/]+)";
-      })}$`,
-    );
-    const access = agent
-      ? agent.access
-      : meta.access === "public"
-        ? "public"
-        : meta.path.startsWith("/api/admin/")
-          ? "admin"
-          : name === "health"
-            ? "public"
-            : "member";
-    const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
-    const style = agent || meta.style === "agent" ? "agent" : "maity";
-    return [{ name, meta, pattern, keys, style, access, bodyLimit }];
-  });
-}
 const ROUTES = restRoutes();
 const procedureMeta = (name: string): Meta | undefined =>
   (appRouter._def.procedures as unknown as Record<string, Procedure>)[name]?._def.meta;

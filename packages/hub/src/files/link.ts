@@ -2,7 +2,6 @@ import { type Attachment, attachmentLinkFailed } from "@maity/domain";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { Caller } from "../caller.ts";
 import type { KeyRow } from "../read.ts";
-import type { WriteInput } from "../messages.ts";
 import { metadataOf } from "./library.ts";
 
 // Linking a send's files to its message (B-198…B-202, M-030): all or nothing. The rows are read before
@@ -14,13 +13,19 @@ import { metadataOf } from "./library.ts";
  * caller's own unsent, undeleted upload of the conversation's project's Bay; else 409, never naming
  * which id (B-202), and nothing is written. `retryable`: the send carries an idempotency key.
  */
+/** What the write takes from a send's files: their metadata and the link, run in the message's transaction. */
+export interface LinkedFiles {
+  attachments?: Attachment[];
+  within?: (tx: SqlExecutor, seq: number, sentAt: Date) => Promise<void>;
+}
+
 export async function linkAttachments(
   db: Db,
   caller: Caller,
   row: KeyRow,
   ids: string[],
   retryable = false,
-): Promise<Pick<WriteInput, "attachments" | "within">> {
+): Promise<LinkedFiles> {
   if (ids.length === 0) return {};
   const [project, files] = await Promise.all([
     db.project.findUniqueOrThrow({ where: { id: row.projectId }, select: { bayId: true } }),

@@ -10,7 +10,7 @@ import type { Db, SqlRunner } from "@maity/db";
 import { projectOf, resolveConversation } from "../access.ts";
 import type { LiveBus } from "../bus.ts";
 import type { Caller } from "../caller.ts";
-import { withMedia } from "../polls.ts";
+import { withMedia } from "./media.ts";
 import type { KeyRow } from "../read.ts";
 import { type MessageRow, messageSelect, readerOf, renderEvent, renderMessage } from "./render.ts";
 

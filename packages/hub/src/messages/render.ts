@@ -1,7 +1,7 @@
 import { eventId, type HubEvent, type Message, redactionReasonVisible } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { isProjectAdmin } from "../access.ts";
-import { agentMessageSelect } from "../agents.ts";
+import { agentMessageSelect } from "./agentView.ts";
 import type { Caller } from "../caller.ts";
 import { attachmentsOf, cardOf } from "../files/render.ts";
 
