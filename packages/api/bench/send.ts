@@ -23,7 +23,7 @@ import { freshDatabase } from "@maity/db/testing";
 import { APPEND_LOCK_KEY, createHub } from "@maity/hub";
 import { startApiServer } from "../src/node.ts";
 
-// The limit takes the hub's own gap-free append lock (packages/hub/src/append.ts): the same
+// The limit takes the hub's own gap-free append lock (packages/hub/src/delivery/append.ts): the same
 // durable work includes serialising appends, so commit order is seq order.
 
 const ROUNDS = 4;

@@ -166,7 +166,7 @@ describe("limits (§1.7) and closed projects", () => {
   });
 
   it("conversation_quota when the project has as many open group chats as allowed (M-096)", async () => {
-    const { groupService } = await import("../../hub/src/groups.ts");
+    const { groupService } = await import("../../hub/src/conversations/groups.ts");
     const open = await hub.db.conversation.count({
       where: { kind: "group", closedAt: null, project: { slug: "maity" } },
     });

@@ -2,7 +2,7 @@
 // over the hub's HTTP routes (the hub owns its database). Every failure is one line on stderr and
 // exit 1; a usage error exit 2 with the usage (docs/cli.md).
 import { createRestClient, HubApiError } from "@maity/client";
-import { CommandError, type Io, runAgent } from "./agent.ts";
+import { CommandError, type Io, runAgent } from "./agent/run.ts";
 import { type AdminCommand, type AgentCommand, isAdminCommand, parseCommand, USAGE, UsageError } from "./commands.ts";
 import { ConfigError } from "./config.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { versionNote } from "../src/agent.ts";
+import { versionNote } from "../src/agent/run.ts";
 import { hookAnswer, hookReason, parseHookInput } from "../src/hook.ts";
 
 process.env.TZ = "UTC";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GAP_WAIT_MS, LiveBus, type LogEvent } from "../src/bus.ts";
+import { GAP_WAIT_MS, LiveBus, type LogEvent } from "../src/delivery/bus.ts";
 
 // Issue 12 / DESIGN §1: the bus hands the log's events on in seq order, each once, whatever order
 // their publishes arrive in (concurrent requests, other instances' NOTIFYs); a link missing for a

@@ -13,9 +13,9 @@ import {
   type ProjectLibraryFile,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
-import { isProjectAdmin, memberProject, projectOf } from "../access.ts";
-import type { AgentCaller, Caller } from "../caller.ts";
-import { type KeyRow, readKeys } from "../read.ts";
+import { isProjectAdmin, memberProject, projectOf } from "../access/resolve.ts";
+import type { AgentCaller, Caller } from "../access/caller.ts";
+import { type KeyRow, readKeys } from "../access/visibility.ts";
 import type { FileKeys } from "./keys.ts";
 import type { Signer } from "./render.ts";
 import type { BlobStore } from "./store.ts";

@@ -1,7 +1,7 @@
 import { type Attachment, attachmentLinkFailed } from "@maity/domain";
 import type { Db, SqlExecutor } from "@maity/db";
-import type { Caller } from "../caller.ts";
-import type { KeyRow } from "../read.ts";
+import type { Caller } from "../access/caller.ts";
+import type { KeyRow } from "../access/visibility.ts";
 import { metadataOf } from "./library.ts";
 
 // Linking a send's files to its message (B-198…B-202, M-030): all or nothing. The rows are read before

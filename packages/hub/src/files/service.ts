@@ -12,8 +12,8 @@ import {
   type UploadAnswer,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
-import type { Caller } from "../caller.ts";
-import { memberProject } from "../access.ts";
+import type { Caller } from "../access/caller.ts";
+import { memberProject } from "../access/resolve.ts";
 import { ImageRefusal, processImage } from "./images.ts";
 import type { FileKeys } from "./keys.ts";
 import { sniffType } from "./sniff.ts";

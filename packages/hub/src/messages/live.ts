@@ -1,10 +1,10 @@
 import type { ProjectRef } from "@maity/domain";
 import type { Db } from "@maity/db";
-import { refuseClosed, refuseObserver, resolveConversation } from "../access.ts";
-import { logHead } from "../append.ts";
-import type { LiveBus } from "../bus.ts";
-import type { Caller } from "../caller.ts";
-import { publishTyping } from "../typing.ts";
+import { refuseClosed, refuseObserver, resolveConversation } from "../access/resolve.ts";
+import { logHead } from "../delivery/append.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { Caller } from "../access/caller.ts";
+import { publishTyping } from "../delivery/typing.ts";
 
 // The dashboard's live feed helpers: its backfill, where it starts, where an event happened, and a
 // person typing.

@@ -7,11 +7,11 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, SqlRunner } from "@maity/db";
-import { projectOf, resolveConversation } from "../access.ts";
-import type { LiveBus } from "../bus.ts";
-import type { Caller } from "../caller.ts";
+import { projectOf, resolveConversation } from "../access/resolve.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { Caller } from "../access/caller.ts";
 import { withMedia } from "./media.ts";
-import type { KeyRow } from "../read.ts";
+import type { KeyRow } from "../access/visibility.ts";
 import { type MessageRow, messageSelect, readerOf, renderEvent, renderMessage } from "./render.ts";
 
 // The read path (§9.1, §9.2, §8.2): a chat's window after the read marker and its history, the read

@@ -1,12 +1,12 @@
 import { HubError, isHubError, type Message, type ProjectRef, type redactInput } from "@maity/domain";
 import type { z } from "zod";
 import type { Db } from "@maity/db";
-import { conversationNotFound, projectOf, refuseObserver, resolveConversation } from "../access.ts";
-import type { LiveBus } from "../bus.ts";
-import type { Caller } from "../caller.ts";
+import { conversationNotFound, projectOf, refuseObserver, resolveConversation } from "../access/resolve.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { Caller } from "../access/caller.ts";
 import { deleteBlobs, tombstoneFiles } from "../files/library.ts";
 import type { BlobStore } from "../files/store.ts";
-import type { KeyRow } from "../read.ts";
+import type { KeyRow } from "../access/visibility.ts";
 import { messageSelect, readerOf, renderMessage } from "./render.ts";
 
 // The redaction path (§8.5, §9.2): who may redact, erasing the message's bytes and files, the live

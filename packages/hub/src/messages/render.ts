@@ -1,8 +1,8 @@
 import { eventId, type HubEvent, type Message, redactionReasonVisible } from "@maity/domain";
 import type { Db } from "@maity/db";
-import { isProjectAdmin } from "../access.ts";
+import { isProjectAdmin } from "../access/resolve.ts";
 import { agentMessageSelect } from "./agentView.ts";
-import type { Caller } from "../caller.ts";
+import type { Caller } from "../access/caller.ts";
 import { attachmentsOf, cardOf } from "../files/render.ts";
 
 // A message's row and its Maity rendering (§9.1, §9.2, §8.5): what every read, the write's answer

@@ -19,17 +19,17 @@ import {
 import type { z } from "zod";
 import { randomUUID } from "node:crypto";
 import type { Db, SqlExecutor, SqlRunner } from "@maity/db";
-import { refuseClosed, refuseObserver, resolveConversation } from "../access.ts";
+import { refuseClosed, refuseObserver, resolveConversation } from "../access/resolve.ts";
 import { type AgentMessageRow, buildAgentMessage, renderForAgent, toUpdatesEvent } from "./agentView.ts";
-import { APPEND_LOCK_KEY } from "../append.ts";
+import { APPEND_LOCK_KEY } from "../delivery/append.ts";
 import { linkAttachments } from "../files/link.ts";
 import { withAgentMedia, withMedia } from "./media.ts";
 import { rawOf } from "../raw.ts";
-import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "../writeSql.ts";
-import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "../idempotency.ts";
-import type { LiveBus, LogEvent } from "../bus.ts";
-import type { Caller } from "../caller.ts";
-import type { KeyRow } from "../read.ts";
+import { memberInfoOf, WRITE_FACTS_SQL, WRITE_SQL, type WriteFacts } from "./writeSql.ts";
+import { IDEMPOTENCY_TTL_MS, type Idempotency, idempotencyOf } from "./idempotency.ts";
+import type { LiveBus, LogEvent } from "../delivery/bus.ts";
+import type { Caller } from "../access/caller.ts";
+import type { KeyRow } from "../access/visibility.ts";
 import { logMessageSelect, type MessageRow, readerOf, renderMessage } from "./render.ts";
 
 // The send path: posting a chat message (§9.1, §9.2, §8.4). POST …/messages, POST …/events with type

@@ -10,9 +10,9 @@ import {
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import type { z } from "zod";
-import type { LiveBus } from "./bus.ts";
-import type { HumanCaller } from "./caller.ts";
-import { mintSecret, sha256 } from "./credentials.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { HumanCaller } from "../access/caller.ts";
+import { mintSecret, sha256 } from "../auth/credentials.ts";
 
 // 004 §2 the two ways an agent gets its credential. Pairing: the owner mints a short-lived,
 // single-use code; redeeming it rotates the agent's token (B-014…B-016, B-026). Reverse linking:

@@ -19,11 +19,11 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db } from "@maity/db";
-import { type Signer, signAgentMessage } from "./files/render.ts";
-import type { AgentService } from "./agents.ts";
-import { agentMessageSelect, eventMessage, renderForAgent, toUpdatesEvent } from "./messages/agentView.ts";
-import type { AgentCaller } from "./caller.ts";
-import type { KeyRow } from "./read.ts";
+import { type Signer, signAgentMessage } from "../files/render.ts";
+import type { AgentService } from "../agents/service.ts";
+import { agentMessageSelect, eventMessage, renderForAgent, toUpdatesEvent } from "../messages/agentView.ts";
+import type { AgentCaller } from "../access/caller.ts";
+import type { KeyRow } from "../access/visibility.ts";
 
 // Webhook contract v2 (004 §11, B-162…B-177): an agent that takes pushes instead of polling names a
 // URL; every message in its rooms but its own is POSTed there with the context envelope, its verdict

@@ -10,13 +10,13 @@ import {
   seqOfMessageId,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
-import { refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
-import type { AgentService } from "./agents.ts";
-import type { LiveBus } from "./bus.ts";
-import type { AgentCaller, Caller } from "./caller.ts";
-import { loadReactions } from "./messages/media.ts";
-import { type KeyRow, observersOf, readParticipants } from "./read.ts";
-import { publishTyping } from "./typing.ts";
+import { refuseClosed, refuseObserver, resolveConversation } from "../access/resolve.ts";
+import type { AgentService } from "../agents/service.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { AgentCaller, Caller } from "../access/caller.ts";
+import { loadReactions } from "./media.ts";
+import { type KeyRow, observersOf, readParticipants } from "../access/visibility.ts";
+import { publishTyping } from "../delivery/typing.ts";
 
 // Reactions (issue 16): a participant of a room — human or agent, history included — puts an emoji
 // on a message and takes it back; both idempotent. They change no seq of the log and emit no

@@ -1,11 +1,11 @@
 import { DEFAULT_PING_RATE, type PingRate } from "@maity/domain";
 import type { Db, SqlRunner } from "@maity/db";
-import type { BlobStore } from "./files/store.ts";
-import type { LiveBus } from "./bus.ts";
-import { messageLive } from "./messages/live.ts";
-import { messageReads } from "./messages/read.ts";
-import { messageRedaction } from "./messages/redact.ts";
-import { messageWrites } from "./messages/write.ts";
+import type { BlobStore } from "../files/store.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import { messageLive } from "./live.ts";
+import { messageReads } from "./read.ts";
+import { messageRedaction } from "./redact.ts";
+import { messageWrites } from "./write.ts";
 
 // Posting and reading chat messages, redaction, and the caller's slice of the event log (§9.1,
 // §9.2, §8.2, §8.4). Both kinds go through the same write.
@@ -20,8 +20,8 @@ export {
   messageSelect,
   renderEvent,
   renderMessage,
-} from "./messages/render.ts";
-export type { WriteInput, Written } from "./messages/write.ts";
+} from "./render.ts";
+export type { WriteInput, Written } from "./write.ts";
 
 export function messagesService(
   db: Db,

@@ -1,5 +1,5 @@
 import { oneLine } from "@maity/domain";
-import type { MemberInfo } from "./messages/agentView.ts";
+import type { MemberInfo } from "./agentView.ts";
 
 // The chat write's two statements (messages/write.ts `write`, docs/development.md "Delivery"): what it
 // reads under the append lock, and the one CTE that writes every row of a message.

@@ -22,11 +22,11 @@ import {
   refuseObserver,
   resolveConversation,
   resolveManaged,
-} from "./access.ts";
-import { logHead, takeAppendLock } from "./append.ts";
-import type { BusMessage, LiveBus, LogEvent } from "./bus.ts";
-import type { Caller } from "./caller.ts";
-import { payloadView, readKeys, readParticipants, renderView } from "./read.ts";
+} from "../access/resolve.ts";
+import { logHead, takeAppendLock } from "../delivery/append.ts";
+import type { BusMessage, LiveBus, LogEvent } from "../delivery/bus.ts";
+import type { Caller } from "../access/caller.ts";
+import { payloadView, readKeys, readParticipants, renderView } from "../access/visibility.ts";
 
 /** §1.7 open group chats per project (documented default; MAITY_GROUP_CHAT_QUOTA overrides). */
 export const DEFAULT_GROUP_CHAT_QUOTA = 100;

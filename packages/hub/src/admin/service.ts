@@ -15,11 +15,11 @@ import {
   type revokeTokenInput,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
-import { hashPassword, mintSecret, sha256 } from "./credentials.ts";
-import { findProject, renderProject } from "./projects.ts";
-import type { LiveBus } from "./bus.ts";
-import { closeDirectFor, ensureDirectConversation } from "./direct.ts";
-import { endParticipation, HUB_ACTOR, prunePins } from "./groups.ts";
+import { hashPassword, mintSecret, sha256 } from "../auth/credentials.ts";
+import { findProject, renderProject } from "../access/projects.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import { closeDirectFor, ensureDirectConversation } from "../conversations/direct.ts";
+import { endParticipation, HUB_ACTOR, prunePins } from "../conversations/groups.ts";
 
 const isUniqueViolation = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";

@@ -14,14 +14,14 @@ import {
   voteChanges,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
-import { refuseClosed, refuseNonManager, refuseObserver, resolveConversation } from "./access.ts";
-import type { AgentService } from "./agents.ts";
-import type { LiveBus } from "./bus.ts";
-import type { AgentCaller, Caller } from "./caller.ts";
-import type { MessagesService } from "./messages.ts";
-import { maityOf, optionsOf, type PollRow, pollSelect, tallyOf, type VoteRow } from "./messages/media.ts";
+import { refuseClosed, refuseNonManager, refuseObserver, resolveConversation } from "../access/resolve.ts";
+import type { AgentService } from "../agents/service.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { AgentCaller, Caller } from "../access/caller.ts";
+import type { MessagesService } from "./service.ts";
+import { maityOf, optionsOf, type PollRow, pollSelect, tallyOf, type VoteRow } from "./media.ts";
 import { publishChanged } from "./reactions.ts";
-import type { KeyRow } from "./read.ts";
+import type { KeyRow } from "../access/visibility.ts";
 
 // Polls (004 v1.12, B-226…B-240): the card.poll message and its Poll row are one write; votes
 // replace the voter's set in one transaction. The rules are domain's (polls.ts); here the I/O.

@@ -5,19 +5,19 @@
 // version), agent/rooms.ts (check, watch, listen), agent/send.ts (files to send), agent/hook.ts,
 // agent/mcp.ts, agent/preauth.ts (pair, link); this file dispatches.
 import { downloadAttachment } from "@maity/client/download";
-import type { AgentCommand } from "./commands.ts";
-import { preauthBaseUrl } from "./config.ts";
-import { clock, renderFile, renderLine, renderRoom, renderTally, sanitize, sizeText } from "./render.ts";
-import { hook } from "./agent/hook.ts";
-import { CommandError, type Io, json } from "./agent/io.ts";
-import { mcp } from "./agent/mcp.ts";
-import { linkCommand, pairCommand } from "./agent/preauth.ts";
-import { checkOnce, listen, watch } from "./agent/rooms.ts";
-import { uploadAll } from "./agent/send.ts";
-import { noteVersion, openSession, type Session } from "./agent/session.ts";
+import type { AgentCommand } from "../commands.ts";
+import { preauthBaseUrl } from "../config.ts";
+import { clock, renderFile, renderLine, renderRoom, renderTally, sanitize, sizeText } from "../render.ts";
+import { hook } from "./hook.ts";
+import { CommandError, type Io, json } from "./io.ts";
+import { mcp } from "./mcp.ts";
+import { linkCommand, pairCommand } from "./preauth.ts";
+import { checkOnce, listen, watch } from "./rooms.ts";
+import { uploadAll } from "./send.ts";
+import { noteVersion, openSession, type Session } from "./session.ts";
 
-export { CommandError, type Io } from "./agent/io.ts";
-export { versionNote } from "./agent/session.ts";
+export { CommandError, type Io } from "./io.ts";
+export { versionNote } from "./session.ts";
 
 // ---- the commands ------------------------------------------------------------------------------------
 

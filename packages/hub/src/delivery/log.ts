@@ -1,7 +1,7 @@
 import type { Db } from "@maity/db";
-import { renderAgentEvents, toUpdatesEvent } from "./messages/agentView.ts";
+import { renderAgentEvents, toUpdatesEvent } from "../messages/agentView.ts";
 import type { LogEvent, LogLoader } from "./bus.ts";
-import { logMessageSelect, renderMessage } from "./messages.ts";
+import { logMessageSelect, renderMessage } from "../messages/service.ts";
 
 // Reading the log back into the bus's events: only to fill a gap (a NOTIFY lost or late) or a stub
 // (a payload too large for NOTIFY), once per process for all its listeners (bus.ts).

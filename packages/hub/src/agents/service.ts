@@ -30,16 +30,22 @@ import {
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import type { z } from "zod";
-import { refuseClosed } from "./access.ts";
-import type { LiveBus } from "./bus.ts";
-import type { AgentCaller } from "./caller.ts";
-import { idempotencyOf } from "./idempotency.ts";
-import { linkAttachments } from "./files/link.ts";
-import { publishTyping } from "./typing.ts";
-import { withAgentMedia } from "./messages/media.ts";
-import { agentMessageSelect, membersById, NO_BRIEF_VERSION, renderForAgent, visitingOf } from "./messages/agentView.ts";
-import type { MessagesService } from "./messages.ts";
-import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "./read.ts";
+import { refuseClosed } from "../access/resolve.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { AgentCaller } from "../access/caller.ts";
+import { idempotencyOf } from "../messages/idempotency.ts";
+import { linkAttachments } from "../files/link.ts";
+import { publishTyping } from "../delivery/typing.ts";
+import { withAgentMedia } from "../messages/media.ts";
+import {
+  agentMessageSelect,
+  membersById,
+  NO_BRIEF_VERSION,
+  renderForAgent,
+  visitingOf,
+} from "../messages/agentView.ts";
+import type { MessagesService } from "../messages/service.ts";
+import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "../access/visibility.ts";
 
 // The agent protocol's reads and writes (004 §3, §5, §7) over the same model and write as the
 // Maity routes (DESIGN §1: one model, two surfaces). Everything here renders BayChat's shapes from

@@ -1,7 +1,7 @@
 import type { Db } from "@maity/db";
-import type { AdminService } from "./admin.ts";
-import type { GroupService } from "./groups.ts";
-import type { MessagesService } from "./messages.ts";
+import type { AdminService } from "./service.ts";
+import type { GroupService } from "../conversations/groups.ts";
+import type { MessagesService } from "../messages/service.ts";
 
 export const DEMO_LOGINS = [
   { handle: "maintainer", name: "Maintainer", password: "maintainer-demo" },

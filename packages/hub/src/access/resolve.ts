@@ -2,10 +2,10 @@ import { HubError, isManager, type ProjectRef } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import { findProject } from "./projects.ts";
 import type { Caller } from "./caller.ts";
-import type { RawQueryable } from "./raw.ts";
-import { type KeyRow, readKeys } from "./read.ts";
+import type { RawQueryable } from "../raw.ts";
+import { type KeyRow, readKeys } from "./visibility.ts";
 
-// Who may do what to a conversation, decided from the same keys query the list reads (read.ts).
+// Who may do what to a conversation, decided from the same keys query the list reads (visibility.ts).
 
 export const conversationNotFound = (): HubError => HubError.notFound("conversation not found");
 

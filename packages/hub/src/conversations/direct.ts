@@ -1,5 +1,5 @@
 import type { Tx } from "@maity/db";
-import { logHead } from "./append.ts";
+import { logHead } from "../delivery/append.ts";
 
 /** §9.1: a direct conversation exists while the agent is a member; its id is the agent's member id. */
 export async function ensureDirectConversation(tx: Tx, projectId: string, agentId: string): Promise<void> {

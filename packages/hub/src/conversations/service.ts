@@ -15,10 +15,10 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db } from "@maity/db";
-import { projectOf, resolveConversation } from "./access.ts";
-import { renderProject } from "./projects.ts";
-import type { Caller } from "./caller.ts";
-import { type KeyRow, listKeyOf, readKeys, readParticipants, renderItem, renderView } from "./read.ts";
+import { projectOf, resolveConversation } from "../access/resolve.ts";
+import { renderProject } from "../access/projects.ts";
+import type { Caller } from "../access/caller.ts";
+import { type KeyRow, listKeyOf, readKeys, readParticipants, renderItem, renderView } from "../access/visibility.ts";
 
 // §9.3: the conversation list of one project and across projects, the conversation GET, pins and
 // the per-chat meat-proxy choice.

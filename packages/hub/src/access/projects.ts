@@ -1,5 +1,5 @@
 import { projectFullName } from "@maity/domain";
-import type { RawQueryable } from "./raw.ts";
+import type { RawQueryable } from "../raw.ts";
 
 /** A project by owner and slug, in one statement (every conversation route starts here). */
 export async function findProject(tx: RawQueryable, owner: string, slug: string) {

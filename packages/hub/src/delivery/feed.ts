@@ -10,12 +10,12 @@ import {
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import type { z } from "zod";
-import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "./messages/agentView.ts";
+import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "../messages/agentView.ts";
 import { logHead } from "./append.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
-import type { CredentialWatch } from "./auth.ts";
-import type { AgentCaller } from "./caller.ts";
-import type { MessagesService } from "./messages.ts";
+import type { CredentialWatch } from "../auth/service.ts";
+import type { AgentCaller } from "../access/caller.ts";
+import type { MessagesService } from "../messages/service.ts";
 
 // The agent's event stream (004 §11): one view of the event log for /updates and /ws alike, so
 // their cursors are interchangeable (B-144). A position is a seq; an event is a message whose

@@ -13,7 +13,7 @@ import {
   projectFullName,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
-import type { RawQueryable } from "./raw.ts";
+import type { RawQueryable } from "../raw.ts";
 import type { Caller } from "./caller.ts";
 
 // The read side of §9: which conversations a caller sees and how (one keys statement), and what

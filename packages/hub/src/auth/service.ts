@@ -1,8 +1,8 @@
 import { HubError, type loginInput, tokenKindOf } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, SqlExecutor } from "@maity/db";
-import type { LiveBus } from "./bus.ts";
-import type { Caller, HumanCaller } from "./caller.ts";
+import type { LiveBus } from "../delivery/bus.ts";
+import type { Caller, HumanCaller } from "../access/caller.ts";
 import { mintSecret, sha256, verifyPassword } from "./credentials.ts";
 import { DEFAULT_LOGIN, type LoginSettings, type RateLimits, workGate } from "./limits.ts";
 

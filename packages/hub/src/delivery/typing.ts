@@ -1,6 +1,6 @@
 import type { Db } from "@maity/db";
 import type { LiveBus } from "./bus.ts";
-import { type KeyRow, readParticipants } from "./read.ts";
+import { type KeyRow, readParticipants } from "../access/visibility.ts";
 
 /**
  * Someone is writing in a chat (004 §7 for agents; the dashboard's composer for people): the other
