@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/test/**/*.test.ts"],
+          include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
           // A bound against a hang, not a time limit: some unit files start a server or a child process
           // (the app's settings check, the S3 stand-in, the download guards) and take seconds on 2 busy cores.

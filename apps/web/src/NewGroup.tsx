@@ -1,5 +1,6 @@
 "use client";
-import { fieldErrorWords, GROUP_PARTICIPANTS_MAX, PARTICIPANTS_WORDS, pickerVerdict } from "@maity/domain";
+import { GROUP_PARTICIPANTS_MAX } from "@maity/domain";
+import { fieldErrorWords, PARTICIPANTS_WORDS, pickerVerdict } from "./wording/chatView";
 import { Avatar, Button, Checkbox, DialogFooter, Input, Select, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";

@@ -18,8 +18,6 @@ export * from "./agentOperations.ts";
 export * from "./history.ts";
 export * from "./live.ts";
 export * from "./addresses.ts";
-export * from "./chatView.ts";
-export * from "./mediaView.ts";
 export * from "./files.ts";
 export * from "./polls.ts";
 export * from "./reactions.ts";

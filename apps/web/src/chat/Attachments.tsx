@@ -1,5 +1,6 @@
 "use client";
-import { type Attachment, imageBox, sizeWords } from "@maity/domain";
+import type { Attachment } from "@maity/domain";
+import { imageBox, sizeWords } from "../wording/mediaView";
 import { buttonVariants, Dialog, DialogContent, Skeleton } from "@maity/ui";
 import { useQuery } from "@tanstack/react-query";
 import { Download, File, FileArchive, FileSpreadsheet, FileText, Presentation } from "lucide-react";

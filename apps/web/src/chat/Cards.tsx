@@ -1,11 +1,6 @@
 "use client";
-import {
-  type CalendarCardFields,
-  calendarCardPayload,
-  calendarIcs,
-  emailCardPayload,
-  icsFileName,
-} from "@maity/domain";
+import { calendarCardPayload, emailCardPayload } from "@maity/domain";
+import { type CalendarCardFields, calendarIcs, icsFileName } from "../wording/mediaView";
 import { Button } from "@maity/ui";
 import { CalendarDays, CalendarPlus, ChevronDown, ChevronUp, Mail, MapPin, Users } from "lucide-react";
 import { useId, useState } from "react";

@@ -1,13 +1,13 @@
 "use client";
+import type { Message } from "@maity/domain";
 import {
   insertMention,
   type MentionCandidate,
-  type Message,
   mentionQuery,
   shouldSendTyping,
-  sizeWords,
   suggestMentions,
-} from "@maity/domain";
+} from "../wording/chatView";
+import { sizeWords } from "../wording/mediaView";
 import { Button, cn, IconButton, Progress, Switch, Textarea } from "@maity/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { CornerUpLeft, FileText, Paperclip, SendHorizontal, X } from "lucide-react";

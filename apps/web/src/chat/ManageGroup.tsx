@@ -1,5 +1,6 @@
 "use client";
-import { type GroupView, policyChip } from "@maity/domain";
+import type { GroupView } from "@maity/domain";
+import { policyChip } from "../wording/chatView";
 import {
   Button,
   cn,

@@ -1,16 +1,18 @@
 "use client";
 import {
   CUSTOM_RULES_MAX,
-  designatedRole,
-  fieldErrorWords,
   MAX_AGENT_ROUNDS_LIMIT,
   MAX_AGENT_ROUNDS_UNACCEPTED,
-  needsTokenCostAcceptance,
-  POLICY_WORDS,
-  policyChip,
   REPLY_POLICIES,
   type ReplyPolicy,
 } from "@maity/domain";
+import {
+  designatedRole,
+  fieldErrorWords,
+  needsTokenCostAcceptance,
+  POLICY_WORDS,
+  policyChip,
+} from "../wording/chatView";
 import { Button, Checkbox, DialogFooter, Input, RadioGroup, Select, Textarea, useToast } from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useState } from "react";

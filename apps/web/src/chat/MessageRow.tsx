@@ -1,14 +1,6 @@
 "use client";
-import {
-  cardPayloadSchemas,
-  type Message,
-  type MessageRouting,
-  type Named,
-  nameOf,
-  replyExcerpt,
-  routingChips,
-  type SendableCardType,
-} from "@maity/domain";
+import { cardPayloadSchemas, type Message, type MessageRouting, type SendableCardType } from "@maity/domain";
+import { type Named, nameOf, replyExcerpt, routingChips } from "../wording/chatView";
 import {
   Avatar,
   Badge,

@@ -1,15 +1,15 @@
 "use client";
+import type { Message } from "@maity/domain";
 import {
   groupMessages,
   listInWords,
-  type Message,
   messageLink,
   nameOf,
   observersLine,
   replyExcerpt,
   seqOfHash,
   slideWindow,
-} from "@maity/domain";
+} from "../wording/chatView";
 import { Avatar, Button, Skeleton, useToast } from "@maity/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Eye, Users } from "lucide-react";

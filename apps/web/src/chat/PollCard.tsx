@@ -1,5 +1,7 @@
 "use client";
-import { type Named, nameOf, type Poll, peopleWords } from "@maity/domain";
+import type { Poll } from "@maity/domain";
+import { type Named, nameOf } from "../wording/chatView";
+import { peopleWords } from "../wording/mediaView";
 import { Button, cn, Tooltip, useToast } from "@maity/ui";
 import { BarChart3, Check, Lock } from "lucide-react";
 import { useEffect, useId, useState } from "react";

@@ -1,5 +1,6 @@
 "use client";
-import { type Message, POLL_OPTIONS_MAX, POLL_OPTIONS_MIN, pollOptionsProblem } from "@maity/domain";
+import { type Message, POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "@maity/domain";
+import { pollOptionsProblem } from "../wording/mediaView";
 import {
   Button,
   Checkbox,

@@ -1,5 +1,7 @@
 "use client";
-import { COMMON_REACTIONS, type Named, peopleWords, type Reaction } from "@maity/domain";
+import type { Reaction } from "@maity/domain";
+import type { Named } from "../wording/chatView";
+import { COMMON_REACTIONS, peopleWords } from "../wording/mediaView";
 import { cn, IconButton, Tooltip, useToast } from "@maity/ui";
 import { X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";

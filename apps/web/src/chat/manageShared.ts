@@ -1,5 +1,6 @@
 "use client";
-import { fieldErrorWords, type GroupView } from "@maity/domain";
+import type { GroupView } from "@maity/domain";
+import { fieldErrorWords } from "../wording/chatView";
 import { useToast } from "@maity/ui";
 import { useQueryClient } from "@tanstack/react-query";
 import { hubErrorOf, useTRPC } from "../trpc";

@@ -11,8 +11,8 @@ import {
   projectUploadSchema,
   type Reaction,
   reactionSchema,
-  uploadErrorWords,
 } from "@maity/domain";
+import { uploadErrorWords } from "../wording/mediaView";
 import { z } from "zod";
 import type { useTRPCClient } from "../trpc";
 

@@ -1,4 +1,4 @@
-import type { Named } from "@maity/domain";
+import type { Named } from "../wording/chatView";
 
 export type Participant = {
   member_id: string;

@@ -1,5 +1,6 @@
 "use client";
-import { firstUnread, type LiveEvent, type Message } from "@maity/domain";
+import type { LiveEvent, Message } from "@maity/domain";
+import { firstUnread } from "../wording/chatView";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { liveEvents } from "../live";
 import { hubErrorOf, useTRPCClient } from "../trpc";

@@ -1,5 +1,6 @@
 "use client";
-import { ATTACHMENTS_PER_MESSAGE_MAX, attachRefusal, UPLOAD_EXTENSIONS, UPLOAD_HARD_CAP_BYTES } from "@maity/domain";
+import { ATTACHMENTS_PER_MESSAGE_MAX, UPLOAD_EXTENSIONS, UPLOAD_HARD_CAP_BYTES } from "@maity/domain";
+import { attachRefusal } from "../wording/mediaView";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { type HumanUploadAnswer, uploadFile } from "./mediaApi";
 

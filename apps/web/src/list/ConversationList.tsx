@@ -1,5 +1,6 @@
 "use client";
-import { BAND_WORDS, bandOf, matchesListQuery } from "@maity/domain";
+import { bandOf } from "@maity/domain";
+import { BAND_WORDS, matchesListQuery } from "../wording/chatView";
 import { Button, Skeleton } from "@maity/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";

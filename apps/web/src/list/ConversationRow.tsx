@@ -1,5 +1,5 @@
 "use client";
-import { listPreview, listTitle, relativeTime } from "@maity/domain";
+import { listPreview, listTitle, relativeTime } from "../wording/chatView";
 import {
   Avatar,
   Badge,

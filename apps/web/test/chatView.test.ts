@@ -21,7 +21,7 @@ import {
   relativeTime,
   routingChips,
   suggestMentions,
-} from "../src/chatView.ts";
+} from "../src/wording/chatView";
 
 // Issue 15: the dashboard's words for a chat, table-tested.
 
@@ -204,7 +204,7 @@ describe("matchesListQuery (issue 15: search by title and participant)", () => {
 
 // Issue 15, managing and creating (§9.2, 004 §4): the picker refuses what the hub refuses.
 describe("the create dialog's picker (§9.2 Who takes part)", async () => {
-  const { pickerVerdict, PARTICIPANTS_WORDS } = await import("../src/chatView.ts");
+  const { pickerVerdict, PARTICIPANTS_WORDS } = await import("../src/wording/chatView");
   const members = [
     { member_id: "hum-ann", kind: "human" as const, owner_id: null },
     { member_id: "hum-bob", kind: "human" as const, owner_id: null },
@@ -238,7 +238,7 @@ describe("the create dialog's picker (§9.2 Who takes part)", async () => {
 });
 
 describe("the reply policy in words (004 §4, B-067)", async () => {
-  const { policyChip, needsTokenCostAcceptance, fieldErrorWords, designatedRole } = await import("../src/chatView.ts");
+  const { policyChip, needsTokenCostAcceptance, fieldErrorWords, designatedRole } = await import("../src/wording/chatView");
   it.each([
     ["MENTIONS", 3, null, "Replies: mentioned agents · up to 3 rounds"],
     ["MENTIONS", 1, null, "Replies: mentioned agents · up to 1 round"],

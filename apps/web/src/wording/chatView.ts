@@ -1,8 +1,8 @@
-import { checkGroupParticipants } from "./groups.ts";
-import { MAX_AGENT_ROUNDS_UNACCEPTED, POLICY_NAMES_AGENT, type ReplyPolicy } from "./routing.ts";
-import { GROUP_PARTICIPANTS_MAX } from "./schemas.ts";
-import type { Band } from "./bands.ts";
-import type { WakeReason } from "./wake.ts";
+import { checkGroupParticipants } from "@maity/domain";
+import { MAX_AGENT_ROUNDS_UNACCEPTED, POLICY_NAMES_AGENT, type ReplyPolicy } from "@maity/domain";
+import { GROUP_PARTICIPANTS_MAX } from "@maity/domain";
+import type { Band } from "@maity/domain";
+import type { WakeReason } from "@maity/domain";
 
 // How the dashboard words a chat (issue 15): names instead of ids, messages grouped by author and
 // day, short relative times, who reads along, and who the hub asked to answer. Pure, so the

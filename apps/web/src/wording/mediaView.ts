@@ -1,6 +1,6 @@
-import { type Named, nameOf } from "./chatView.ts";
-import { POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "./files.ts";
-import { checkPoll } from "./polls.ts";
+import { type Named, nameOf } from "./chatView";
+import { POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "@maity/domain";
+import { checkPoll } from "@maity/domain";
 
 // Issue 16 in the dashboard, in words: file sizes and refusals, the inline image's box, the poll
 // dialog's answers, who reacted or voted, the reaction picker, and the calendar card's .ics. Pure,

@@ -7,13 +7,13 @@ import {
   icsFold,
   icsUtc,
   imageBox,
-  type Named,
   peopleWords,
   pollOptionsProblem,
   sizeWords,
-  UPLOAD_EXTENSIONS,
   uploadErrorWords,
-} from "../src/index.ts";
+} from "../src/wording/mediaView";
+import type { Named } from "../src/wording/chatView";
+import { UPLOAD_EXTENSIONS } from "@maity/domain";
 
 describe("issue 16 dashboard: sizes and images (§8.7 size, width, height)", () => {
   it.each([
