@@ -112,9 +112,11 @@ function walk(dir) {
 
 // Test titles: the first string argument of it/test/describe, and the row names of it.each tables.
 const tests = new Map();
-const testFiles = [...walk(path.join(root, "packages")), ...walk(path.join(root, "apps")), ...walk(path.join(root, "e2e"))].filter(
-  (f) => /\.(test|spec)\.ts$/.test(f) || /\.int\.test\.ts$/.test(f),
-);
+const testFiles = [
+  ...walk(path.join(root, "packages")),
+  ...walk(path.join(root, "apps")),
+  ...walk(path.join(root, "e2e")),
+].filter((f) => /\.(test|spec)\.ts$/.test(f) || /\.int\.test\.ts$/.test(f));
 for (const file of testFiles) {
   const text = readFileSync(file, "utf8");
   const rel = path.relative(root, file);

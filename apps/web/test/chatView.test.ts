@@ -238,7 +238,9 @@ describe("the create dialog's picker (§9.2 Who takes part)", async () => {
 });
 
 describe("the reply policy in words (004 §4, B-067)", async () => {
-  const { policyChip, needsTokenCostAcceptance, fieldErrorWords, designatedRole } = await import("../src/wording/chatView");
+  const { policyChip, needsTokenCostAcceptance, fieldErrorWords, designatedRole } = await import(
+    "../src/wording/chatView"
+  );
   it.each([
     ["MENTIONS", 3, null, "Replies: mentioned agents · up to 3 rounds"],
     ["MENTIONS", 1, null, "Replies: mentioned agents · up to 1 round"],
