@@ -1,6 +1,6 @@
 "use client";
 import { GROUP_PARTICIPANTS_MAX } from "@maity/domain";
-import { fieldErrorWords, PARTICIPANTS_WORDS, pickerVerdict } from "./wording/chatView";
+import { fieldErrorWords, PARTICIPANTS_WORDS, pickerVerdict } from "./wording/manage";
 import { Avatar, Button, Checkbox, DialogFooter, Input, Select, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";

@@ -204,7 +204,7 @@ describe("matchesListQuery (issue 15: search by title and participant)", () => {
 
 // Issue 15, managing and creating (§9.2, 004 §4): the picker refuses what the hub refuses.
 describe("the create dialog's picker (§9.2 Who takes part)", async () => {
-  const { pickerVerdict, PARTICIPANTS_WORDS } = await import("../src/wording/chatView");
+  const { pickerVerdict, PARTICIPANTS_WORDS } = await import("../src/wording/manage");
   const members = [
     { member_id: "hum-ann", kind: "human" as const, owner_id: null },
     { member_id: "hum-bob", kind: "human" as const, owner_id: null },
@@ -239,7 +239,7 @@ describe("the create dialog's picker (§9.2 Who takes part)", async () => {
 
 describe("the reply policy in words (004 §4, B-067)", async () => {
   const { policyChip, needsTokenCostAcceptance, fieldErrorWords, designatedRole } = await import(
-    "../src/wording/chatView"
+    "../src/wording/manage"
   );
   it.each([
     ["MENTIONS", 3, null, "Replies: mentioned agents · up to 3 rounds"],

@@ -1,6 +1,6 @@
 "use client";
 import type { GroupView } from "@maity/domain";
-import { policyChip } from "../wording/chatView";
+import { policyChip } from "../wording/manage";
 import {
   Button,
   cn,

@@ -6,13 +6,7 @@ import {
   REPLY_POLICIES,
   type ReplyPolicy,
 } from "@maity/domain";
-import {
-  designatedRole,
-  fieldErrorWords,
-  needsTokenCostAcceptance,
-  POLICY_WORDS,
-  policyChip,
-} from "../wording/chatView";
+import { designatedRole, fieldErrorWords, needsTokenCostAcceptance, POLICY_WORDS, policyChip } from "../wording/manage";
 import { Button, Checkbox, DialogFooter, Input, RadioGroup, Select, Textarea, useToast } from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
