@@ -19,8 +19,9 @@ export function useOpenChat(): { owner: string; slug: string; id: string } | nul
 
 /**
  * The one live feed of a signed-in page, kept by the shell so every page (and the header's totals)
- * follows it: the cached lists update in place (issue 12), the open chat hears its events through
- * `liveEvents`. While the feed reconnects, a banner says so (issue 15 "honest states").
+ * follows it: the cached lists update in place (no read of the list per event), the open chat hears
+ * its events through `liveEvents`. While the feed reconnects, a banner says so: a stale page never
+ * passes for a live one.
  */
 export function LiveFeed() {
   const trpc = useTRPC();
@@ -32,7 +33,7 @@ export function LiveFeed() {
       enabled: Boolean(me.data),
       onData: (item) => {
         const event = (Array.isArray(item) ? item[1] : ((item as { data?: unknown }).data ?? item)) as LiveEvent;
-        // Issue 16: a vote or a reaction changed one message — only the open chat cares (timeline.ts).
+        // A vote or a reaction changed one message — only the open chat cares (timeline.ts).
         if (event.kind === "typing" || event.kind === "message_changed") {
           liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
           return;
@@ -45,7 +46,7 @@ export function LiveFeed() {
           liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
           return;
         }
-        // Issue 12: a message or a read updates the cached lists in place; anything else reads them again.
+        // A message or a read updates the cached lists in place; anything else reads them again.
         if (!(me.data && applyLiveEvent(queryClient, lists, event, me.data.id, open))) {
           for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
         }
@@ -62,7 +63,7 @@ export function LiveFeed() {
     if (feed.status === "pending") setWasUp(true);
   }, [feed.status]);
   // Back online, the old stream may be dead without having said so (a dropped connection can sit
-  // silent): start the feed afresh and read the lists again for what was missed (issue 15 honest states).
+  // silent): start the feed afresh and read the lists again for what was missed.
   const restart = useRef(() => {});
   restart.current = () => {
     feed.reset();

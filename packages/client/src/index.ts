@@ -6,8 +6,8 @@ import { type ReshapedRestBodies, restRouteTable } from "./routes.gen.ts";
 
 // The Maity (human and operator) side of the SDK: one `call(name, input)` over the REST routes, whose
 // paths come from the router itself (routes.gen.ts, generated from restRoutes()) and whose input and
-// answer are typed by the procedures' zod schemas through tRPC's inference (issue 14: the
-// hand-typed paths had drifted — messages.post lacked reply_to).
+// answer are typed by the procedures' zod schemas through tRPC's inference (hand-typed
+// paths drift: messages.post once lacked reply_to).
 
 /** A refusal from the hub, as its REST routes render it (DESIGN.md §4). */
 export class HubApiError extends Error {

@@ -13,7 +13,7 @@ import { useEffect, useState } from "react";
 import { hubErrorOf, useTRPC } from "../trpc";
 import { fieldsOf, type Part, refusalWords, useFailureToast, useRefresh } from "./manageShared";
 
-// The manage dialog's Replies section (004 §4, issue 15): the reply policy, its designated agent,
+// The manage dialog's Replies section (004 §4): the reply policy, its designated agent,
 // custom rules and the round cap.
 
 export function ManageReplies(props: Part & { nameFor: (id: string) => string; whoManages: string }) {

@@ -27,8 +27,8 @@ import { useKeptPlace } from "./useKeptPlace";
 
 export type { ChatProps } from "./chatProps";
 
-// Issue 15 performance: a chat of 10,000 lines keeps at most MAX_MOUNTED of its loaded lines in the
-// DOM, sliding by STEP as the reader reaches either end of them; the rest stay in memory.
+// A chat of 10,000 lines keeps at most MAX_MOUNTED of its loaded lines in the DOM, so it scrolls
+// smoothly, sliding by STEP as the reader reaches either end of them; the rest stay in memory.
 const MAX_MOUNTED = 300;
 const STEP = 100;
 const NEAR = 600; // px from an end at which the next lines are mounted or loaded
@@ -63,7 +63,7 @@ export function OpenChat(props: ChatProps) {
   const timeline = useTimeline(props, { me: me.id, access: conversation.data?.access }, invalidateLists);
   const typing = useTyping(props, me.id);
   const c = conversation.data;
-  // Issue 16: the asker or a manager of the chat (its creator, a project admin in it) closes a poll
+  // The asker or a manager of the chat (its creator, a project admin in it) closes a poll
   // (OQ-B-25); the same rule as the hub's, which decides again.
   const { manager } = useManager({
     owner,
@@ -72,7 +72,7 @@ export function OpenChat(props: ChatProps) {
     createdBy: c?.kind === "group" ? c.created_by : null,
     participant: c?.access !== "observer",
   });
-  // Issue 15: names for every id the chat shows (senders, observers, former participants).
+  // Names, never ids, for every id the chat shows (senders, observers, former participants).
   const senders = useMemo(
     () => [...new Set(timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]))].sort().join(" "),
     [timeline.items],
@@ -107,7 +107,7 @@ export function OpenChat(props: ChatProps) {
   const days = useMemo(() => groupMessages(mounted), [mounted]);
   const bySeq = useMemo(() => new Map(items.map((m) => [m.seq, m])), [items]);
 
-  // Issue 15 "routing made visible": the stored verdicts of the lines mounted (group chats only).
+  // Routing made visible (004 §4): the stored verdicts of the lines mounted (group chats only).
   const routedSeqs = useMemo(
     () =>
       c?.kind === "group"
@@ -127,8 +127,8 @@ export function OpenChat(props: ChatProps) {
   const routingBySeq = useMemo(() => new Map((routing.data ?? []).map((r) => [r.seq, r.agents])), [routing.data]);
 
   // Scrolling. The reader's place is kept across every change above it (a page of earlier lines,
-  // lines let go of, routing chips arriving): the first visible line stays where it was on screen
-  // (issue 15 "keeping your place"). Done by hand — not every browser anchors scrolling itself.
+  // lines let go of, routing chips arriving): the first visible line stays where it was on screen,
+  // so the reader keeps their place. Done by hand — not every browser anchors scrolling itself.
   const { scroller, list, pinnedToEnd, pendingScroll, onScroll } = useKeptPlace(
     // Following the newest line only when it is mounted and loaded: else the bottom mounts more.
     () => rangeRef.current.following && caughtUpRef.current,
@@ -181,7 +181,7 @@ export function OpenChat(props: ChatProps) {
     }
   }, [readForward, current, toRange, timeline.caughtUp]);
 
-  // Open at the reader's place (issue 15): a linked line, else the "New messages" divider, else the end.
+  // Open at the reader's place, not the start: a linked line, else the "New messages" divider, else the end.
   const ready = timeline.state === "ready";
   const [positioned, setPositioned] = useState(false);
   const jump = useCallback(
@@ -251,7 +251,7 @@ export function OpenChat(props: ChatProps) {
     [merge, owner, slug, id, toast, jump],
   );
   const cancelReply = useCallback(() => setReplyTo(null), []);
-  // Issue 16: files dropped anywhere on the chat go to the composer's uploads.
+  // Files dropped anywhere on the chat go to the composer's uploads.
   const dropTarget = useRef<((files: File[]) => void) | null>(null);
   const [dragging, setDragging] = useState(false);
 
@@ -287,7 +287,7 @@ export function OpenChat(props: ChatProps) {
           people,
         )
       : null;
-  // Issue 15: who may lift a round cap — the chat's managers (its creator, a project admin).
+  // Who may lift a round cap — the chat's managers (its creator, a project admin).
   const managers = c.kind === "group" ? nameOf(c.created_by, people) : "";
   const candidates = c.participants.map((p) => ({
     member_id: p.member_id,
@@ -424,7 +424,7 @@ export function OpenChat(props: ChatProps) {
         onCancelReply={cancelReply}
         dropTarget={dropTarget}
         onPosted={(m) => {
-          // The lists learn of it from the live feed (issue 12): nothing to read again here.
+          // The lists learn of it from the live feed: nothing to read again here.
           pinnedToEnd.current = true;
           setRange(null);
           merge([m]);

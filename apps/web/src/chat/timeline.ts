@@ -22,7 +22,7 @@ function mergeBySeq(current: Message[], incoming: Message[]): Message[] {
 
 /**
  * The reader's window and history (§9.2, §9.3). Opening reads the window from the reader's read
- * marker (`after` omitted: the hub starts at the marker and moves it, issue 15), so a long chat
+ * marker (`after` omitted: the hub starts at the marker and moves it, M-164), so a long chat
  * opens where the reader left off, not at its first line; the "New messages" divider goes before
  * the first of those lines, fixed for this opening. A few read lines above it (or, with nothing
  * new, the newest page) come from the history (`before`, which marks nothing read). Earlier pages
@@ -163,7 +163,7 @@ export function useTimeline(
     },
     [query, merge],
   );
-  // Issue 12: a live message arrives rendered; it is shown at once, and the marker moves with one
+  // A live message arrives rendered; it is shown at once, and the marker moves with one
   // debounced markRead however many arrive together — no read of the window per message.
   const pendingRead = useRef<{ seq: number; timer: ReturnType<typeof setTimeout> | null }>({ seq: 0, timer: null });
   const markRead = useCallback(
@@ -207,7 +207,7 @@ export function useTimeline(
       }
       if (event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
       if (event.kind === "redaction") void refreshOne(event.seq);
-      // Issue 16: a vote or a reaction changed a message: read that one again if it is loaded
+      // A vote or a reaction changed a message: read that one again if it is loaded
       // (not loaded, it arrives current whenever it is read).
       else if (event.kind === "message_changed") {
         if (itemsRef.current.some((m) => m.seq === event.seq)) void refreshOne(event.seq);

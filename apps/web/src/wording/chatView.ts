@@ -1,7 +1,7 @@
 import type { Band } from "@maity/domain";
 import type { WakeReason } from "@maity/domain";
 
-// How the dashboard words a chat (issue 15): names instead of ids, messages grouped by author and
+// How the dashboard words a chat: names instead of ids, messages grouped by author and
 // day, short relative times, who reads along, and who the hub asked to answer. Pure, so the
 // browser and the tests share one rule.
 
@@ -255,7 +255,7 @@ const folded = (text: string): string =>
   text.normalize("NFD").replace(/\p{M}/gu, "").replace(/ø/giu, "o").toLowerCase();
 
 /**
- * Issue 15's list search: every word of the query is found in the title (as listTitle gives it) or
+ * The list's search: every word of the query is found in the title (as listTitle gives it) or
  * in a participant's handle or name; an empty query finds everything.
  */
 export function matchesListQuery(item: ListedChat, query: string): boolean {
@@ -274,7 +274,7 @@ export const BAND_WORDS: Record<Band, string> = {
 };
 
 /**
- * Issue 15 / §9.3: where the "New messages" divider goes when a chat opens — before the first
+ * §9.3: where the "New messages" divider goes when a chat opens — before the first
  * message after the reader's read marker (`after`) that someone else wrote. The reader's own lines
  * are never new to it (posting moves its marker, §9.2); an observer has no marker (null: none).
  */
@@ -299,7 +299,7 @@ export function replyExcerpt(body: string | null, max = 80): string {
 }
 
 /**
- * Issue 15: whether the composer tells the hub its person is writing now — never for an empty
+ * Whether the composer tells the hub its person is writing now — never for an empty
  * body, at most once every `interval` ms while typing (each call is a live event to the others).
  */
 export function shouldSendTyping(body: string, now: number, lastSent: number | null, interval = 3_000): boolean {
@@ -318,7 +318,7 @@ export function seqOfHash(hash: string): number | null {
 }
 
 /**
- * Issue 15 performance: the slice of loaded messages kept mounted (at most `max`), after the
+ * The slice of loaded messages kept mounted (at most `max`, so a long chat stays smooth), after the
  * reader reaches one end of what is mounted. "up" mounts `step` earlier ones and lets go of the
  * newest beyond `max`; "down" the reverse. Indices into the loaded list, `end` exclusive.
  */

@@ -88,7 +88,7 @@ export function designatedRole(policy: ReplyPolicy): { label: string; required: 
   return { label, required: names === "required" };
 }
 
-/** The chat header's chip: "Replies: mentioned agents · up to 3 rounds" (004 §4, issue 15). */
+/** The chat header's chip: "Replies: mentioned agents · up to 3 rounds" (004 §4). */
 export function policyChip(policy: ReplyPolicy, maxAgentRounds: number, designated: string | null): string {
   const who =
     designated && POLICY_NAMES_AGENT[policy] !== "none"
