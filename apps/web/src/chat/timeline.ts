@@ -183,13 +183,11 @@ export function useTimeline(
   // live) while that load's answer is already on its way without them: noted, then read once ready.
   useEffect(() => {
     if (ready) return;
-    const onEarly = (e: Event) => {
-      const event = (e as CustomEvent<LiveEvent>).detail;
+    const onEarly = (event: LiveEvent) => {
       if (event.kind === "listening" || (event.kind !== "typing" && event.conversation_id === id))
         missed.current = true;
     };
-    liveEvents?.addEventListener("live", onEarly);
-    return () => liveEvents?.removeEventListener("live", onEarly);
+    return liveEvents?.listen(onEarly);
   }, [ready, id]);
   useEffect(() => {
     if (!ready || !missed.current) return;
@@ -198,8 +196,7 @@ export function useTimeline(
   }, [ready, readForward]);
   useEffect(() => {
     if (!ready) return;
-    const onLive = (e: Event) => {
-      const event = (e as CustomEvent<LiveEvent>).detail;
+    const onLive = (event: LiveEvent) => {
       // The feed has just become live (a first connection or a reconnection): read what came meanwhile.
       if (event.kind === "listening") {
         if (caughtUpRef.current) void readForward();
@@ -219,8 +216,7 @@ export function useTimeline(
         if (!observer) markRead(event.message.seq);
       } else void readForward();
     };
-    liveEvents?.addEventListener("live", onLive);
-    return () => liveEvents?.removeEventListener("live", onLive);
+    return liveEvents?.listen(onLive);
   }, [ready, id, owner, slug, readForward, refreshOne, merge, markRead, observer]);
   const current = useCallback(() => itemsRef.current, []);
   return {
@@ -244,8 +240,7 @@ export function useTimeline(
 export function useTyping({ owner, slug, id }: ChatRef, me: string): string[] {
   const [writing, setWriting] = useState<Record<string, number>>({});
   useEffect(() => {
-    const onLive = (e: Event) => {
-      const event = (e as CustomEvent<LiveEvent>).detail;
+    const onLive = (event: LiveEvent) => {
       if (
         event.kind !== "typing" ||
         !event.member_id ||
@@ -267,8 +262,7 @@ export function useTyping({ owner, slug, id }: ChatRef, me: string): string[] {
         6_000,
       );
     };
-    liveEvents?.addEventListener("live", onLive);
-    return () => liveEvents?.removeEventListener("live", onLive);
+    return liveEvents?.listen(onLive);
   }, [id, owner, slug, me]);
   return Object.keys(writing);
 }
