@@ -109,10 +109,9 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
     ws.on("close", () => close(1000, "closed"));
     ws.on("error", () => close(1011, "socket error"));
     // B-156 4001: a revoked or rotated credential ends the socket at once. The check reads the
-    // database; until it answers, no batch is sent (issue 13 #7): a message posted right after the
-    // revocation must not reach the revoked token while the check is on its way.
-    // The check reads the database (fresh), not the credential cache; it runs too when the bus's
-    // LISTEN connection is back, since a revocation published meanwhile never arrives.
+    // database (not the credential cache); until it answers, no batch is sent: a message posted
+    // right after the revocation must not reach the revoked token while the check is on its way.
+    // It runs too when the bus's LISTEN connection is back: a revocation published meanwhile never arrives.
     let recheck: Promise<boolean> | null = null;
     const verify = () => {
       const check = hub.auth.fromToken(token, agent.instanceId, true).then(
