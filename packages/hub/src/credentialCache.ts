@@ -16,7 +16,7 @@ export interface CredentialCacheSettings {
   /** How long an entry is served after it was read from the database (a backstop for changes made outside the hub). */
   ttlMs: number;
 }
-export const DEFAULT_CREDENTIAL_CACHE: CredentialCacheSettings = { size: 50_000, ttlMs: 60 * 60_000 };
+export const DEFAULT_CREDENTIAL_CACHE: CredentialCacheSettings = { size: 10_000, ttlMs: 60 * 60_000 };
 
 type Entry = { caller: Caller; readAt: number; expiresAt: number };
 
