@@ -76,6 +76,7 @@ const trpcCode = (code: HubError["code"]): TRPCError["code"] =>
     unauthenticated: "UNAUTHORIZED",
     forbidden: "FORBIDDEN",
     not_found: "NOT_FOUND",
+    method_not_allowed: "METHOD_NOT_SUPPORTED",
     conflict: "CONFLICT",
     conversation_closed: "CONFLICT",
     conversation_quota: "CONFLICT",
@@ -93,13 +94,8 @@ const t = initTRPC
   .meta<Meta>()
   .context<Context>()
   .create({
-    errorFormatter({ shape, error, input }) {
-      // Input refused by a procedure's zod schema renders as the hub's `invalid` with the fields named.
-      const hub = isHubError(error.cause)
-        ? error.cause
-        : error.cause instanceof ZodError
-          ? HubError.invalid(fieldsOf(error.cause, input))
-          : null;
+    errorFormatter({ shape, error, input, type }) {
+      const hub = hubErrorOfTrpc(error, input, type);
       // Issue 13 #3: an unexpected error (a database's, a bug's) answers the generic message and no
       // stack; its detail goes to the server log only (fetch.ts onError).
       if (!hub && isInternal(error)) {
@@ -108,6 +104,8 @@ const t = initTRPC
       }
       return {
         ...shape,
+        // The hub's words, not a parser's or zod's dump of issues.
+        message: hub?.message ?? shape.message,
         data: {
           ...shape.data,
           // The hub's error, as the Maity REST routes render it (DESIGN.md §4).
@@ -118,6 +116,39 @@ const t = initTRPC
       };
     },
   });
+
+/**
+ * The hub's error behind a tRPC error: a service's HubError; input refused by a procedure's zod
+ * schema as `invalid` with the fields named; and tRPC's own transport refusals (DESIGN §4: every
+ * refusal in the hub's shape, its field named) — a body that is not JSON (`fields.body`, or
+ * `fields.input` for a query's `?input=`), a content type that is not JSON, an unknown procedure, a
+ * query called as a mutation. Null for an error nobody meant (a 500).
+ */
+export function hubErrorOfTrpc(error: TRPCError, input: unknown, type: string): HubError | null {
+  if (isHubError(error.cause)) return error.cause;
+  if (error.cause instanceof ZodError) return HubError.invalid(fieldsOf(error.cause, input));
+  const field = type === "mutation" ? "body" : "input";
+  switch (error.code) {
+    case "PARSE_ERROR":
+    case "BAD_REQUEST":
+      // tRPC parses the body (or `?input=`) itself: its parser's message is no field's name.
+      return error.cause instanceof SyntaxError
+        ? HubError.invalid({ [field]: "not_json" }, `the call's ${field} is not valid JSON`)
+        : HubError.invalid({ [field]: "malformed" }, `the call's ${field}: ${error.message}`);
+    case "UNSUPPORTED_MEDIA_TYPE":
+      return new HubError("unsupported_media_type", "a tRPC call sends application/json", {
+        fields: { "content-type": "not_json" },
+      });
+    case "NOT_FOUND":
+      return HubError.notFound("no such procedure");
+    case "METHOD_NOT_SUPPORTED":
+      return new HubError("method_not_allowed", error.message, {
+        fields: { method: type === "mutation" ? "use_post" : "use_get" },
+      });
+    default:
+      return null;
+  }
+}
 
 /** An error the hub did not mean to answer: not a HubError, not refused input, tRPC's INTERNAL_SERVER_ERROR. */
 export function isInternal(error: TRPCError): boolean {

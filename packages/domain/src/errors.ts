@@ -4,6 +4,8 @@ export const hubErrorStatus = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  /** A route or procedure that exists, called with another method (REST 405, tRPC METHOD_NOT_SUPPORTED). */
+  method_not_allowed: 405,
   conflict: 409,
   conversation_closed: 409,
   conversation_quota: 409,

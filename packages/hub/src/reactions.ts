@@ -9,6 +9,7 @@ import {
   type Reaction,
   type ReactionRow,
   seqOfMessageId,
+  seqOfText,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { refuseClosed, refuseObserver, resolveConversation } from "./access.ts";
@@ -108,7 +109,7 @@ export function reactionService(db: Db, bus: LiveBus, agents: AgentService) {
     // An observer reads along and does not react (§9.2); a closed chat takes nothing.
     refuseObserver(row);
     refuseClosed(row);
-    const seq = await target(row, /^\d{1,15}$/.test(seqParam) ? Number(seqParam) : null, 0);
+    const seq = await target(row, seqOfText(seqParam), 0);
     await change(caller.id, row, seq, checked, add);
     return maityReactions((await loadReactions(db, [seq])).get(seq) ?? [], caller.id);
   }
