@@ -1,4 +1,4 @@
-import { type AgentOperation, fieldsOf, HubError, hubErrorStatus, isHubError } from "@maity/domain";
+import { type AgentOperation, fieldsOf, HubError, hubErrorStatus, isHubError, wireDetails } from "@maity/domain";
 import type { AgentCaller, Caller, Credential, Hub, HumanCaller } from "@maity/hub";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
@@ -110,7 +110,7 @@ const t = initTRPC
           ...shape.data,
           // The hub's error, as the Maity REST routes render it (DESIGN.md §4).
           hubError: hub
-            ? { code: hub.code, message: hub.message, details: hub.details, status: hubErrorStatus[hub.code] }
+            ? { code: hub.code, message: hub.message, details: wireDetails(hub), status: hubErrorStatus[hub.code] }
             : null,
         },
       };
@@ -201,7 +201,8 @@ export function spendBudget(hub: Hub, op: Pick<AgentOperation, "bucket">, who: s
     updates: `over ${limit} /updates calls a minute; back off the poll loop`,
     preauth: "too many attempts; wait and try again",
   }[op.bucket];
-  return new HubError("rate_limited", message, { limit: op.bucket, retry_after: wait });
+  const agentCode = op.bucket === "updates" ? "UPDATES_RATE_LIMITED" : "RATE_LIMITED";
+  return new HubError("rate_limited", message, { limit: op.bucket, retry_after: wait }, { agentCode });
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ReplyPolicy } from "./routing.ts";
 import { agentPollSchema, agentReactionSchema, cardInputSchema, sendAttachmentsSchema } from "./files.ts";
 import { MESSAGE_BODY_MAX } from "./schemas.ts";
-import { INT_COLUMN_MAX, seqOfText, wholeNumber } from "./integers.ts";
+import { INT_COLUMN_MAX, seqOfText } from "./integers.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 
 // The agent protocol's wire shapes (004, camelCase, BayChat's names): one zod schema per shape,
@@ -21,7 +21,7 @@ export const encodeUpdatesCursor = (seq: number): string => `u${seq.toString(36)
 export function decodeUpdatesCursor(cursor: string): number | null {
   if (!/^u[0-9a-z]{1,10}$/.test(cursor)) return null;
   const seq = Number.parseInt(cursor.slice(1), 36);
-  return Number.isSafeInteger(seq) && seq <= SEQ_MAX ? seq : null;
+  return Number.isSafeInteger(seq) ? seq : null;
 }
 
 /** `evt-<seq>` → seq: a message id of either surface (DESIGN §1). */
@@ -185,7 +185,12 @@ export type AgentMessagePage = z.infer<typeof agentMessagePageSchema>;
 
 // ---- inputs -------------------------------------------------------------------------------------
 
-const count = (name: string) => wholeNumber(`${name}: a whole number`);
+// Usage counts are reported, never stored: no column bounds them beyond a safe integer.
+const count = (name: string) =>
+  z
+    .number({ error: `${name}: a whole number` })
+    .int(`${name}: a whole number`)
+    .min(0, `${name}: at least 0`);
 
 /** §7 POST /conversations/:id/messages (B-114); attachments and cards come with their issues. */
 export const agentSendInput = z.strictObject({

@@ -26,11 +26,7 @@ export const wholeNumber = (what: string, min = 0, max = INT_COLUMN_MAX) =>
 
 /** A query's integer: a string over REST, a number over tRPC; both parse, bounded by `max` (the column's by default). */
 export const queryInt = (min: number, max = INT_COLUMN_MAX) =>
-  z.coerce
-    .number({ error: "an integer" })
-    .int("an integer")
-    .min(min, `at least ${min}`)
-    .max(max, `at most ${max}`);
+  z.coerce.number({ error: "an integer" }).int("an integer").min(min, `at least ${min}`).max(max, `at most ${max}`);
 
 /** A seq as text (a path segment): digits within the column, else null — it names no message. */
 export function seqOfText(value: string): number | null {
@@ -45,9 +41,6 @@ export function seqOfText(value: string): number | null {
  * missing message (hidden = missing).
  */
 export const seqParam = z.union(
-  [
-    text("a seq").refine((s) => !/^\d+$/.test(s) || seqOfText(s) !== null, atMost),
-    position("a seq"),
-  ],
+  [text("a seq").refine((s) => !/^\d+$/.test(s) || seqOfText(s) !== null, atMost), position("a seq")],
   { error: "a seq" },
 );

@@ -80,10 +80,12 @@ export function reactionService(db: Db, bus: LiveBus, agents: AgentService) {
           });
     if (!event) throw HubError.notFound("message not found");
     if (event.redacted)
-      throw new HubError("conflict", "the message was redacted: it takes no reactions", {
-        reason: "redacted",
-        agent_code: "MESSAGE_DELETED",
-      });
+      throw new HubError(
+        "conflict",
+        "the message was redacted: it takes no reactions",
+        { reason: "redacted" },
+        { agentCode: "MESSAGE_DELETED" },
+      );
     return event.seq;
   }
 

@@ -76,8 +76,11 @@ const AGENT_API = "/api/agent-api";
 /** Issue 16: room for a multipart body's boundaries, part headers and small fields around the file. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
-/** The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}. */
-async function readJson(req: Request, limit: number): Promise<Record<string, unknown>> {
+/**
+ * The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}.
+ * Not JSON is `invalid` naming `body`, under the protocol's INVALID_JSON on the agent routes (B-162).
+ */
+async function readJson(req: Request, limit: number, style: RestRoute["style"]): Promise<Record<string, unknown>> {
   const bytes = await readBody(req, limit);
   const text = new TextDecoder().decode(bytes);
   if (!text.trim()) return {};
@@ -85,7 +88,11 @@ async function readJson(req: Request, limit: number): Promise<Record<string, unk
   try {
     value = JSON.parse(text);
   } catch {
-    throw HubError.invalid({ body: "not_json" }, "the request body is not valid JSON");
+    throw HubError.invalid(
+      { body: "not_json" },
+      "the request body is not valid JSON",
+      style === "agent" ? { agentCode: "INVALID_JSON" } : {},
+    );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw HubError.invalid({ body: "not_an_object" }, "the request body is a JSON object");
@@ -159,7 +166,7 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     const fields =
       match.meta.method === "GET" || match.meta.method === "DELETE" || multipart
         ? Object.fromEntries(url.searchParams)
-        : await readJson(req, match.bodyLimit);
+        : await readJson(req, match.bodyLimit, match.style);
     input = merge(params, fields);
     for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
       const value = req.headers.get(header);
