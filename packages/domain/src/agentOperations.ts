@@ -312,7 +312,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  */
 function wireText(field: string, value: unknown, where: "path" | "query" | "header"): string {
   const text = String(value ?? "");
-  const ok = where === "header" ? HEADER_VALUE.test(text) : isSafeText(text.replace(/\u0000/g, ""));
+  const ok = where === "header" ? HEADER_VALUE.test(text) : isSafeText(text.replaceAll("\u0000", ""));
   if (!ok) throw HubError.invalid({ [field]: where === "header" ? "not_a_header_value" : TEXT_REFUSED });
   return text;
 }
