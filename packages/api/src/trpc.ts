@@ -1,6 +1,7 @@
 import { type AgentOperation, fieldsOf, HubError, hubErrorStatus, isHubError, wireDetails } from "@maity/domain";
 import type { AgentCaller, Caller, Credential, Hub, HumanCaller } from "@maity/hub";
 import { initTRPC, TRPCError } from "@trpc/server";
+import { accessRefusal } from "./access.ts";
 import { ZodError } from "zod";
 
 // The one tRPC init file: context, error shape and the base procedures.
@@ -162,9 +163,16 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Which credentials the operation accepts, by the one table (access.ts), before its input is read. */
+const checkAccess = t.middleware(({ ctx, path, next }) => {
+  const refused = accessRefusal(path, ctx);
+  if (refused) throw toTRPCError(refused);
+  return next();
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).use(checkAccess);
 
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());

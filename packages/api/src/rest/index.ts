@@ -3,6 +3,7 @@ import { fileTooLarge, type Hub } from "@maity/hub";
 import { Readable } from "node:stream";
 import { PREAUTH_BODY_MAX_BYTES, limitBody, readBody } from "../body.ts";
 import { baseUrlOf, clientAddress, cookieChangeRefusal, decodeSegment } from "../edge.ts";
+import { ACCESS, accessRefusal } from "../access.ts";
 import { openApiDocument } from "../openapi.ts";
 import { appRouter } from "../routers/index.ts";
 import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "../session.ts";
@@ -55,14 +56,15 @@ export function restRoutes(): RestRoute[] {
         return "([^/]+)";
       })}$`,
     );
-    const access = agent
-      ? agent.access
-      : meta.access === "public"
+    // Who may call comes from the one table (access.ts).
+    const who = ACCESS[name]?.who ?? [];
+    const access =
+      who === "anyone"
         ? "public"
-        : meta.path.startsWith("/api/admin/")
+        : who.includes("admin")
           ? "admin"
-          : name === "health"
-            ? "public"
+          : who.length === 1 && who[0] === "agent_token"
+            ? "agent"
             : "member";
     const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
     const style = agent || meta.style === "agent" ? "agent" : "maity";
@@ -149,9 +151,12 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       match.access === "admin" || match.access === "public"
         ? { caller: null, session: null, bearer: false }
         : await callerFromRequest(hub, req);
-    // B-010/B-011: the agent API wants a bay_ agent token; missing, unknown, revoked or a person's answer the same 401.
-    if (match.access === "agent" && caller?.kind !== "agent") throw HubError.unauthenticated();
-    if (match.access === "member" && !caller) throw HubError.unauthenticated();
+    // B-010/B-011: the agent API wants a bay_ agent token; missing, unknown, revoked or a person's answer
+    // the same 401; a person's operation refuses an agent token (humans_only): the table, before the body.
+    if (match.access === "agent" || match.access === "member") {
+      const refused = accessRefusal(match.name, { caller, session, admin });
+      if (refused) throw refused;
+    }
     // The agent API's budgets are spent before the body is read (B-010, B-360): a refused client
     // costs no read, and a bad body still counts.
     const agentMeta = match.style === "agent" ? (procedureMeta(match.name)?.agent ?? null) : null;
