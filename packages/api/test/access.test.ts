@@ -33,6 +33,8 @@ describe("the credential table (access.ts)", () => {
       code: "unauthenticated",
     });
     expect(accessRefusal("admin.mintToken", { caller: null, session: null, admin: "ok" })).toBeNull();
-    expect(accessRefusal("no.such", { caller: human, session: null, admin: "ok" })).toMatchObject({ code: "not_found" });
+    expect(accessRefusal("no.such", { caller: human, session: null, admin: "ok" })).toMatchObject({
+      code: "not_found",
+    });
   });
 });

@@ -68,7 +68,7 @@ export const revokeTokenInput = z.object({ token: text().min(1, "required").max(
 // Issue 13 #2: capped so a huge password is refused before scrypt hashes it. 1024, not createHuman's
 // 200: a password set under a later, longer rule must still log in, and 1 KiB costs scrypt nothing.
 export const LOGIN_PASSWORD_MAX = 1024;
-export const loginInput = z.object({
+export const loginInput = z.strictObject({
   handle: text().min(1, "required").max(200, "at most 200 characters"),
   password: text().min(1, "required").max(LOGIN_PASSWORD_MAX, `at most ${LOGIN_PASSWORD_MAX} characters`),
 });
