@@ -31,7 +31,10 @@ afterAll(async () => {
 const human = (await hub.admin.mintToken({ member_id: "hum-maintainer" })).token;
 const agentId = (await hub.db.agent.findFirstOrThrow({ where: { handle: "agent-a" }, select: { id: true } })).id;
 const agent = (await hub.admin.mintToken({ member_id: agentId })).token;
-const group = await hub.db.conversation.findFirstOrThrow({ where: { kind: "group" }, select: { publicId: true } });
+const group = await hub.db.conversation.findFirstOrThrow({
+  where: { kind: "group" },
+  select: { publicId: true, id: true },
+});
 
 /** Strings a careless parser trips on. */
 const nasty = fc.oneof(
@@ -260,17 +263,17 @@ const integerCalls = (n: number, t: string): Call[] => [
   trpcCall("messages.post", "mutation", { ...ref, body: "x", reply_to: n }),
   trpcCall("events.list", "query", { owner: "maintainer", slug: "maity", after: n }),
   trpcCall("conversations.list", "query", { owner: "maintainer", slug: "maity", limit: n }),
-  { family: "agent", method: "GET", path: `/api/agent-api/conversations/${group.publicId}/messages?limit=${t}` },
+  { family: "agent", method: "GET", path: `/api/agent-api/conversations/${group.id}/messages?limit=${t}` },
   {
     family: "agent",
     method: "POST",
-    path: `/api/agent-api/conversations/${group.publicId}/messages`,
+    path: `/api/agent-api/conversations/${group.id}/messages`,
     body: JSON.stringify({ content: "x", replyToMessageId: `evt-${t}` }),
   },
   {
     family: "agent",
     method: "POST",
-    path: `/api/agent-api/conversations/${group.publicId}/messages/evt-${encodeURIComponent(t)}/reactions`,
+    path: `/api/agent-api/conversations/${group.id}/messages/evt-${encodeURIComponent(t)}/reactions`,
     body: JSON.stringify({ emoji: "👍" }),
   },
   {
@@ -376,6 +379,15 @@ describe("fuzzing the edge: integers, prototype keys, content types, not JSON, M
     const mcp = new Client({ name: "fuzz", version: "0" });
     await mcp.connect(transport);
     const { tools } = await mcp.listTools();
+    // The case found from outside: a lone surrogate in get_messages' room id read "Could not reach the Maity hub".
+    const lone = (await mcp.callTool({
+      name: "get_messages",
+      arguments: { conversationId: "\ud800" },
+    })) as CallToolResult;
+    expect(lone.isError).toBe(true);
+    expect(lone.content[0]).toMatchObject({
+      text: expect.stringContaining("Fix these fields, then call again: conversationId"),
+    });
     const arg = fc.oneof(nasty, big, bigText, fc.constantFrom(null, true, [], {}, "evt-2147483648", "\ud800"));
     const problems: string[] = [];
     for (const [i, tool] of tools.entries()) {

@@ -16,14 +16,6 @@ const atMost = `at most ${INT_COLUMN_MAX}`;
 export const position = (what = "a message seq", min = 1) =>
   z.number({ error: what }).int(what).min(min, what).max(INT_COLUMN_MAX, atMost);
 
-/** A count or index of the wire as a JSON number: a whole number from `min` to `max` (the column's by default). */
-export const wholeNumber = (what: string, min = 0, max = INT_COLUMN_MAX) =>
-  z
-    .number({ error: what })
-    .int(what)
-    .min(min, what)
-    .max(max, max === INT_COLUMN_MAX ? atMost : what);
-
 /** A query's integer: a string over REST, a number over tRPC; both parse, bounded by `max` (the column's by default). */
 export const queryInt = (min: number, max = INT_COLUMN_MAX) =>
   z.coerce.number({ error: "an integer" }).int("an integer").min(min, `at least ${min}`).max(max, `at most ${max}`);
