@@ -50,8 +50,6 @@ export interface RestMeta {
   body?: "multipart";
   /** Issue 16: the procedure answers a StreamAnswer (bytes and headers), not JSON. REST only. */
   stream?: true;
-  /** Who may call when the path alone does not say: anyone (a signed download). */
-  access?: "public";
   /** Refusals in the agent protocol's `{error, code}` style although the route is not an agent operation. */
   style?: "agent";
 }
@@ -190,6 +188,7 @@ export const authedRestOnly = restOnly.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, caller: ctx.caller } });
 });
 
+/** A person's operation: the access table (access.ts) admitted only people; this narrows the caller's type. */
 export const humanProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
   if (ctx.caller.kind !== "human") throw toTRPCError(HubError.forbidden("humans_only"));

@@ -1,3 +1,4 @@
+import { agentOperations } from "@maity/domain";
 import { describe, expect, it } from "vitest";
 import { ACCESS, accessRefusal } from "../src/access.ts";
 import { appRouter } from "../src/routers/index.ts";
@@ -11,6 +12,12 @@ const agent = { kind: "agent", id: "agt-1", handle: "a" } as never;
 describe("the credential table (access.ts)", () => {
   it("names every procedure of the router, and nothing else", () => {
     expect(Object.keys(ACCESS).sort()).toEqual([...procedures].sort());
+  });
+
+  it("the agent API's entries agree with its operation table (what the SDK sends a token to)", () => {
+    for (const [name, op] of Object.entries(agentOperations)) {
+      expect(ACCESS[`agent.${name}`]?.who, name).toEqual(op.access === "public" ? "anyone" : ["agent_token"]);
+    }
   });
 
   it("an agent token on a person's operation → forbidden humans_only; a person's on the agent API → 401 like none", () => {
