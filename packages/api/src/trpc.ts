@@ -141,9 +141,11 @@ export function hubErrorOfTrpc(error: TRPCError, input: unknown, type: string): 
     case "NOT_FOUND":
       return HubError.notFound("no such procedure");
     case "METHOD_NOT_SUPPORTED":
-      return new HubError("method_not_allowed", error.message, {
-        fields: { method: type === "mutation" ? "use_post" : "use_get" },
-      });
+      return new HubError(
+        "method_not_allowed",
+        type === "mutation" ? "a mutation is called with POST" : "a query or subscription is called with GET",
+        { fields: { method: type === "mutation" ? "use_post" : "use_get" } },
+      );
     default:
       return null;
   }
