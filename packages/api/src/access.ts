@@ -146,8 +146,8 @@ const KIND_WORDS: Record<CredentialKind, string> = {
   admin: "operator",
 };
 
-/** The table as Markdown (docs/api.md), one row per operation. */
-export function accessTable(): string {
+/** The table as Markdown (docs/api.md), one row per operation; `routeOf` names its REST route, if any. */
+export function accessTable(routeOf: (name: string) => string = () => ""): string {
   const rows = Object.entries(ACCESS).map(([name, entry]) => {
     const who = entry.who === "anyone" ? "anyone" : entry.who.map((k) => KIND_WORDS[k]).join(", ");
     const agentRefused = entry.who !== "anyone" && !entry.who.includes("agent_token") && !entry.who.includes("admin");
@@ -158,7 +158,8 @@ export function accessTable(): string {
       : agentRefused && entry.who.includes("session")
         ? "agent token: humans_only"
         : "";
-    return `| \`${name}\` | ${who} | ${note} |`;
+    const route = routeOf(name);
+    return `| \`${name}\` | ${route ? `\`${route}\`` : "tRPC only"} | ${who} | ${note} |`;
   });
-  return ["| operation | accepts | refused |", "| --- | --- | --- |", ...rows].join("\n");
+  return ["| operation | REST route | accepts | refused |", "| --- | --- | --- | --- |", ...rows].join("\n");
 }

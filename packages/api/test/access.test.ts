@@ -1,6 +1,8 @@
 import { agentOperations } from "@maity/domain";
 import { describe, expect, it } from "vitest";
-import { ACCESS, accessRefusal } from "../src/access.ts";
+import { readFileSync } from "node:fs";
+import { ACCESS, accessRefusal, accessTable } from "../src/access.ts";
+import { restRoutes } from "../src/rest/index.ts";
 import { appRouter } from "../src/routers/index.ts";
 
 // The one table of which credentials each operation accepts (access.ts): complete, and what it answers.
@@ -12,6 +14,12 @@ const agent = { kind: "agent", id: "agt-1", handle: "a" } as never;
 describe("the credential table (access.ts)", () => {
   it("names every procedure of the router, and nothing else", () => {
     expect(Object.keys(ACCESS).sort()).toEqual([...procedures].sort());
+  });
+
+  it("docs/api.md shows the table as it is (pnpm docs:access)", () => {
+    const routes = new Map(restRoutes().map((r) => [r.name, `${r.meta.method} ${r.meta.path}`]));
+    const doc = readFileSync(new URL("../../../docs/api.md", import.meta.url), "utf8");
+    expect(doc).toContain(accessTable((name) => routes.get(name) ?? ""));
   });
 
   it("the agent API's entries agree with its operation table (what the SDK sends a token to)", () => {
