@@ -225,7 +225,7 @@ describe("fuzzing every route (issue 13)", () => {
   });
 });
 
-// Issue 26 "input bounded at the edge, errors in one shape": every integer of the wire past its
+// Input bounded at the edge, errors in one shape (DESIGN §4): every integer of the wire past its
 // PostgreSQL integer column (2^31) and past 2^63, negative and fractional; prototype keys; wrong
 // content types and bodies that are not JSON on REST and tRPC; and the MCP tools over POST /api/mcp.
 // Asserted: no 5xx, and every refusal names its cause (its field, for `invalid`). Seeded, bounded.
@@ -322,7 +322,7 @@ async function send(c: Call, auth: string | null, type = "application/json", nam
   return null;
 }
 
-describe("fuzzing the edge: integers, prototype keys, content types, not JSON, MCP tools (issue 26)", () => {
+describe("fuzzing the edge: integers, prototype keys, content types, not JSON, MCP tools", () => {
   it("every integer input past 2^31 and 2^63 (and negative, fractional) → no 5xx, refusals name the field", async () => {
     const problems: string[] = [];
     for (const [n, t] of fc.sample(fc.tuple(big, bigText), { seed: SEED, numRuns: EDGE_RUNS * 3 })) {
