@@ -3,8 +3,9 @@ import { fileTooLarge, type Hub } from "@maity/hub";
 import { Readable } from "node:stream";
 import { limitBody, readBody } from "../body.ts";
 import { baseUrlOf, clientAddress, cookieChangeRefusal, decodeSegment } from "../edge.ts";
+import { accessRefusal } from "../access.ts";
 import { openApiDocument } from "../openapi.ts";
-import { type Procedure, restRoutes } from "./routes.ts";
+import { type Procedure, type RestRoute, restRoutes } from "./routes.ts";
 import { appRouter } from "../routers/index.ts";
 import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "../session.ts";
 import { type Context, type Meta, type StreamAnswer, spendBudget } from "../trpc.ts";
@@ -26,8 +27,11 @@ const AGENT_API = "/api/agent-api";
 /** Issue 16: room for a multipart body's boundaries, part headers and small fields around the file. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
-/** The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}. */
-async function readJson(req: Request, limit: number): Promise<Record<string, unknown>> {
+/**
+ * The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}.
+ * Not JSON is `invalid` naming `body`, under the protocol's INVALID_JSON on the agent routes (B-162).
+ */
+async function readJson(req: Request, limit: number, style: RestRoute["style"]): Promise<Record<string, unknown>> {
   const bytes = await readBody(req, limit);
   const text = new TextDecoder().decode(bytes);
   if (!text.trim()) return {};
@@ -35,7 +39,11 @@ async function readJson(req: Request, limit: number): Promise<Record<string, unk
   try {
     value = JSON.parse(text);
   } catch {
-    throw HubError.invalid({ body: "not_json" }, "the request body is not valid JSON");
+    throw HubError.invalid(
+      { body: "not_json" },
+      "the request body is not valid JSON",
+      style === "agent" ? { agentCode: "INVALID_JSON" } : {},
+    );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw HubError.invalid({ body: "not_an_object" }, "the request body is a JSON object");
@@ -92,9 +100,12 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       match.access === "admin" || match.access === "public"
         ? { caller: null, session: null, bearer: false }
         : await callerFromRequest(hub, req);
-    // B-010/B-011: the agent API wants a bay_ agent token; missing, unknown, revoked or a person's answer the same 401.
-    if (match.access === "agent" && caller?.kind !== "agent") throw HubError.unauthenticated();
-    if (match.access === "member" && !caller) throw HubError.unauthenticated();
+    // B-010/B-011: the agent API wants a bay_ agent token; missing, unknown, revoked or a person's answer
+    // the same 401; a person's operation refuses an agent token (humans_only): the table, before the body.
+    if (match.access === "agent" || match.access === "member") {
+      const refused = accessRefusal(match.name, { caller, session, admin });
+      if (refused) throw refused;
+    }
     // The agent API's budgets are spent before the body is read (B-010, B-360): a refused client
     // costs no read, and a bad body still counts.
     const agentMeta = match.style === "agent" ? (procedureMeta(match.name)?.agent ?? null) : null;
@@ -109,7 +120,7 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     const fields =
       match.meta.method === "GET" || match.meta.method === "DELETE" || multipart
         ? Object.fromEntries(url.searchParams)
-        : await readJson(req, match.bodyLimit);
+        : await readJson(req, match.bodyLimit, match.style);
     input = merge(params, fields);
     for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
       const value = req.headers.get(header);
