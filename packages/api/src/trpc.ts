@@ -28,8 +28,6 @@ export interface Context {
    * multipart route (`meta.body`) reads itself. A REST-only route refuses a call without it (tRPC).
    */
   rest?: { body: ReadableStream<Uint8Array> | null; contentType: string | null };
-  /** The REST adapter already spent this call's rate budget, before reading its body (spendBudget). */
-  budgetSpent?: boolean;
 }
 
 /** How a procedure is served as a REST route (rest/index.ts) and documented (openapi.ts). */
@@ -222,14 +220,14 @@ export function spendBudget(hub: Hub, op: Pick<AgentOperation, "bucket">, who: s
 export const agentProcedure = publicProcedure.use(({ ctx, meta, next }) => {
   if (ctx.caller?.kind !== "agent") throw toTRPCError(HubError.unauthenticated());
   const caller = ctx.caller as AgentCaller;
-  const refused = ctx.budgetSpent || !meta?.agent ? null : spendBudget(ctx.hub, meta.agent, caller.id);
+  const refused = meta?.agent ? spendBudget(ctx.hub, meta.agent, caller.id) : null;
   if (refused) throw toTRPCError(refused);
   return next({ ctx: { ...ctx, caller } });
 });
 
 /** The pre-auth pairing routes guess at codes: a budget per client address (B-010). */
 export const preauthProcedure = publicProcedure.use(({ ctx, meta, next }) => {
-  const refused = ctx.budgetSpent || !meta?.agent ? null : spendBudget(ctx.hub, meta.agent, ctx.address ?? "unknown");
+  const refused = meta?.agent ? spendBudget(ctx.hub, meta.agent, ctx.address ?? "unknown") : null;
   if (refused) throw toTRPCError(refused);
   return next({ ctx });
 });
