@@ -1,4 +1,4 @@
-import { type AgentOperation, fieldsOf, HubError, hubErrorStatus, isHubError, wireDetails } from "@maity/domain";
+import { type AgentOperation, HubError, hubErrorStatus, isHubError, refusalOf, wireDetails } from "@maity/domain";
 import type { AgentCaller, Caller, Credential, Hub, HumanCaller } from "@maity/hub";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { accessRefusal } from "./access.ts";
@@ -123,7 +123,7 @@ const t = initTRPC
  */
 export function hubErrorOfTrpc(error: TRPCError, input: unknown, type: string): HubError | null {
   if (isHubError(error.cause)) return error.cause;
-  if (error.cause instanceof ZodError) return HubError.invalid(fieldsOf(error.cause, input));
+  if (error.cause instanceof ZodError) return refusalOf(error.cause, input);
   const field = type === "mutation" ? "body" : "input";
   switch (error.code) {
     case "PARSE_ERROR":

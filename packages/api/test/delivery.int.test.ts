@@ -238,10 +238,14 @@ describe("the write and the listeners (issue 12)", () => {
     expect(await hub.db.routingVerdict.count({ where: { eventSeq: large.result.message.seq } })).toBe(6);
   });
 
-  it("an agent authenticates in one statement", async () => {
+  it("an agent authenticates in one statement, and in none while its credential is cached", async () => {
+    hub.credentials.clear();
     const { result, sql } = await statementsOf(() => hub.auth.fromToken(T["agt-a"]));
     expect(result).toMatchObject({ kind: "agent", id: "agt-a" });
     expect(sql).toHaveLength(1);
+    const again = await statementsOf(() => hub.auth.fromToken(T["agt-a"]));
+    expect(again.result).toMatchObject({ kind: "agent", id: "agt-a" });
+    expect(again.sql).toHaveLength(0);
   });
 
   it("a held /updates of an agent outside the audience costs nothing per message; one inside gets the message without reading the log", async () => {

@@ -4,6 +4,7 @@ import { agentPollSchema, agentReactionSchema, cardInputSchema, sendAttachmentsS
 import { MESSAGE_BODY_MAX } from "./schemas.ts";
 import { INT_COLUMN_MAX, seqOfText } from "./integers.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
+import { ruleIssue } from "./validation.ts";
 
 // The agent protocol's wire shapes (004, camelCase, BayChat's names): one zod schema per shape,
 // the source of the types the hub renders and the tests read. DESIGN §1 "Naming on the wire".
@@ -198,7 +199,23 @@ export const agentSendInput = z.strictObject({
   content: text("a string")
     .refine((s) => s.trim().length > 0, "required")
     .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`),
-  metadata: safeJsonObject("an object or null").nullable().optional(),
+  // B-118 OQ-B-14: the hub's own types; B-063 B-181: the keys the hub sets. Refused here, at the edge.
+  metadata: safeJsonObject("an object or null")
+    .check((ctx) => {
+      const type = ctx.value.type;
+      if (typeof type === "string" && (RESERVED_MESSAGE_TYPES as readonly string[]).includes(type))
+        ctx.issues.push(
+          ruleIssue("reserved", ["type"], ctx.value, {
+            says: `metadata.type ${type} is written by the hub only`,
+            agentCode: "RESERVED_MESSAGE_TYPE",
+          }),
+        );
+      for (const key of SERVER_METADATA_KEYS)
+        if (Object.hasOwn(ctx.value, key))
+          ctx.issues.push(ruleIssue("server_set", [key], ctx.value, { says: `metadata.${key} is set by the hub` }));
+    })
+    .nullable()
+    .optional(),
   replyToMessageId: text("a message id").max(40, "a message id").nullable().optional(),
   /** v1.11 (B-217): a calendar or email card; `content` stays the plain-text fallback (B-218). */
   card: cardInputSchema.optional(),

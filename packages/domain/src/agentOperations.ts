@@ -32,6 +32,7 @@ import {
 } from "./files.ts";
 import { HubError } from "./errors.ts";
 import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
+import { ruleIssue } from "./validation.ts";
 
 // The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
 // schemas side by side. The router serves each as an `agent.*` procedure (REST and the OpenAPI
@@ -141,7 +142,16 @@ export const agentOperations = {
     summary:
       "Send a message (§7); 404 for a room the agent is not in; a repeat with the same Idempotency-Key or " +
       "clientMessageId answers the first message (200)",
-    input: agentSendInput.extend({ ...inRoom, idempotencyKey: idempotencyKeyHeader.optional() }),
+    // A retry names its send once: the Idempotency-Key header and clientMessageId, when both, agree.
+    input: agentSendInput.extend({ ...inRoom, idempotencyKey: idempotencyKeyHeader.optional() }).check((ctx) => {
+      const { idempotencyKey, clientMessageId } = ctx.value;
+      if (idempotencyKey !== undefined && clientMessageId !== undefined && idempotencyKey !== clientMessageId)
+        ctx.issues.push(
+          ruleIssue("differs_from_idempotency_key", ["clientMessageId"], ctx.value, {
+            says: "clientMessageId and the Idempotency-Key header name different sends",
+          }),
+        );
+    }),
     headers: { "idempotency-key": "idempotencyKey" },
     output: agentMessageSchema,
     status: 201,

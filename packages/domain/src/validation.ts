@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { HubError } from "./errors.ts";
+import { type AgentErrorCode, HubError } from "./errors.ts";
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
   let value = input;
@@ -34,9 +34,39 @@ export function fieldsOf(error: z.ZodError, input?: unknown): Record<string, str
   return Object.fromEntries(fields);
 }
 
+/**
+ * What a schema's own rule says beside the field's reason (a custom issue's `params`): the sentence
+ * the refusal reads as, and the agent protocol's name for it — so a rule written once in the schema
+ * refuses exactly as a service would have (refusal()).
+ */
+export interface RuleParams {
+  says?: string;
+  agentCode?: AgentErrorCode;
+}
+
+/** A custom issue for a schema's rule: `reason` names the field's problem, `params` how it reads. */
+export const ruleIssue = (reason: string, path: PropertyKey[], input: unknown, params: RuleParams) => ({
+  code: "custom" as const,
+  message: reason,
+  path,
+  input,
+  params: { ...params },
+});
+
+/** A zod refusal as the hub's error: every field named, the first rule's sentence and agent code. */
+export function refusalOf(error: z.ZodError, input?: unknown): HubError {
+  let rule: RuleParams | undefined;
+  for (const issue of error.issues)
+    if (issue.code === "custom" && issue.params && ("says" in issue.params || "agentCode" in issue.params)) {
+      rule = issue.params as RuleParams;
+      break;
+    }
+  return HubError.invalid(fieldsOf(error, input), rule?.says, rule?.agentCode ? { agentCode: rule.agentCode } : {});
+}
+
 /** Parse or refuse whole with the fields named (DESIGN.md §4). */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw HubError.invalid(fieldsOf(result.error, input));
+  if (!result.success) throw refusalOf(result.error, input);
   return result.data;
 }

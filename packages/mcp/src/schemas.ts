@@ -21,7 +21,7 @@ function described<S extends z.ZodObject>(schema: S, notes: Partial<Record<keyof
     if (!field_) throw new Error(`no field ${field} in the operation's input`);
     extra[field] = field_.describe(note);
   }
-  return schema.extend(extra) as unknown as S;
+  return schema.safeExtend(extra) as unknown as S;
 }
 
 const ROOM = "The room's id (list_conversations gives them).";
@@ -118,7 +118,7 @@ export const toolInputSchemas = {
 
 /** The local stdio server reaches the agent's own disk (004 §10): these only exist there. */
 export const localToolInputSchemas = {
-  send_message: toolInputSchemas.send_message.extend({
+  send_message: toolInputSchemas.send_message.safeExtend({
     files: z
       .array(z.string().min(1), { error: "a list of file paths" })
       .min(1)

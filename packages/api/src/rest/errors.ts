@@ -1,11 +1,10 @@
 import {
   type AgentErrorCode,
-  fieldsOf,
   type HubError as HubErrorType,
   type HubErrorCode,
-  HubError,
   hubErrorStatus,
   isHubError,
+  refusalOf,
   renderMaityError,
 } from "@maity/domain";
 import { TRPCError } from "@trpc/server";
@@ -25,7 +24,7 @@ export function toHubError(error: unknown, input?: unknown): HubErrorType | null
   if (isHubError(error)) return error;
   if (error instanceof TRPCError) {
     if (isHubError(error.cause)) return error.cause;
-    if (error.cause instanceof ZodError) return HubError.invalid(fieldsOf(error.cause, input));
+    if (error.cause instanceof ZodError) return refusalOf(error.cause, input);
   }
   return null;
 }

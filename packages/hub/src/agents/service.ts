@@ -24,9 +24,7 @@ import {
   sendAttachmentIds,
   resolveMentions,
   projectFullName,
-  RESERVED_MESSAGE_TYPES,
   replyPolicyOf,
-  SERVER_METADATA_KEYS,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import type { z } from "zod";
@@ -275,21 +273,9 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       idempotencyKey: string | null = null,
       wakes?: string,
     ): Promise<{ message: AgentMessage; replayed: boolean }> {
-      // Issue 12: the Idempotency-Key header or clientMessageId names a send a client may retry.
-      if (idempotencyKey !== null && data.clientMessageId !== undefined && idempotencyKey !== data.clientMessageId)
-        throw HubError.invalid(
-          { clientMessageId: "differs_from_idempotency_key" },
-          "clientMessageId and the Idempotency-Key header name different sends",
-        );
+      // The header or clientMessageId names a send a client may retry; the operation's schema refused
+      // them differing, a reserved metadata.type and the hub's own metadata keys (B-063, B-118).
       const clientKey = idempotencyKey ?? data.clientMessageId ?? null;
-      const type = data.metadata?.type;
-      if (typeof type === "string" && (RESERVED_MESSAGE_TYPES as readonly string[]).includes(type))
-        throw HubError.invalid({ "metadata.type": "reserved" }, `metadata.type ${type} is written by the hub only`, {
-          agentCode: "RESERVED_MESSAGE_TYPE",
-        });
-      for (const reserved of SERVER_METADATA_KEYS)
-        if (data.metadata && reserved in data.metadata)
-          throw HubError.invalid({ [`metadata.${reserved}`]: "server_set" }, `metadata.${reserved} is set by the hub`);
       const replyToSeq = data.replyToMessageId == null ? null : seqOfMessageId(data.replyToMessageId);
       const row = await room(agent, key, true);
       if (!row) throw HubError.notFound("conversation not found");
