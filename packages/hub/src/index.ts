@@ -27,7 +27,7 @@ export { LiveBus, type BusMessage, type LogEvent, reaches } from "./delivery/bus
 export { APPEND_LOCK_KEY } from "./delivery/append.ts";
 export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed, type FeedBatch, forAgent } from "./delivery/feed.ts";
 export { DEFAULT_LIMITS, DEFAULT_LOGIN, type LimitSettings, type LoginSettings } from "./auth/limits.ts";
-export { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./delivery/webhooks.ts";
+export { DEFAULT_WEBHOOK_CONCURRENCY, signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./delivery/webhooks.ts";
 export { PAIRING_TTL_MS, LINK_TTL_MS } from "./agents/pairing.ts";
 export { DEMO_LOGINS, seedDemo } from "./admin/seed.ts";
 export { hashPassword, sha256, verifyPassword } from "./auth/credentials.ts";

@@ -35,6 +35,8 @@ export const WEBHOOK_SIGNATURE_HEADER = "x-maity-signature";
 /** Pauses before each retry — three retries (OQ-B-21); after the last one the delivery is failed. */
 export const DEFAULT_WEBHOOK_BACKOFF_MS = [5_000, 30_000, 120_000];
 const LOCK_MS = 60_000;
+/** Requests in flight at most, over all agents (MAITY_WEBHOOK_CONCURRENCY). */
+export const DEFAULT_WEBHOOK_CONCURRENCY = 16;
 
 type Resolved = { address: string; family: number };
 /** A host name's addresses, as `dns.promises.lookup(name, {all: true})` answers them. */
@@ -48,6 +50,8 @@ export interface WebhookOptions {
    * public (local development; MAITY_WEBHOOK_ALLOW at the composition root). Default: none.
    */
   allow?: readonly string[];
+  /** Requests in flight at most (default DEFAULT_WEBHOOK_CONCURRENCY); each agent's one at a time. */
+  concurrency?: number;
   /** How host names are resolved (tests simulate DNS); default the system resolver. */
   lookup?: WebhookLookup;
 }
