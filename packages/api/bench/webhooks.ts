@@ -272,8 +272,13 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
 
     // The write's own statements (a message to an agent without a webhook: nothing is queued).
     let statements = 0;
-    const stop = database.observeQueries(() => {
+    const texts = new Map<string, number>();
+    const stop = database.observeQueries((text) => {
       statements += 1;
+      if (process.env.BENCH_STATEMENTS) {
+        const key = text.replace(/\s+/g, " ").slice(0, 110);
+        texts.set(key, (texts.get(key) ?? 0) + 1);
+      }
     });
     const before = statements;
     await postMessage(quiet.id, line());
@@ -336,6 +341,8 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     } finally {
       stop();
     }
+    if (process.env.BENCH_STATEMENTS)
+      for (const [text, n] of [...texts].sort((a, b) => b[1] - a[1]).slice(0, 40)) log(`${String(n).padStart(7)}  ${text}`);
     result.load = [loadBefore, loadavg()[0] ?? 0];
     result.seconds = (performance.now() - t0) / 1000;
     return result;

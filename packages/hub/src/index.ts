@@ -86,7 +86,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
   const library = libraryService(db, blobs, fileKeys);
-  const webhooks = webhookService(db, agents, options.webhooks, {
+  const webhooks = webhookService(db, database.sql, agents, options.webhooks, {
     sign: signerOf(fileKeys, options.publicUrl ?? ""),
     count: library.agentFileCount,
   });

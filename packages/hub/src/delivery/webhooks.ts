@@ -6,24 +6,21 @@ import type { LookupFunction } from "node:net";
 import {
   addressRefusal,
   allowsName,
-  budgetHistory,
-  HISTORY_TURNS_MAX,
-  type HistoryTurn,
   HubError,
   parseAllowList,
   parseIp,
-  type WebhookDelivery,
   type WebhookSet,
   type WebhookView,
   type webhookInput,
 } from "@maity/domain";
 import type { z } from "zod";
-import type { Db } from "@maity/db";
-import { type Signer, signAgentMessage } from "../files/render.ts";
+import type { Db, SqlExecutor } from "@maity/db";
+import type { Signer } from "../files/render.ts";
 import type { AgentService } from "../agents/service.ts";
-import { agentMessageSelect, eventMessage, renderForAgent, toUpdatesEvent } from "../messages/agentView.ts";
 import type { AgentCaller } from "../access/caller.ts";
 import type { KeyRow } from "../access/visibility.ts";
+import { type Prepared, prepareBodies } from "./webhookBodies.ts";
+import { type Outcome, round } from "./webhookQueue.ts";
 
 // Webhook contract v2 (004 §11, B-162…B-177): an agent that takes pushes instead of polling names a
 // URL; every message in its rooms but its own is POSTed there with the context envelope, its verdict
@@ -77,8 +74,12 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 export const signWebhook = (secret: string, body: string): string =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
+/** A delivery whose body is built, waiting for a slot. */
+type Sendable = Extract<Prepared, { body: unknown }>;
+
 export function webhookService(
   db: Db,
+  sql: SqlExecutor,
   agents: AgentService,
   options: WebhookOptions = {},
   files: { sign?: Signer; count?: (agent: AgentCaller, row: KeyRow) => Promise<number> } = {},
@@ -92,6 +93,7 @@ export function webhookService(
     throw new Error(`webhook allow list: not a host name, IP address or CIDR: ${parsedAllow.invalid.join(", ")}`);
   }
   const allow = parsedAllow.list;
+  const bodyDeps = { db, sql, agents, ...(files.sign ? { sign: files.sign } : {}), ...(files.count ? { count: files.count } : {}) };
 
   /**
    * Issue 13 #1 (SSRF): the addresses a webhook URL may be sent to. An IP literal must be public (or
@@ -152,109 +154,58 @@ export function webhookService(
     });
   }
 
+  // The worker (OQ-B-21, B-163): deliveries to different agents go out at once, at most
+  // `concurrency` requests in flight; each agent's one at a time, in seq order (webhookQueue.ts).
+  // A round runs when fewer than `concurrency` bodies wait for a slot, and claims up to four times
+  // the bound in all: at least twice the bound a round, so the bodies of one message to many agents
+  // are built from shared reads (webhookBodies.ts), while a claimed row still starts within its lock
+  // (4 × the 10 s timeout < LOCK_MS) when every slot waits out a timeout.
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY));
+  const claimMax = 4 * concurrency;
+  /** Agents with a delivery claimed here, waiting or in flight: never a second one of theirs at once. */
+  const busy = new Set<string>();
+  const ready: Sendable[] = [];
+  /** Attempts that ended, written by the next round. */
+  const ended: Outcome[] = [];
+  let inFlight = 0;
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
+  let timerAt = Number.POSITIVE_INFINITY;
   let closed = false;
+  let changed: (() => void)[] = [];
+  const notify = () => {
+    for (const resolve of changed.splice(0)) resolve();
+  };
 
-  /** The body of one delivery, rendered for the receiving agent; null when it left the room since. */
-  async function bodyFor(deliveryId: string, agentId: string, seq: number): Promise<WebhookDelivery | null> {
-    const agent = await db.agent.findUnique({
-      where: { id: agentId },
-      select: { id: true, handle: true, ownerId: true },
-    });
-    const event = await db.event.findUnique({ where: { seq }, select: agentMessageSelect });
-    if (!agent || !event?.conversation) return null;
-    const caller: AgentCaller = {
-      kind: "agent",
-      id: agent.id,
-      handle: agent.handle,
-      ownerId: agent.ownerId,
-      instanceId: null,
-    };
-    const row = await agents.room(caller, event.conversation.id);
-    if (!row) return null;
-    const [rendered] = await renderForAgent(db, agent.id, [event]);
-    if (!rendered) return null;
-    const [context, fileCount] = await Promise.all([agents.envelope(caller, row), files.count?.(caller, row) ?? 0]);
-    // B-175: the turns before this message, newest 20 read, and how many older ones exist; a
-    // visitor's start at its placement (B-301).
-    const floor = await agents.historyFloor(caller, row);
-    const before = await db.event.findMany({
-      where: { conversationId: row.key, kind: "message", seq: { lt: seq, gt: floor } },
-      orderBy: { seq: "desc" },
-      take: HISTORY_TURNS_MAX,
-      select: agentMessageSelect,
-    });
-    const earlier =
-      before.length < HISTORY_TURNS_MAX
-        ? 0
-        : await db.event.count({
-            where: { conversationId: row.key, kind: "message", seq: { lt: before.at(-1)?.seq ?? 0, gt: floor } },
-          });
-    const turns = (await renderForAgent(db, agent.id, before.reverse())).map(
-      ({ message }): HistoryTurn => ({
-        id: message.id,
-        senderId: message.senderId,
-        senderName: message.sender.name,
-        senderType: message.senderType,
-        content: message.content,
-        createdAt: message.createdAt,
-        replyTo: message.replyTo,
-      }),
-    );
-    const event_ = toUpdatesEvent(rendered);
-    return {
-      event: "message.created" as const,
-      deliveryId,
-      conversationId: event_.conversationId,
-      conversation: event_.conversation,
-      // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
-      project: { ...event_.project, notes: { pinned: [], shelfCount: 0, fileCount } },
-      // B-181, B-185: the files signed when the body is made (each attempt anew).
-      message: eventMessage(files.sign ? signAgentMessage(rendered.message, files.sign) : rendered.message),
-      sender: rendered.message.sender,
-      replyTo: rendered.message.replyTo,
-      participants: context.participants,
-      instructions: context.instructions,
-      context,
-      // B-164: the same signal as `→ you should respond`.
-      you: { ...context.you, shouldRespond: rendered.message.shouldRespond },
-      history: budgetHistory(turns, earlier),
-    };
+  /** Wakes the worker at `at` (a retry's pause, another instance's lock), unless it wakes earlier. */
+  function wakeAt(at: number, reset = false): void {
+    if (closed || (!reset && at >= timerAt)) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = Number.isFinite(at)
+      ? setTimeout(
+          () => {
+            timer = null;
+            timerAt = Number.POSITIVE_INFINITY;
+            kick();
+          },
+          Math.max(10, at - Date.now()),
+        )
+      : null;
   }
 
-  async function attempt(delivery: { id: string; agentId: string; eventSeq: number; attempts: number }): Promise<void> {
-    const hook = await db.webhook.findUnique({
-      where: { agentId: delivery.agentId },
-      select: { url: true, secret: true },
-    });
-    const body = hook ? await bodyFor(delivery.id, delivery.agentId, delivery.eventSeq) : null;
-    if (!hook || !body) {
-      await db.webhookDelivery.update({
-        where: { id: delivery.id },
-        data: {
-          status: "dropped",
-          lockedUntil: null,
-          lastError: hook ? "no longer in the conversation" : "webhook removed",
-        },
-      });
-      return;
-    }
+  /** One attempt: the address checked again (issue 13 #1), the POST, and how it ended. */
+  async function attempt({ claim, url: hookUrl, secret, body }: Sendable): Promise<Outcome> {
     const text = JSON.stringify(body);
     let status: number | null = null;
     let error: string | null = null;
-    const url = new URL(hook.url);
+    const url = new URL(hookUrl);
     const to = await target(url);
-    if (!to.ok && to.refused) {
-      // Issue 13 #1: refused at once and never retried, whether or not anything listens there, so the
-      // delivery counts of GET /webhook tell nothing about the hub's network.
-      await db.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: "pending" },
-        data: { status: "failed", lockedUntil: null, lastStatus: null, lastError: `address not allowed: ${to.reason}` },
-      });
-      return;
-    }
+    // Issue 13 #1: refused at once and never retried, whether or not anything listens there, so the
+    // delivery counts of GET /webhook tell nothing about the hub's network.
+    if (!to.ok && to.refused)
+      return { id: claim.id, status: "failed", lastStatus: null, lastError: `address not allowed: ${to.reason}` };
     if (!to.ok) error = to.reason;
     else {
       try {
@@ -265,8 +216,8 @@ export function webhookService(
             "content-type": "application/json",
             "user-agent": "maity-hub-webhook/2",
             "x-maity-event": "message.created",
-            "x-maity-delivery": delivery.id,
-            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(hook.secret, text),
+            "x-maity-delivery": claim.id,
+            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, text),
           },
           text,
         );
@@ -274,99 +225,116 @@ export function webhookService(
         error = e instanceof Error ? e.message : String(e);
       }
     }
-    if (status !== null && status >= 200 && status < 300) {
-      await db.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: "pending" },
-        data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null },
-      });
-      return;
-    }
-    const pause = backoff[delivery.attempts - 1];
-    // Conditional: a DELETE /webhook while this was in flight keeps the row dropped.
-    await db.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: "pending" },
-      data:
-        pause === undefined
-          ? { status: "failed", lockedUntil: null, lastStatus: status, lastError: error ?? `answered ${status}` }
-          : {
-              nextAttemptAt: new Date(Date.now() + pause),
-              lockedUntil: null,
-              lastStatus: status,
-              lastError: error ?? `answered ${status}`,
-            },
-    });
+    if (status !== null && status >= 200 && status < 300)
+      return { id: claim.id, status: "delivered", lastStatus: status, at: new Date() };
+    const pause = backoff[claim.attempts - 1];
+    const lastError = error ?? `answered ${status}`;
+    return pause === undefined
+      ? { id: claim.id, status: "failed", lastStatus: status, lastError }
+      : { id: claim.id, status: "pending", lastStatus: status, lastError, nextAttemptAt: new Date(Date.now() + pause) };
   }
 
-  /** Sends what is due; several app instances share the table: a conditional update claims a row. */
-  async function drain(): Promise<void> {
-    for (;;) {
-      const now = new Date();
-      // In seq order per agent (issue 12): only each agent's oldest pending delivery is due, so a
-      // receiver sees its messages in the log's order; different agents are sent in parallel.
-      const due = (
-        await db.$queryRawUnsafe<{ id: string; agent_id: string; event_seq: number; attempts: number }[]>(
-          `SELECT id, agent_id, event_seq, attempts FROM (
-             SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, attempts, next_attempt_at, locked_until
-             FROM webhook_deliveries WHERE status = 'pending' ORDER BY agent_id, event_seq) head
-           WHERE next_attempt_at <= $1::timestamp AND (locked_until IS NULL OR locked_until < $1::timestamp)
-           ORDER BY event_seq LIMIT 20`,
-          now.toISOString(),
-        )
-      ).map((r) => ({ id: r.id, agentId: r.agent_id, eventSeq: Number(r.event_seq), attempts: Number(r.attempts) }));
-      if (due.length === 0 || closed) break;
-      await Promise.all(
-        due.map(async (d) => {
-          const claimed = await db.webhookDelivery.updateMany({
-            where: { id: d.id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-            data: { lockedUntil: new Date(Date.now() + LOCK_MS), attempts: { increment: 1 } },
-          });
-          if (claimed.count === 1)
-            await attempt({ ...d, attempts: d.attempts + 1 }).catch((e: unknown) =>
-              console.error("maity: webhook delivery failed", e),
-            );
-        }),
-      );
-    }
-    // Wake up for the next retry that is waiting.
-    const next = closed
-      ? null
-      : await db.webhookDelivery.findFirst({
-          where: { status: "pending" },
-          orderBy: { nextAttemptAt: "asc" },
-          select: { nextAttemptAt: true },
+  function end(agentId: string, outcome: Outcome): void {
+    ended.push(outcome);
+    busy.delete(agentId);
+    if (outcome.status === "pending") wakeAt(outcome.nextAttemptAt.getTime());
+  }
+
+  /** Starts what is ready, up to the bound. */
+  function dispatch(): void {
+    while (inFlight < concurrency && ready.length > 0) {
+      const next = ready.shift() as Sendable;
+      inFlight += 1;
+      void attempt(next)
+        .catch((e: unknown): Outcome => {
+          console.error("maity: webhook delivery failed", e);
+          const pause = backoff[next.claim.attempts - 1];
+          const lastError = e instanceof Error ? e.message : String(e);
+          return pause === undefined
+            ? { id: next.claim.id, status: "failed", lastStatus: null, lastError }
+            : { id: next.claim.id, status: "pending", lastStatus: null, lastError, nextAttemptAt: new Date(Date.now() + pause) };
+        })
+        .then((outcome) => {
+          inFlight -= 1;
+          end(next.claim.agentId, outcome);
+          dispatch();
+          kick();
+          notify();
         });
-    if (timer) clearTimeout(timer);
-    timer = next ? setTimeout(kick, Math.max(10, next.nextAttemptAt.getTime() - Date.now())) : null;
+    }
   }
 
-  /** Start sending (once at a time; a kick while sending runs one more round). */
+  /** One round: outcomes written and the next due claimed, in one statement; true while more may be due. */
+  async function oneRound(): Promise<boolean> {
+    // Enough is waiting for the slots: the outcomes ride with the next claim.
+    if (!closed && ready.length >= concurrency) return false;
+    const outcomes = ended.splice(0);
+    const room = closed ? 0 : claimMax - busy.size;
+    if (outcomes.length === 0 && room <= 0) return false;
+    const { claims, wake } = await round(sql, outcomes, busy, Math.max(0, room), LOCK_MS);
+    const retries = outcomes.flatMap((o) => (o.status === "pending" ? [o.nextAttemptAt.getTime()] : []));
+    wakeAt(Math.min(wake?.getTime() ?? Number.POSITIVE_INFINITY, ...retries), true);
+    if (claims.length === 0) return ended.length > 0;
+    for (const c of claims) busy.add(c.agentId);
+    try {
+      for (const p of await prepareBodies(bodyDeps, claims)) {
+        if ("drop" in p) end(p.claim.agentId, { id: p.claim.id, status: "dropped", lastError: p.drop });
+        else ready.push(p);
+      }
+    } catch (e) {
+      // The claimed rows stay locked and are taken again when the lock ends (counted as an attempt).
+      console.error("maity: webhook bodies", e);
+      for (const c of claims) busy.delete(c.agentId);
+    }
+    dispatch();
+    return claims.length === room || ended.length > 0;
+  }
+
+  /** Start sending (one round at a time; a kick during a round runs one more). */
   function kick(): void {
-    if (closed) return;
     if (running) {
       again = true;
       return;
     }
+    if (closed && ended.length === 0) return;
     running = (async () => {
-      do {
+      let more = true;
+      while (more || again) {
         again = false;
-        await drain().catch((e: unknown) => console.error("maity: webhook worker", e));
-      } while (again && !closed);
+        more = await oneRound().catch((e: unknown) => {
+          console.error("maity: webhook worker", e);
+          return false;
+        });
+        if (closed && ended.length === 0) break;
+      }
       running = null;
+      notify();
     })();
+  }
+
+  /** Until nothing is claimed, in flight or unwritten here. */
+  async function idle(): Promise<void> {
+    while (running || inFlight > 0 || ready.length > 0 || ended.length > 0) {
+      if (!running && inFlight === 0 && ready.length === 0) kick();
+      await new Promise<void>((resolve) => changed.push(resolve));
+    }
   }
 
   return {
     kick,
     /** Resume what a previous process left pending. */
     start: kick,
-    /** Waits for the round in flight (tests, shutdown). */
-    async idle(): Promise<void> {
-      while (running) await running;
-    },
+    /** Waits for the rounds and the requests in flight, and their outcomes written (tests, shutdown). */
+    idle,
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);
-      while (running) await running;
+      timer = null;
+      // What was claimed but not sent goes back to the queue, its attempt not counted.
+      for (const p of ready.splice(0)) end(p.claim.agentId, { id: p.claim.id, status: "released" });
+      kick();
+      await idle();
+      changed = [];
     },
 
     /** POST /webhook (B-162): set (or replace) the URL; the secret is shown in this answer only. */
