@@ -21,6 +21,8 @@ import { createHmac } from "node:crypto";
 import { request } from "node:http";
 import { cpus, loadavg } from "node:os";
 import { Worker } from "node:worker_threads";
+import { Session } from "node:inspector/promises";
+import { writeFile } from "node:fs/promises";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { type AgentCaller, createHub, type HumanCaller } from "@maity/hub";
@@ -48,6 +50,22 @@ const cpuMs = (start: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000;
 };
 const sign = (secret: string, body: Uint8Array) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+
+/** BENCH_PROFILE=dir: a CPU profile of this thread for each phase (`<engine>-<phase>.cpuprofile`). */
+const profileDir = process.env.BENCH_PROFILE;
+const session = profileDir ? new Session() : null;
+if (session) session.connect();
+async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
+  if (!session) return run();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await run();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    await writeFile(`${profileDir}/${name}.cpuprofile`, JSON.stringify(profile));
+  }
+}
 
 const watchdog = setTimeout(() => {
   log(`bench:webhooks: still running after ${RUN_BUDGET_MS / 60_000} min, stopping`);
@@ -294,9 +312,12 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         const cpu = process.cpuUsage();
         const start = now();
         const seqs: number[] = [];
-        for (let i = 0; i < MESSAGES; i++) seqs.push(await postMessage(view.id, line()));
-        const hubReport = await receiver.until(MESSAGES * AGENTS);
-        await hub.webhooks.idle();
+        const hubReport = await profiled(`${engine}-hub-${round}`, async () => {
+          for (let i = 0; i < MESSAGES; i++) seqs.push(await postMessage(view.id, line()));
+          const report = await receiver.until(MESSAGES * AGENTS);
+          await hub.webhooks.idle();
+          return report;
+        });
         const hubCpu = cpuMs(cpu);
         const [rows] = await database.sql.query<{ delivered: number; retried: number }>(
           `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
@@ -321,7 +342,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         await sleep(50);
         const bareCpu = process.cpuUsage();
         const bareStart = now();
-        const failures = await bareLoop(port, secrets, bodies);
+        const failures = await profiled(`${engine}-bare-${round}`, () => bareLoop(port, secrets, bodies));
         const bareReport = await receiver.until(MESSAGES * AGENTS);
         const bareProblems = check(bareReport, seqs);
         if (failures) bareProblems.push(`${failures} requests not answered 2xx`);

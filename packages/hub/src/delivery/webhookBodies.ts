@@ -1,5 +1,7 @@
 import {
   budgetHistory,
+  type ContextEnvelope,
+  type UpdatesEvent,
   HISTORY_TURNS_MAX,
   type HistoryTurn,
   historyFloorOf,
@@ -8,7 +10,7 @@ import {
 } from "@maity/domain";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
-import { type KeyRow, readKeys } from "../access/visibility.ts";
+import { agentsInRoom, type KeyRow, readKeys } from "../access/visibility.ts";
 import type { AgentService } from "../agents/service.ts";
 import { type Signer, signAgentMessage } from "../files/render.ts";
 import {
@@ -77,145 +79,175 @@ const callerOf = (c: Claim): AgentCaller => ({
   instanceId: null,
 });
 
-export async function prepareBodies(deps: BodyDeps, claims: Claim[]): Promise<Prepared[]> {
+/**
+ * How long what one message's deliveries share is reused by the next batches of its fan-out: the
+ * bodies of one message to many agents read the room and the history as they were when its first
+ * batch was built (a retry, seconds later, reads them anew). Whether each agent is still in the
+ * room is asked fresh for every batch.
+ */
+export const SHARED_TTL_MS = 1_000;
+
+type Rendered = Awaited<ReturnType<typeof renderAgentEvents>>[number];
+type Room = { row: KeyRow; envelope: (agent: AgentCaller) => ContextEnvelope; files: boolean };
+type Cached<T> = { at: number; value: T };
+
+/** Builds the bodies of claimed deliveries; what a message's deliveries share lives SHARED_TTL_MS. */
+export function bodyBuilder(deps: BodyDeps) {
   const { db, sql, agents } = deps;
   const raw = rawOf(sql);
-  const hooked = claims.filter((c) => c.url !== null && c.secret !== null);
-  // Still in the room, as every read of the agent's decides it (readKeys): one statement per agent.
-  const rows = new Map<string, KeyRow | null>(
-    await Promise.all(
-      hooked.map(async (c): Promise<[string, KeyRow | null]> => {
-        const [row] = await readKeys(raw, callerOf(c), {
-          conversationKey: c.conversationKey,
-          observed: false,
-          lean: true,
-        });
-        return [c.id, row ?? null];
-      }),
-    ),
-  );
-  const live = hooked.filter((c) => rows.get(c.id));
-  const seqs = [...new Set(live.map((c) => c.eventSeq))];
-  const events = seqs.length
-    ? await db.event.findMany({ where: { seq: { in: seqs } }, select: agentMessageSelect })
-    : [];
-  const eventBySeq = new Map(events.map((e) => [e.seq, e]));
-  const floorOf = (c: Claim): number => {
-    const bay = eventBySeq.get(c.eventSeq)?.conversation?.project.bayId ?? "";
-    return historyFloorOf(isVisiting(c.ownerBayId, bay), (rows.get(c.id) as KeyRow).windowSeq);
+  const messages = new Map<number, Cached<{ rendered: Rendered; event: UpdatesEvent }>>();
+  const histories = new Map<string, Cached<HistoryTurn[]>>();
+  const rooms = new Map<string, Cached<Room>>();
+  const prune = (now: number) => {
+    for (const map of [messages, histories, rooms] as Map<unknown, Cached<unknown>>[])
+      for (const [k, v] of map) if (now - v.at >= SHARED_TTL_MS) map.delete(k);
   };
-  // One history per (conversation, seq, floor): every agent but a visitor shares it.
-  const wanted = new Map<string, { k: string; seq: number; floor: number }>();
-  for (const c of live) {
-    const floor = floorOf(c);
-    wanted.set(`${c.eventSeq} ${floor}`, { k: c.conversationKey, seq: c.eventSeq, floor });
-  }
-  const histories = new Map<string, { seqs: number[]; earlier: number }>();
-  if (wanted.size) {
-    const list = [...wanted.values()];
-    const found = await sql.query<{ k: string; for_seq: number; floor: number; seq: number | null; total: number }>(
-      HISTORY_SQL,
-      [list.map((w) => w.k), list.map((w) => w.seq), list.map((w) => w.floor)],
-    );
-    for (const f of found) {
-      const key = `${Number(f.for_seq)} ${Number(f.floor)}`;
-      const h = histories.get(key) ?? { seqs: [], earlier: Math.max(0, Number(f.total) - HISTORY_TURNS_MAX) };
-      if (f.seq !== null) h.seqs.push(Number(f.seq));
-      histories.set(key, h);
+
+  /** The room as one of the batch's agents reads it (readKeys), its envelope and whether it has files. */
+  async function roomOf(key: string, list: Claim[], now: number): Promise<Room | null> {
+    const cached = rooms.get(key);
+    if (cached) return cached.value;
+    let row: KeyRow | undefined;
+    for (const c of list) {
+      [row] = await readKeys(raw, callerOf(c), { conversationKey: key, observed: false, lean: true });
+      if (row) break;
     }
-  }
-  const historySeqs = [...new Set([...histories.values()].flatMap((h) => h.seqs))].filter((s) => !eventBySeq.has(s));
-  const older = historySeqs.length
-    ? await db.event.findMany({ where: { seq: { in: historySeqs } }, select: agentMessageSelect })
-    : [];
-  const rendered = new Map(
-    (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[])).map((r) => [r.row.seq, r]),
-  );
-  const turnsOf = (key: string): HistoryTurn[] => {
-    const h = histories.get(key) ?? { seqs: [], earlier: 0 };
-    const turns = [...h.seqs]
-      .sort((a, b) => a - b)
-      .flatMap((s) => {
-        const r = rendered.get(s);
-        if (!r) return [];
-        const m = r.message;
-        return [
-          {
-            id: m.id,
-            senderId: m.senderId,
-            senderName: m.sender.name,
-            senderType: m.senderType,
-            content: m.content,
-            createdAt: m.createdAt,
-            replyTo: m.replyTo,
-          },
-        ];
-      });
-    return budgetHistory(turns, h.earlier);
-  };
-  const budgeted = new Map<string, HistoryTurn[]>();
-  // The room's envelope and whether its project has files: once per conversation of the batch.
-  const rooms = new Map<string, Promise<{ envelope: Awaited<ReturnType<AgentService["envelopes"]>>; files: boolean }>>();
-  const roomOf = (c: Claim) => {
-    let room = rooms.get(c.conversationKey);
-    if (!room) {
-      const row = rows.get(c.id) as KeyRow;
-      room = (async () => {
-        const envelope = await agents.envelopes(row);
-        const files = deps.count
-          ? ((await sql.query<{ any: boolean }>(ANY_FILE_SQL, [row.projectId]))[0]?.any ?? false)
-          : false;
-        return { envelope, files };
-      })();
-      rooms.set(c.conversationKey, room);
-    }
+    if (!row) return null;
+    const envelope = await agents.envelopes(row);
+    const files = deps.count
+      ? ((await sql.query<{ any: boolean }>(ANY_FILE_SQL, [row.projectId]))[0]?.any ?? false)
+      : false;
+    const room = { row, envelope, files };
+    rooms.set(key, { at: now, value: room });
     return room;
-  };
-  // The files of a message are signed when the body is made (B-181, B-185), once per message.
-  const signed = new Map<number, ReturnType<typeof toUpdatesEvent>>();
-  return Promise.all(
-    claims.map(async (c): Promise<Prepared> => {
-      if (c.url === null || c.secret === null) return { claim: c, drop: "webhook removed" };
-      const row = rows.get(c.id);
-      const r = rendered.get(c.eventSeq);
-      if (!row || !r) return { claim: c, drop: "no longer in the conversation" };
-      const caller = callerOf(c);
-      const room = await roomOf(c);
-      const context = room.envelope(caller);
-      const fileCount = room.files && deps.count ? await deps.count(caller, row) : 0;
-      let event_ = signed.get(c.eventSeq);
-      if (!event_) {
-        event_ = toUpdatesEvent({
-          message: deps.sign ? signAgentMessage(r.message, deps.sign) : r.message,
-          row: r.row,
+  }
+
+  return async function prepare(claims: Claim[]): Promise<Prepared[]> {
+    const now = Date.now();
+    prune(now);
+    const hooked = claims.filter((c) => c.url !== null && c.secret !== null);
+    // Still in the room (hidden = missing): which of the batch's agents are, in one statement a room.
+    const rows = new Map<string, KeyRow>();
+    const roomByClaim = new Map<string, Room>();
+    const byRoom = new Map<string, Claim[]>();
+    for (const c of hooked) byRoom.set(c.conversationKey, [...(byRoom.get(c.conversationKey) ?? []), c]);
+    for (const [key, list] of byRoom) {
+      const room = await roomOf(key, list, now);
+      if (!room) continue;
+      const inRoom = await agentsInRoom(raw, room.row, [...new Set(list.map((c) => c.agentId))]);
+      for (const c of list) {
+        const own = inRoom.get(c.agentId);
+        if (own) {
+          rows.set(c.id, own);
+          roomByClaim.set(c.id, room);
+        }
+      }
+    }
+    const live = hooked.filter((c) => rows.has(c.id));
+    // The messages and their histories not built in the last SHARED_TTL_MS: read and rendered together.
+    const seqs = [...new Set(live.map((c) => c.eventSeq))].filter((s) => !messages.has(s));
+    const events = seqs.length
+      ? await db.event.findMany({ where: { seq: { in: seqs } }, select: agentMessageSelect })
+      : [];
+    const bayOf = new Map(events.map((e) => [e.seq, e.conversation?.project.bayId ?? ""]));
+    for (const [seq, m] of messages) bayOf.set(seq, m.value.rendered.row.conversation?.project.bayId ?? "");
+    const floorOf = (c: Claim): number =>
+      historyFloorOf(isVisiting(c.ownerBayId, bayOf.get(c.eventSeq) ?? ""), (rows.get(c.id) as KeyRow).windowSeq);
+    const wanted = new Map<string, { k: string; seq: number; floor: number }>();
+    for (const c of live) {
+      const floor = floorOf(c);
+      const key = `${c.eventSeq} ${floor}`;
+      if (!histories.has(key)) wanted.set(key, { k: c.conversationKey, seq: c.eventSeq, floor });
+    }
+    const found = new Map<string, { seqs: number[]; earlier: number }>();
+    if (wanted.size) {
+      const list = [...wanted.values()];
+      const history = await sql.query<{ for_seq: number; floor: number; seq: number | null; total: number }>(
+        HISTORY_SQL,
+        [list.map((w) => w.k), list.map((w) => w.seq), list.map((w) => w.floor)],
+      );
+      for (const f of history) {
+        const key = `${Number(f.for_seq)} ${Number(f.floor)}`;
+        const h = found.get(key) ?? { seqs: [], earlier: Math.max(0, Number(f.total) - HISTORY_TURNS_MAX) };
+        if (f.seq !== null) h.seqs.push(Number(f.seq));
+        found.set(key, h);
+      }
+    }
+    const loaded = new Set(events.map((e) => e.seq));
+    const olderSeqs = [...new Set([...found.values()].flatMap((h) => h.seqs))].filter((s) => !loaded.has(s));
+    const older = olderSeqs.length
+      ? await db.event.findMany({ where: { seq: { in: olderSeqs } }, select: agentMessageSelect })
+      : [];
+    const rendered = new Map(
+      (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[])).map((r) => [r.row.seq, r]),
+    );
+    for (const seq of seqs) {
+      const r = rendered.get(seq);
+      // B-181, B-185: the files signed when the bodies are made.
+      if (r)
+        messages.set(seq, {
+          at: now,
+          value: {
+            rendered: r,
+            event: toUpdatesEvent({ message: deps.sign ? signAgentMessage(r.message, deps.sign) : r.message, row: r.row }),
+          },
         });
-        signed.set(c.eventSeq, event_);
-      }
-      const message = forReader(r.message, r.respond, c.agentId);
-      const key = `${c.eventSeq} ${floorOf(c)}`;
-      let history = budgeted.get(key);
-      if (!history) {
-        history = turnsOf(key);
-        budgeted.set(key, history);
-      }
-      const body: WebhookDelivery = {
-        event: "message.created" as const,
-        deliveryId: c.id,
-        conversationId: event_.conversationId,
-        conversation: event_.conversation,
-        // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
-        project: { ...event_.project, notes: { pinned: [], shelfCount: 0, fileCount } },
-        message: { ...event_.message, shouldRespond: message.shouldRespond },
-        sender: message.sender,
-        replyTo: message.replyTo,
-        participants: context.participants,
-        instructions: context.instructions,
-        context,
-        // B-164: the same signal as `→ you should respond`.
-        you: { ...context.you, shouldRespond: message.shouldRespond },
-        history,
-      };
-      return { claim: c, url: c.url, secret: c.secret, body };
-    }),
-  );
+    }
+    for (const [key, h] of found) histories.set(key, { at: now, value: turnsOf(h, rendered) });
+
+    return Promise.all(
+      claims.map(async (c): Promise<Prepared> => {
+        if (c.url === null || c.secret === null) return { claim: c, drop: "webhook removed" };
+        const row = rows.get(c.id);
+        const room = roomByClaim.get(c.id);
+        const m = messages.get(c.eventSeq)?.value;
+        const history = histories.get(`${c.eventSeq} ${row ? floorOf(c) : 0}`)?.value;
+        if (!row || !room || !m || !history) return { claim: c, drop: "no longer in the conversation" };
+        const caller = callerOf(c);
+        const context = room.envelope(caller);
+        const fileCount = room.files && deps.count ? await deps.count(caller, row) : 0;
+        const shouldRespond = forReader(m.rendered.message, m.rendered.respond, c.agentId).shouldRespond;
+        const body: WebhookDelivery = {
+          event: "message.created" as const,
+          deliveryId: c.id,
+          conversationId: m.event.conversationId,
+          conversation: m.event.conversation,
+          // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
+          project: { ...m.event.project, notes: { pinned: [], shelfCount: 0, fileCount } },
+          message: { ...m.event.message, shouldRespond },
+          sender: m.rendered.message.sender,
+          replyTo: m.rendered.message.replyTo,
+          participants: context.participants,
+          instructions: context.instructions,
+          context,
+          // B-164: the same signal as `→ you should respond`.
+          you: { ...context.you, shouldRespond },
+          history,
+        };
+        return { claim: c, url: c.url, secret: c.secret, body };
+      }),
+    );
+  };
+}
+
+/** B-175…B-177: the turns before a message, budgeted (the newest 20 read, and how many older exist). */
+function turnsOf(h: { seqs: number[]; earlier: number }, rendered: Map<number, Rendered>): HistoryTurn[] {
+  const turns = [...h.seqs]
+    .sort((a, b) => a - b)
+    .flatMap((s): HistoryTurn[] => {
+      const m = rendered.get(s)?.message;
+      if (!m) return [];
+      return [
+        {
+          id: m.id,
+          senderId: m.senderId,
+          senderName: m.sender.name,
+          senderType: m.senderType,
+          content: m.content,
+          createdAt: m.createdAt,
+          replyTo: m.replyTo,
+        },
+      ];
+    });
+  return budgetHistory(turns, h.earlier);
 }

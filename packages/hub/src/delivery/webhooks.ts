@@ -19,7 +19,7 @@ import type { Signer } from "../files/render.ts";
 import type { AgentService } from "../agents/service.ts";
 import type { AgentCaller } from "../access/caller.ts";
 import type { KeyRow } from "../access/visibility.ts";
-import { type Prepared, prepareBodies } from "./webhookBodies.ts";
+import { bodyBuilder, type Prepared } from "./webhookBodies.ts";
 import { type Outcome, round } from "./webhookQueue.ts";
 
 // Webhook contract v2 (004 §11, B-162…B-177): an agent that takes pushes instead of polling names a
@@ -93,7 +93,13 @@ export function webhookService(
     throw new Error(`webhook allow list: not a host name, IP address or CIDR: ${parsedAllow.invalid.join(", ")}`);
   }
   const allow = parsedAllow.list;
-  const bodyDeps = { db, sql, agents, ...(files.sign ? { sign: files.sign } : {}), ...(files.count ? { count: files.count } : {}) };
+  const prepareBodies = bodyBuilder({
+    db,
+    sql,
+    agents,
+    ...(files.sign ? { sign: files.sign } : {}),
+    ...(files.count ? { count: files.count } : {}),
+  });
 
   /**
    * Issue 13 #1 (SSRF): the addresses a webhook URL may be sent to. An IP literal must be public (or
@@ -277,7 +283,7 @@ export function webhookService(
     if (claims.length === 0) return ended.length > 0;
     for (const c of claims) busy.add(c.agentId);
     try {
-      for (const p of await prepareBodies(bodyDeps, claims)) {
+      for (const p of await prepareBodies(claims)) {
         if ("drop" in p) end(p.claim.agentId, { id: p.claim.id, status: "dropped", lastError: p.drop });
         else ready.push(p);
       }
