@@ -54,8 +54,8 @@ function receiver({ secrets }: ReceiverOptions) {
       if (report.requests === 0) report.firstAt = at;
       report.requests += 1;
       report.lastAt = at;
-      (report.seqs[index] ??= []).push(seq);
-      if (keep) (kept[index] ??= []).push(raw);
+      report.seqs[index]?.push(seq);
+      if (keep) kept[index]?.push(raw);
       res.writeHead(204).end();
     });
   });
@@ -64,7 +64,7 @@ function receiver({ secrets }: ReceiverOptions) {
     start(name: string, keepBodies: boolean) {
       phase = name;
       keep = keepBodies;
-      kept = [];
+      kept = secrets.map(() => []);
       report = { phase, requests: 0, badSignatures: 0, firstAt: 0, lastAt: 0, seqs: secrets.map(() => []) };
     },
     report: () => report,

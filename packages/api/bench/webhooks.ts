@@ -34,8 +34,9 @@ const AGENTS = 100;
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /** The hub's bound (MAITY_WEBHOOK_CONCURRENCY, its default unless set), the bare loop's too. */
-const CONCURRENCY = readSettings({ MAITY_WEBHOOK_CONCURRENCY: process.env.MAITY_WEBHOOK_CONCURRENCY })
-  .webhookConcurrency;
+const CONCURRENCY = readSettings({
+  MAITY_WEBHOOK_CONCURRENCY: process.env.MAITY_WEBHOOK_CONCURRENCY,
+}).webhookConcurrency;
 const ADMIN_TOKEN = "bench-webhooks-admin-token";
 const PHASE_TIMEOUT_MS = 180_000;
 const RUN_BUDGET_MS = 15 * 60_000;
@@ -363,7 +364,8 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
       stop();
     }
     if (process.env.BENCH_STATEMENTS)
-      for (const [text, n] of [...texts].sort((a, b) => b[1] - a[1]).slice(0, 40)) log(`${String(n).padStart(7)}  ${text}`);
+      for (const [text, n] of [...texts].sort((a, b) => b[1] - a[1]).slice(0, 40))
+        log(`${String(n).padStart(7)}  ${text}`);
     result.load = [loadBefore, loadavg()[0] ?? 0];
     result.seconds = (performance.now() - t0) / 1000;
     return result;

@@ -199,9 +199,7 @@ export async function agentsInRoom(db: RawQueryable, row: KeyRow, agentIds: stri
     row.key,
     agentIds,
   );
-  return new Map(
-    rows.map((r) => [r.member_id, { ...row, windowSeq: Number(r.window_seq), marker: Number(r.marker) }]),
-  );
+  return new Map(rows.map((r) => [r.member_id, { ...row, windowSeq: Number(r.window_seq), marker: Number(r.marker) }]));
 }
 
 /** One statement: every conversation `caller` sees (in a project, or across its memberships). */

@@ -110,11 +110,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     return (agent) => envelopeFor(agent, row, entries);
   }
 
-  function envelopeFor(
-    agent: AgentCaller,
-    row: KeyRow,
-    entries: Awaited<ReturnType<typeof roster>>,
-  ): ContextEnvelope {
+  function envelopeFor(agent: AgentCaller, row: KeyRow, entries: Awaited<ReturnType<typeof roster>>): ContextEnvelope {
     const group = row.kind === "group";
     const policy = replyPolicyOf(row.policy.replyPolicy);
     const designated = group ? row.policy.designatedAgentId : null;

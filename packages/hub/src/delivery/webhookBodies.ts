@@ -43,7 +43,9 @@ export interface Claim {
   conversationKey: string;
 }
 
-export type Prepared = { claim: Claim; url: string; secret: string; body: WebhookDelivery } | { claim: Claim; drop: string };
+export type Prepared =
+  | { claim: Claim; url: string; secret: string; body: WebhookDelivery }
+  | { claim: Claim; drop: string };
 
 export interface BodyDeps {
   db: Db;
@@ -189,7 +191,10 @@ export function bodyBuilder(deps: BodyDeps) {
           at: now,
           value: {
             rendered: r,
-            event: toUpdatesEvent({ message: deps.sign ? signAgentMessage(r.message, deps.sign) : r.message, row: r.row }),
+            event: toUpdatesEvent({
+              message: deps.sign ? signAgentMessage(r.message, deps.sign) : r.message,
+              row: r.row,
+            }),
           },
         });
     }

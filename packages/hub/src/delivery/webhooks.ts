@@ -258,7 +258,13 @@ export function webhookService(
           const lastError = e instanceof Error ? e.message : String(e);
           return pause === undefined
             ? { id: next.claim.id, status: "failed", lastStatus: null, lastError }
-            : { id: next.claim.id, status: "pending", lastStatus: null, lastError, nextAttemptAt: new Date(Date.now() + pause) };
+            : {
+                id: next.claim.id,
+                status: "pending",
+                lastStatus: null,
+                lastError,
+                nextAttemptAt: new Date(Date.now() + pause),
+              };
         })
         .then((outcome) => {
           inFlight -= 1;
