@@ -10,7 +10,7 @@ import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 // retried after its pause before that agent's later messages. An agent that left the room since
 // the message was written gets nothing (hidden = missing).
 
-const BACKOFF = [150, 150];
+const BACKOFF = [600, 600];
 const CONCURRENCY = 3;
 const hub = await testHub({
   webhooks: { backoffMs: BACKOFF, timeoutMs: 5_000, allow: ["127.0.0.1"], concurrency: CONCURRENCY },

@@ -8,6 +8,7 @@ import {
   isVisiting,
   type WebhookDelivery,
 } from "@maity/domain";
+import { randomUUID } from "node:crypto";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
 import { agentsInRoom, type KeyRow, readKeys } from "../access/visibility.ts";
@@ -43,9 +44,7 @@ export interface Claim {
   conversationKey: string;
 }
 
-export type Prepared =
-  | { claim: Claim; url: string; secret: string; body: WebhookDelivery }
-  | { claim: Claim; drop: string };
+export type Prepared = { claim: Claim; url: string; secret: string; bytes: Buffer } | { claim: Claim; drop: string };
 
 export interface BodyDeps {
   db: Db;
@@ -97,7 +96,16 @@ type Cached<T> = { at: number; value: T };
 export function bodyBuilder(deps: BodyDeps) {
   const { db, sql, agents } = deps;
   const raw = rawOf(sql);
-  const messages = new Map<number, Cached<{ rendered: Rendered; event: UpdatesEvent }>>();
+  const messages = new Map<
+    number,
+    Cached<{
+      rendered: Rendered;
+      event: UpdatesEvent;
+      asked: WebhookDelivery["message"];
+      told: WebhookDelivery["message"];
+    }>
+  >();
+  const shared: SharedJson = new WeakMap();
   const histories = new Map<string, Cached<HistoryTurn[]>>();
   const rooms = new Map<string, Cached<Room>>();
   const prune = (now: number) => {
@@ -186,17 +194,15 @@ export function bodyBuilder(deps: BodyDeps) {
     for (const seq of seqs) {
       const r = rendered.get(seq);
       // B-181, B-185: the files signed when the bodies are made.
-      if (r)
-        messages.set(seq, {
-          at: now,
-          value: {
-            rendered: r,
-            event: toUpdatesEvent({
-              message: deps.sign ? signAgentMessage(r.message, deps.sign) : r.message,
-              row: r.row,
-            }),
-          },
-        });
+      if (!r) continue;
+      const event = toUpdatesEvent({
+        message: deps.sign ? signAgentMessage(r.message, deps.sign) : r.message,
+        row: r.row,
+      });
+      // The message as each reader gets it: its own verdict (B-164), one copy a verdict.
+      const asked = { ...event.message, shouldRespond: true };
+      const told = { ...event.message, shouldRespond: false };
+      messages.set(seq, { at: now, value: { rendered: r, event, asked, told } });
     }
     for (const [key, h] of found) histories.set(key, { at: now, value: turnsOf(h, rendered) });
 
@@ -219,7 +225,7 @@ export function bodyBuilder(deps: BodyDeps) {
           conversation: m.event.conversation,
           // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
           project: { ...m.event.project, notes: { pinned: [], shelfCount: 0, fileCount } },
-          message: { ...m.event.message, shouldRespond },
+          message: shouldRespond ? m.asked : m.told,
           sender: m.rendered.message.sender,
           replyTo: m.rendered.message.replyTo,
           participants: context.participants,
@@ -229,10 +235,40 @@ export function bodyBuilder(deps: BodyDeps) {
           you: { ...context.you, shouldRespond },
           history,
         };
-        return { claim: c, url: c.url, secret: c.secret, body };
+        return { claim: c, url: c.url, secret: c.secret, bytes: Buffer.from(serialize(body, shared)) };
       }),
     );
   };
+}
+
+// The JSON of what a fan-out's bodies share (the roster, the history, the message) is made once:
+// each body's own JSON has a mark where a shared part goes (a NUL and a per-process nonce, which no
+// stored text holds), filled in one pass. The bytes are JSON.stringify's, key order included.
+const NONCE = randomUUID().replace(/-/g, "");
+const MARK = new RegExp(`"\\\\u0000${NONCE}(\\d+)\\\\u0000"`, "g");
+type SharedJson = WeakMap<object, string>;
+
+/** JSON.stringify(body), with the roster, the history and the message's JSON reused from `shared`. */
+function serialize(body: WebhookDelivery, shared: SharedJson): string {
+  const parts: string[] = [];
+  const mark = (value: object): string => {
+    let json = shared.get(value);
+    if (json === undefined) {
+      json = JSON.stringify(value);
+      shared.set(value, json);
+    }
+    parts.push(json);
+    return `\u0000${NONCE}${parts.length - 1}\u0000`;
+  };
+  const participants = mark(body.participants);
+  const skeleton = {
+    ...body,
+    message: mark(body.message),
+    participants,
+    context: { ...body.context, participants },
+    history: mark(body.history),
+  };
+  return JSON.stringify(skeleton).replace(MARK, (_, i: string) => parts[Number(i)] ?? "null");
 }
 
 /** B-175…B-177: the turns before a message, budgeted (the newest 20 read, and how many older exist). */

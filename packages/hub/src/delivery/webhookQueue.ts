@@ -38,12 +38,11 @@ WITH done AS (
 heads AS (
   SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, next_attempt_at, locked_until
   FROM webhook_deliveries
-  WHERE status = 'pending' AND NOT (id = ANY($2::text[]))
+  WHERE status = 'pending' AND NOT (id = ANY($2::text[])) AND NOT (agent_id = ANY($4::text[]))
   ORDER BY agent_id, event_seq),
 due AS (
   SELECT id FROM heads
   WHERE next_attempt_at <= $3::timestamp AND (locked_until IS NULL OR locked_until < $3::timestamp)
-    AND NOT (agent_id = ANY($4::text[]))
   ORDER BY event_seq LIMIT $5::int),
 claimed AS (
   UPDATE webhook_deliveries d SET locked_until = $6::timestamp, attempts = d.attempts + 1
@@ -52,7 +51,7 @@ claimed AS (
 SELECT c.id, c.agent_id, c.event_seq, c.attempts, w.url, w.secret, a.handle, a.owner_id, h.bay_id AS owner_bay_id,
        e.conversation_id,
        (SELECT (extract(epoch FROM min(greatest(x.next_attempt_at, coalesce(x.locked_until, x.next_attempt_at)))) * 1000)::float8
-        FROM heads x WHERE NOT (x.agent_id = ANY($4::text[])) AND NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) AS wake
+        FROM heads x WHERE NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) AS wake
 FROM (SELECT 1) one
 LEFT JOIN claimed c ON true
 LEFT JOIN webhooks w ON w.agent_id = c.agent_id

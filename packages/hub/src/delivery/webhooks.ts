@@ -71,11 +71,11 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 }
 
 /** `sha256=<hex>` of the exact body bytes, keyed by the webhook's secret. */
-export const signWebhook = (secret: string, body: string): string =>
+export const signWebhook = (secret: string, body: string | Uint8Array): string =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
 /** A delivery whose body is built, waiting for a slot. */
-type Sendable = Extract<Prepared, { body: unknown }>;
+type Sendable = Extract<Prepared, { bytes: unknown }>;
 
 export function webhookService(
   db: Db,
@@ -134,7 +134,7 @@ export function webhookService(
   }
 
   /** One POST to a checked address; answers the status (the body is not read), or throws. */
-  function post(url: URL, addresses: Resolved[], headers: Record<string, string>, text: string): Promise<number> {
+  function post(url: URL, addresses: Resolved[], headers: Record<string, string>, bytes: Buffer): Promise<number> {
     return new Promise((resolve, reject) => {
       const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(
         {
@@ -148,7 +148,7 @@ export function webhookService(
           lookup: pinnedLookup(addresses),
           agent: false,
           signal: AbortSignal.timeout(timeoutMs),
-          headers: { ...headers, "content-length": String(Buffer.byteLength(text)) },
+          headers: { ...headers, "content-length": String(bytes.byteLength) },
         },
         (res) => {
           resolve(res.statusCode ?? 0);
@@ -156,7 +156,7 @@ export function webhookService(
         },
       );
       req.on("error", reject);
-      req.end(text);
+      req.end(bytes);
     });
   }
 
@@ -202,8 +202,7 @@ export function webhookService(
   }
 
   /** One attempt: the address checked again (issue 13 #1), the POST, and how it ended. */
-  async function attempt({ claim, url: hookUrl, secret, body }: Sendable): Promise<Outcome> {
-    const text = JSON.stringify(body);
+  async function attempt({ claim, url: hookUrl, secret, bytes }: Sendable): Promise<Outcome> {
     let status: number | null = null;
     let error: string | null = null;
     const url = new URL(hookUrl);
@@ -223,9 +222,9 @@ export function webhookService(
             "user-agent": "maity-hub-webhook/2",
             "x-maity-event": "message.created",
             "x-maity-delivery": claim.id,
-            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, text),
+            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, bytes),
           },
-          text,
+          bytes,
         );
       } catch (e) {
         error = e instanceof Error ? e.message : String(e);
