@@ -4,7 +4,7 @@
 // order in which each agent received its messages, when the first and the last request arrived, and
 // (for the hub's phase) the raw bodies, which the bare loop sends again. The main thread drives it
 // with messages: {phase} starts a phase, {report} answers what it saw, {bodies} hands the bodies
-// over (transferred, not copied), {stop} closes it.
+// over (transferred, not copied), {count} answers how many requests came so far, {stop} closes it.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
@@ -26,6 +26,7 @@ export interface PhaseReport {
 export type ReceiverReply =
   | { listening: number }
   | { report: PhaseReport }
+  | { count: number }
   | { bodies: { buffer: ArrayBuffer; lengths: number[][] } }
   | { failed: string };
 
@@ -89,9 +90,10 @@ if (!isMainThread && (workerData as { receiver?: ReceiverOptions } | null)?.rece
   });
   parentPort?.on(
     "message",
-    (message: { phase?: string; keep?: boolean; report?: true; bodies?: true; stop?: true }) => {
+    (message: { phase?: string; keep?: boolean; count?: true; report?: true; bodies?: true; stop?: true }) => {
       try {
         if (message.phase !== undefined) r.start(message.phase, message.keep ?? false);
+        if (message.count) parentPort?.postMessage({ count: r.report().requests });
         if (message.report) parentPort?.postMessage({ report: r.report() });
         if (message.bodies) {
           const bodies = r.bodies();

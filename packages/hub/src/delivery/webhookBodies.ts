@@ -42,6 +42,8 @@ export interface Claim {
   ownerId: string;
   ownerBayId: string;
   conversationKey: string;
+  /** The agent has a later delivery pending: its outcome is worth a round at once. */
+  more: boolean;
 }
 
 export type Prepared = { claim: Claim; url: string; secret: string; bytes: Buffer } | { claim: Claim; drop: string };

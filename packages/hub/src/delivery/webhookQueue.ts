@@ -22,7 +22,7 @@ export type Outcome =
   | { id: string; status: "released" };
 
 // $1 outcomes (jsonb), $2 ids ended for good, $3 now, $4 agents busy here, $5 how many to claim,
-// $6 the lock's end.
+// $6 the lock's end, $7 the outcomes' ids (so the update reads them by key, not by a scan of the queue).
 const ROUND_SQL = `
 WITH done AS (
   UPDATE webhook_deliveries d SET status = CASE WHEN o.status = 'released' THEN 'pending' ELSE o.status END,
@@ -33,7 +33,7 @@ WITH done AS (
          delivered_at = o.delivered_at, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
   FROM jsonb_to_recordset($1::jsonb) AS o(id text, status text, last_status int, last_error text,
                                           delivered_at timestamp, next_attempt_at timestamp)
-  WHERE d.id = o.id AND d.status = 'pending'
+  WHERE d.id = ANY($7::text[]) AND d.id = o.id AND d.status = 'pending'
   RETURNING d.id),
 heads AS (
   SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, next_attempt_at, locked_until
@@ -50,6 +50,8 @@ claimed AS (
   RETURNING d.id, d.agent_id, d.event_seq, d.attempts)
 SELECT c.id, c.agent_id, c.event_seq, c.attempts, w.url, w.secret, a.handle, a.owner_id, h.bay_id AS owner_bay_id,
        e.conversation_id,
+       EXISTS (SELECT 1 FROM webhook_deliveries n WHERE n.agent_id = c.agent_id AND n.event_seq > c.event_seq
+               AND n.status = 'pending') AS more,
        (SELECT (extract(epoch FROM min(greatest(x.next_attempt_at, coalesce(x.locked_until, x.next_attempt_at)))) * 1000)::float8
         FROM heads x WHERE NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) AS wake
 FROM (SELECT 1) one
@@ -70,6 +72,7 @@ type RoundRow = {
   owner_id: string | null;
   owner_bay_id: string | null;
   conversation_id: string | null;
+  more: boolean | null;
   /** Epoch ms (the columns hold UTC). */
   wake: number | string | null;
 };
@@ -103,6 +106,7 @@ export async function round(
     [...busy],
     limit,
     new Date(now + lockMs).toISOString(),
+    outcomes.map((o) => o.id),
   ]);
   const wake = rows[0]?.wake ?? null;
   const claims: Claim[] = [];
@@ -119,6 +123,7 @@ export async function round(
       ownerId: r.owner_id ?? "",
       ownerBayId: r.owner_bay_id ?? "",
       conversationKey: r.conversation_id ?? "",
+      more: r.more === true,
     });
   }
   return { claims, wake: wake === null ? null : new Date(Number(wake)) };

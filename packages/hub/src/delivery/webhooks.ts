@@ -32,6 +32,8 @@ export const WEBHOOK_SIGNATURE_HEADER = "x-maity-signature";
 /** Pauses before each retry — three retries (OQ-B-21); after the last one the delivery is failed. */
 export const DEFAULT_WEBHOOK_BACKOFF_MS = [5_000, 30_000, 120_000];
 const LOCK_MS = 60_000;
+/** How long an attempt's outcome may wait to ride with the next round when nothing else needs one. */
+const FLUSH_MS = 20;
 /** Requests in flight at most, over all agents (MAITY_WEBHOOK_CONCURRENCY). */
 export const DEFAULT_WEBHOOK_CONCURRENCY = 16;
 
@@ -245,6 +247,15 @@ export function webhookService(
     if (outcome.status === "pending") wakeAt(outcome.nextAttemptAt.getTime());
   }
 
+  let flushing: NodeJS.Timeout | null = null;
+  function flushSoon(): void {
+    if (closed) return kick();
+    flushing ??= setTimeout(() => {
+      flushing = null;
+      kick();
+    }, FLUSH_MS);
+  }
+
   /** Starts what is ready, up to the bound. */
   function dispatch(): void {
     while (inFlight < concurrency && ready.length > 0) {
@@ -269,7 +280,10 @@ export function webhookService(
           inFlight -= 1;
           end(next.claim.agentId, outcome);
           dispatch();
-          kick();
+          // A round at once when the agent has a next delivery to claim (or many outcomes wait);
+          // else the outcome rides with the next round, at most FLUSH_MS later.
+          if (next.claim.more || ended.length >= concurrency) kick();
+          else flushSoon();
           notify();
         });
     }
@@ -340,6 +354,8 @@ export function webhookService(
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (flushing) clearTimeout(flushing);
+      flushing = null;
       timer = null;
       // What was claimed but not sent goes back to the queue, its attempt not counted.
       for (const p of ready.splice(0)) end(p.claim.agentId, { id: p.claim.id, status: "released" });
