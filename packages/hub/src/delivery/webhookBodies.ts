@@ -11,7 +11,8 @@ import {
 import { randomUUID } from "node:crypto";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
-import { agentsInRoom, type KeyRow, readKeys } from "../access/visibility.ts";
+import { agentsInRoom } from "../access/agentsInRoom.ts";
+import { type KeyRow, readKeys } from "../access/visibility.ts";
 import type { AgentService } from "../agents/service.ts";
 import { type Signer, signAgentMessage } from "../files/render.ts";
 import {

@@ -19,8 +19,8 @@ import type { Signer } from "../files/render.ts";
 import type { AgentService } from "../agents/service.ts";
 import type { AgentCaller } from "../access/caller.ts";
 import type { KeyRow } from "../access/visibility.ts";
-import { bodyBuilder, type Prepared } from "./webhookBodies.ts";
-import { type Outcome, round } from "./webhookQueue.ts";
+import { bodyBuilder } from "./webhookBodies.ts";
+import { type Sendable, type Sent, webhookWorker } from "./webhookWorker.ts";
 
 // Webhook contract v2 (004 §11, B-162…B-177): an agent that takes pushes instead of polling names a
 // URL; every message in its rooms but its own is POSTed there with the context envelope, its verdict
@@ -31,9 +31,6 @@ import { type Outcome, round } from "./webhookQueue.ts";
 export const WEBHOOK_SIGNATURE_HEADER = "x-maity-signature";
 /** Pauses before each retry — three retries (OQ-B-21); after the last one the delivery is failed. */
 export const DEFAULT_WEBHOOK_BACKOFF_MS = [5_000, 30_000, 120_000];
-const LOCK_MS = 60_000;
-/** How long an attempt's outcome may wait to ride with the next round when nothing else needs one. */
-const FLUSH_MS = 20;
 /** Requests in flight at most, over all agents (MAITY_WEBHOOK_CONCURRENCY). */
 export const DEFAULT_WEBHOOK_CONCURRENCY = 16;
 
@@ -75,9 +72,6 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 /** `sha256=<hex>` of the exact body bytes, keyed by the webhook's secret. */
 export const signWebhook = (secret: string, body: string | Uint8Array): string =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-
-/** A delivery whose body is built, waiting for a slot. */
-type Sendable = Extract<Prepared, { bytes: unknown }>;
 
 export function webhookService(
   db: Db,
@@ -162,208 +156,45 @@ export function webhookService(
     });
   }
 
-  // The worker (OQ-B-21, B-163): deliveries to different agents go out at once, at most
-  // `concurrency` requests in flight; each agent's one at a time, in seq order (webhookQueue.ts).
-  // A round runs when fewer than `concurrency` bodies wait for a slot, and claims up to four times
-  // the bound in all: at least twice the bound a round, so the bodies of one message to many agents
-  // are built from shared reads (webhookBodies.ts), while a claimed row still starts within its lock
-  // (4 × the 10 s timeout < LOCK_MS) when every slot waits out a timeout.
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY));
-  const claimMax = 4 * concurrency;
-  /** Agents with a delivery claimed here, waiting or in flight: never a second one of theirs at once. */
-  const busy = new Set<string>();
-  const ready: Sendable[] = [];
-  /** Attempts that ended, written by the next round. */
-  const ended: Outcome[] = [];
-  let inFlight = 0;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let timer: NodeJS.Timeout | null = null;
-  let timerAt = Number.POSITIVE_INFINITY;
-  let closed = false;
-  let changed: (() => void)[] = [];
-  const notify = () => {
-    for (const resolve of changed.splice(0)) resolve();
-  };
-
-  /** Wakes the worker at `at` (a retry's pause, another instance's lock), unless it wakes earlier. */
-  function wakeAt(at: number, reset = false): void {
-    if (closed || (!reset && at >= timerAt)) return;
-    if (timer) clearTimeout(timer);
-    timerAt = at;
-    timer = Number.isFinite(at)
-      ? setTimeout(
-          () => {
-            timer = null;
-            timerAt = Number.POSITIVE_INFINITY;
-            kick();
-          },
-          Math.max(10, at - Date.now()),
-        )
-      : null;
-  }
-
-  /** One attempt: the address checked again (issue 13 #1), the POST, and how it ended. */
-  async function attempt({ claim, url: hookUrl, secret, bytes }: Sendable): Promise<Outcome> {
-    let status: number | null = null;
-    let error: string | null = null;
+  /** One POST: the address checked again at every delivery (issue 13 #1), then sent pinned to it, signed. */
+  async function deliver({ claim, url: hookUrl, secret, bytes }: Sendable): Promise<Sent> {
     const url = new URL(hookUrl);
     const to = await target(url);
     // Issue 13 #1: refused at once and never retried, whether or not anything listens there, so the
     // delivery counts of GET /webhook tell nothing about the hub's network.
-    if (!to.ok && to.refused)
-      return { id: claim.id, status: "failed", lastStatus: null, lastError: `address not allowed: ${to.reason}` };
-    if (!to.ok) error = to.reason;
-    else {
-      try {
-        status = await post(
-          url,
-          to.addresses,
-          {
-            "content-type": "application/json",
-            "user-agent": "maity-hub-webhook/2",
-            "x-maity-event": "message.created",
-            "x-maity-delivery": claim.id,
-            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, bytes),
-          },
-          bytes,
-        );
-      } catch (e) {
-        error = e instanceof Error ? e.message : String(e);
-      }
-    }
-    if (status !== null && status >= 200 && status < 300)
-      return { id: claim.id, status: "delivered", lastStatus: status, at: new Date() };
-    const pause = backoff[claim.attempts - 1];
-    const lastError = error ?? `answered ${status}`;
-    return pause === undefined
-      ? { id: claim.id, status: "failed", lastStatus: status, lastError }
-      : { id: claim.id, status: "pending", lastStatus: status, lastError, nextAttemptAt: new Date(Date.now() + pause) };
-  }
-
-  function end(agentId: string, outcome: Outcome): void {
-    ended.push(outcome);
-    busy.delete(agentId);
-    if (outcome.status === "pending") wakeAt(outcome.nextAttemptAt.getTime());
-  }
-
-  let flushing: NodeJS.Timeout | null = null;
-  function flushSoon(): void {
-    if (closed) return kick();
-    flushing ??= setTimeout(() => {
-      flushing = null;
-      kick();
-    }, FLUSH_MS);
-  }
-
-  /** Starts what is ready, up to the bound. */
-  function dispatch(): void {
-    while (inFlight < concurrency && ready.length > 0) {
-      const next = ready.shift() as Sendable;
-      inFlight += 1;
-      void attempt(next)
-        .catch((e: unknown): Outcome => {
-          console.error("maity: webhook delivery failed", e);
-          const pause = backoff[next.claim.attempts - 1];
-          const lastError = e instanceof Error ? e.message : String(e);
-          return pause === undefined
-            ? { id: next.claim.id, status: "failed", lastStatus: null, lastError }
-            : {
-                id: next.claim.id,
-                status: "pending",
-                lastStatus: null,
-                lastError,
-                nextAttemptAt: new Date(Date.now() + pause),
-              };
-        })
-        .then((outcome) => {
-          inFlight -= 1;
-          end(next.claim.agentId, outcome);
-          dispatch();
-          // A round at once when the agent has a next delivery to claim (or many outcomes wait);
-          // else the outcome rides with the next round, at most FLUSH_MS later.
-          if (next.claim.more || ended.length >= concurrency) kick();
-          else flushSoon();
-          notify();
-        });
-    }
-  }
-
-  /** One round: outcomes written and the next due claimed, in one statement; true while more may be due. */
-  async function oneRound(): Promise<boolean> {
-    // Enough is waiting for the slots: the outcomes ride with the next claim.
-    if (!closed && ready.length >= concurrency) return false;
-    const outcomes = ended.splice(0);
-    const room = closed ? 0 : claimMax - busy.size;
-    if (outcomes.length === 0 && room <= 0) return false;
-    const { claims, wake } = await round(sql, outcomes, busy, Math.max(0, room), LOCK_MS);
-    const retries = outcomes.flatMap((o) => (o.status === "pending" ? [o.nextAttemptAt.getTime()] : []));
-    wakeAt(Math.min(wake?.getTime() ?? Number.POSITIVE_INFINITY, ...retries), true);
-    if (claims.length === 0) return ended.length > 0;
-    for (const c of claims) busy.add(c.agentId);
+    if (!to.ok && to.refused) return { status: null, error: null, refused: `address not allowed: ${to.reason}` };
+    if (!to.ok) return { status: null, error: to.reason };
     try {
-      for (const p of await prepareBodies(claims)) {
-        if ("drop" in p) end(p.claim.agentId, { id: p.claim.id, status: "dropped", lastError: p.drop });
-        else ready.push(p);
-      }
+      const status = await post(
+        url,
+        to.addresses,
+        {
+          "content-type": "application/json",
+          "user-agent": "maity-hub-webhook/2",
+          "x-maity-event": "message.created",
+          "x-maity-delivery": claim.id,
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, bytes),
+        },
+        bytes,
+      );
+      return { status, error: null };
     } catch (e) {
-      // The claimed rows stay locked and are taken again when the lock ends (counted as an attempt).
-      console.error("maity: webhook bodies", e);
-      for (const c of claims) busy.delete(c.agentId);
+      return { status: null, error: e instanceof Error ? e.message : String(e) };
     }
-    dispatch();
-    return claims.length === room || ended.length > 0;
   }
 
-  /** Start sending (one round at a time; a kick during a round runs one more). */
-  function kick(): void {
-    if (running) {
-      again = true;
-      return;
-    }
-    if (closed && ended.length === 0) return;
-    running = (async () => {
-      let more = true;
-      while (more || again) {
-        again = false;
-        more = await oneRound().catch((e: unknown) => {
-          console.error("maity: webhook worker", e);
-          return false;
-        });
-        if (closed && ended.length === 0) break;
-      }
-      running = null;
-      notify();
-    })();
-  }
-
-  /** Until nothing is claimed, in flight or unwritten here. */
-  async function idle(): Promise<void> {
-    while (running || inFlight > 0 || ready.length > 0 || ended.length > 0) {
-      if (!running && inFlight === 0 && ready.length === 0) kick();
-      await new Promise<void>((resolve) => changed.push(resolve));
-    }
-  }
+  // The worker (OQ-B-21, B-163, webhookWorker.ts): different agents at once, at most `concurrency`
+  // requests in flight; each agent's one at a time, in seq order.
+  const worker = webhookWorker({
+    sql,
+    prepare: prepareBodies,
+    send: deliver,
+    backoff,
+    concurrency: Math.max(1, Math.floor(options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY)),
+  });
 
   return {
-    kick,
-    /** Resume what a previous process left pending. */
-    start: kick,
-    /** Waits for the rounds and the requests in flight, and their outcomes written (tests, shutdown). */
-    idle,
-    async close(): Promise<void> {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      if (flushing) clearTimeout(flushing);
-      flushing = null;
-      timer = null;
-      // What was claimed but not sent goes back to the queue, its attempt not counted.
-      for (const p of ready.splice(0)) end(p.claim.agentId, { id: p.claim.id, status: "released" });
-      kick();
-      await idle();
-      changed = [];
-    },
-
+    ...worker,
     /** POST /webhook (B-162): set (or replace) the URL; the secret is shown in this answer only. */
     async set(agent: AgentCaller, data: z.output<typeof webhookInput>): Promise<WebhookSet> {
       const url = new URL(data.url);
