@@ -16,7 +16,9 @@
 //
 // Engines: PGlite in memory; then PostgreSQL when DATABASE_URL=postgresql://… (a throwaway
 // database beside it, dropped at the end). `--only=pglite|postgresql`. BENCH_MESSAGES (default 20),
-// BENCH_ROUNDS (default 2). Compare the ratios of one run, not absolute figures across runs.
+// BENCH_ROUNDS (default 2); BENCH_STATEMENTS=1 lists the hub's statements of the run by text,
+// BENCH_PROFILE=dir writes a CPU profile of each phase. Compare the ratios of one run, not absolute
+// figures across runs.
 import { createHmac } from "node:crypto";
 import { request } from "node:http";
 import { cpus, loadavg } from "node:os";
@@ -216,6 +218,8 @@ interface EngineResult {
   hub: Phase[];
   bare: Phase[];
   writeStatements: number;
+  /** The bytes of the hub's bodies (what the bare loop sends again). */
+  bodyBytes: number;
   load: number[];
   seconds: number;
 }
@@ -305,7 +309,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     await postMessage(quiet.id, line());
     const writeStatements = statements - before;
 
-    const result: EngineResult = { engine, hub: [], bare: [], writeStatements, load: [], seconds: 0 };
+    const result: EngineResult = { engine, hub: [], bare: [], writeStatements, bodyBytes: 0, load: [], seconds: 0 };
     try {
       for (let round = 1; round <= ROUNDS; round++) {
         // A. the hub.
@@ -341,6 +345,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
 
         // B. the bare loop, the same bodies.
         const bodies = await receiver.bodies();
+        result.bodyBytes += bodies.buffer.byteLength;
         receiver.phase(`bare ${round}`);
         await sleep(50);
         const bareCpu = process.cpuUsage();
@@ -416,7 +421,8 @@ for (const r of results) {
   });
   console.log(
     `hub ÷ bare: ${fmt((100 * rate(r.hub)) / rate(r.bare))} % (rounds ${perRound.map((p) => `${fmt(p)} %`).join(", ")}); ` +
-      `the hub's time runs from the first POST (${r.writeStatements} statements each, not counted above) to the last receipt`,
+      `the hub's time runs from the first POST (${r.writeStatements} statements each, not counted above) to the last receipt; ` +
+      `bodies of ${fmt(r.bodyBytes / deliveries / 1024)} kB on average`,
   );
   const problems = [...r.hub, ...r.bare].flatMap((p) => p.problems);
   console.log(

@@ -38,6 +38,8 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
   /** Attempts that ended, written by the next round. */
   const ended: Outcome[] = [];
   let inFlight = 0;
+  /** The last round's statement failed (its outcomes wait in `ended`). */
+  let failed = false;
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
@@ -139,7 +141,18 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
     const outcomes = ended.splice(0);
     const room = closed ? 0 : claimMax - busy.size;
     if (outcomes.length === 0 && room <= 0) return false;
-    const { claims, wake } = await round(sql, outcomes, busy, Math.max(0, room), LOCK_MS);
+    let result: Awaited<ReturnType<typeof round>>;
+    try {
+      result = await round(sql, outcomes, busy, Math.max(0, room), LOCK_MS);
+      failed = false;
+    } catch (e) {
+      // The outcomes wait for the next round (a second from now), so no delivery is sent twice.
+      ended.unshift(...outcomes);
+      failed = true;
+      wakeAt(Date.now() + 1_000);
+      throw e;
+    }
+    const { claims, wake } = result;
     const retries = outcomes.flatMap((o) => (o.status === "pending" ? [o.nextAttemptAt.getTime()] : []));
     wakeAt(Math.min(wake?.getTime() ?? Number.POSITIVE_INFINITY, ...retries), true);
     if (claims.length === 0) return ended.length > 0;
@@ -183,6 +196,8 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
   /** Until nothing is claimed, in flight or unwritten here. */
   async function idle(): Promise<void> {
     while (running || inFlight > 0 || ready.length > 0 || ended.length > 0) {
+      // The database refused the last round: the timer tries again; nothing to wait for here.
+      if (!running && inFlight === 0 && failed) return;
       if (!running && inFlight === 0 && ready.length === 0) kick();
       await new Promise<void>((resolve) => changed.push(resolve));
     }
