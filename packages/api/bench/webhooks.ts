@@ -209,6 +209,8 @@ async function bareLoop(port: number, secrets: string[], bodies: { buffer: Array
 interface Phase {
   deliveries: number;
   ms: number;
+  /** The hub's: from the first POST to the last one's answer. */
+  postsMs: number;
   cpuMs: number;
   statements: number;
   problems: string[];
@@ -319,8 +321,10 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         const cpu = process.cpuUsage();
         const start = now();
         const seqs: number[] = [];
+        let postedAt = 0;
         const hubReport = await profiled(`${engine}-hub-${round}`, async () => {
           for (let i = 0; i < MESSAGES; i++) seqs.push(await postMessage(view.id, line()));
+          postedAt = now();
           const report = await receiver.until(MESSAGES * AGENTS);
           await hub.webhooks.idle();
           return report;
@@ -338,6 +342,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         result.hub.push({
           deliveries: hubReport.requests,
           ms: hubReport.lastAt - start,
+          postsMs: postedAt - start,
           cpuMs: hubCpu,
           statements: statements - startStatements - MESSAGES * writeStatements,
           problems: hubProblems,
@@ -357,6 +362,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         result.bare.push({
           deliveries: bareReport.requests,
           ms: bareReport.lastAt - bareStart,
+          postsMs: 0,
           cpuMs: cpuMs(bareCpu),
           statements: 0,
           problems: bareProblems,
@@ -364,7 +370,8 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         const [h, b] = [result.hub.at(-1) as Phase, result.bare.at(-1) as Phase];
         log(
           `  round ${round}: hub ${fmt((h.deliveries * 1000) / h.ms, 0)}/s, bare ${fmt((b.deliveries * 1000) / b.ms, 0)}/s; ` +
-            `${fmt(h.statements / h.deliveries, 2)} statements a delivery; ${h.problems.length + b.problems.length} problems`,
+            `${fmt(h.statements / h.deliveries, 2)} statements a delivery; the ${MESSAGES} posts took ${fmt(h.postsMs, 0)} of the hub's ${fmt(h.ms, 0)} ms; ` +
+            `${h.problems.length + b.problems.length} problems`,
         );
       }
     } finally {
