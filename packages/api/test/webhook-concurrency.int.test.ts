@@ -223,7 +223,7 @@ describe("webhook deliveries run concurrently, bounded, each agent's in order (O
     await rd.close();
   });
 
-  it("B-100 hidden = missing: an agent removed from the chat, or from the project, before its delivery is taken gets nothing", async () => {
+  it("OQ-B-21 hidden = missing: an agent removed from the chat, or from the project, before its delivery is taken gets nothing", async () => {
     // Each receiver holds its first request: the agent's next delivery waits behind it (one at a time).
     const re = await receiver((n) => (n === 0 ? "hold" : 200));
     const rf = await receiver((n) => (n === 0 ? "hold" : 200));
