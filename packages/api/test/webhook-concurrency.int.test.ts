@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from "node:http";
-import { seedDemo, signWebhook } from "@maity/hub";
+import { openDatabase } from "@maity/db";
+import { createHub, seedDemo, signWebhook } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
@@ -252,4 +253,45 @@ describe("webhook deliveries run concurrently, bounded, each agent's in order (O
       ]);
     for (const r of [re, rf, rg]) await r.close();
   });
+
+  // Several app instances on one PostgreSQL (PGlite's data folder belongs to one process).
+  it.runIf(Boolean(process.env.TEST_DATABASE_URL))(
+    "OQ-B-21 two instances on one database, both sending: every agent gets every message exactly once, in seq order",
+    async () => {
+      const url = (hub.database as { url?: string | null }).url;
+      if (!url) throw new Error("no database URL");
+      const other = createHub(await openDatabase({ databaseUrl: url, migrate: false }), {
+        webhooks: { backoffMs: BACKOFF, timeoutMs: 5_000, allow: ["127.0.0.1"], concurrency: CONCURRENCY },
+      });
+      const otherRest = restClient(other);
+      try {
+        // Both instances are kicked after every write, so both workers claim from the same queue.
+        const rs = await Promise.all(Array.from({ length: 8 }, () => receiver(() => 200)));
+        const ids: string[] = [];
+        for (const r of rs) ids.push(await hookedAgent(r));
+        const room = await group("Two instances", ids);
+        const seqs: number[] = [];
+        for (let i = 0; i < 12; i++) {
+          const via = i % 2 === 0 ? rest : otherRest;
+          const res = await via("POST", `${PROJECT}/${room}/messages`, { token: human, body: { body: `m${i}` } });
+          expect(res.status).toBe(201);
+          seqs.push(res.body.seq as number);
+          hub.webhooks.kick();
+          other.webhooks.kick();
+        }
+        await until(() => rs.every((r) => r.got.length >= 12), "every delivery", 2_000);
+        await Promise.all([hub.webhooks.idle(), other.webhooks.idle()]);
+        await sleep(200);
+        const contents = seqs.map((_, i) => `m${i}`);
+        for (const r of rs) expect(r.got.map((g) => g.content)).toEqual(contents);
+        for (const id of ids)
+          expect((await rowsOf(id)).map((d) => [d.eventSeq, d.status, d.attempts])).toEqual(
+            seqs.map((seq) => [seq, "delivered", 1]),
+          );
+        for (const r of rs) await r.close();
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });
