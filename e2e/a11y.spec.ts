@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo, test } from "@playwright/test";
 import { list, login } from "./helpers";
 
-// Issue 15 "Done means": axe finds no serious or critical violation on the list, an open group chat,
+// Accessibility: axe finds no serious or critical violation on the list, an open group chat,
 // the new-group dialog, the manage dialog, the quick switcher and the agents page, in the light and
 // the dark theme. A screenshot of each
 // is kept in the test's output folder (e2e/artifacts/results/…).

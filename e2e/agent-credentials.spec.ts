@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { admin, login, person } from "./helpers";
 
-// Issue 5 (agent protocol §2): the owner's side of pairing and reverse linking is in the dashboard.
+// The owner's side of pairing and reverse linking (004 §2, B-014) is in the dashboard.
 
 test("an owner mints a pairing code on Your agents; redeeming it gives the agent's client a working token", async ({
   page,

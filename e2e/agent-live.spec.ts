@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { admin, as, list, login } from "./helpers";
 
-// Issue 5 in the dashboard: an agent on the agent API (not Maity's routes) is seen live.
+// An agent on the agent API (not Maity's routes) is seen live in the dashboard.
 
 test("an agent writing over the agent API: its typing shows, then its message, live in the open chat", async ({
   page,

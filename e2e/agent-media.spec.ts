@@ -7,10 +7,11 @@ import { expect, test } from "@playwright/test";
 import { maity as runMaity, pythonSocket } from "./clients";
 import { admin, as } from "./helpers";
 
-// Issue 16 on the shipped server (`pnpm start`, as README says), with the clients users run: curl
-// uploads a file with multipart and fetches its signed URL without a token; the agent sends it and
-// a card; a human reads both over Maity's REST routes, votes in the agent's poll and reacts; the
-// MCP SDK client lists the chat's files over /api/mcp. Each wait is bounded; no time is asserted.
+// Attachments, cards, polls and reactions (004 §10) on the shipped server (`pnpm start`, as README
+// says), with the clients users run: curl uploads a file with multipart and fetches its signed URL
+// without a token; the agent sends it and a card; a human reads both over Maity's REST routes,
+// votes in the agent's poll and reacts; the MCP SDK client lists the chat's files over /api/mcp.
+// Each wait is bounded; no time is asserted.
 
 const M = "/api/projects/maintainer/maity";
 const AGENT = "agt-media-e2e";

@@ -6,9 +6,9 @@ import { connect } from "../packages/client/src/index.ts";
 import { maity } from "./clients";
 import { admin, as } from "./helpers";
 
-// Issue 14 on the shipped server (`pnpm start`, as README says): the real `maity` binary pairs,
-// sends and watches; the SDK's event iterator reads over /ws; the MCP endpoint answers a stock
-// client. What users run, after the other specs' traffic.
+// The agent's tools on the shipped server (`pnpm start`, as README says): the real `maity` binary
+// pairs, sends and watches; the SDK's event iterator reads over /ws; the MCP endpoint answers a
+// stock client. What users run, after the other specs' traffic.
 
 const root = path.resolve(import.meta.dirname, "..");
 const M = "/api/projects/maintainer/maity";
@@ -95,7 +95,7 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
   await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-mcp-e2e" });
   const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-mcp-e2e" });
   const { token: human } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
-  // Issue 16: files, polls and reactions on both; uploading and downloading local files only over stdio (B-212).
+  // Files, polls and reactions on both; uploading and downloading local files only over stdio (B-212).
   const tools = [
     "contact_agent",
     "create_poll",

@@ -8,13 +8,14 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { pumpChunked } from "../packages/api/test/chunked.ts";
 
-// Issue 13 #2 "Done means": memory stays flat (< 100 MB growth) while 20 clients at once each send a
-// 200 MB chunked body (no Content-Length) to a REST route, to the agent API and to tRPC, and each is
-// answered 413. The built app is started here as `pnpm start` starts it (NODE_ENV=production, the
-// same server.ts), but as `node --import tsx` itself, so /proc/<pid>/status is the server's own RSS.
-// Bodies are generated chunk by chunk, never held. Before the fix the server read every body whole
-// (RSS 573 → 1,172 MB for REST, 1,988 MB for tRPC); the test stops the clients as soon as growth
-// passes the bound, so a regression fails fast instead of eating the machine.
+// Bodies are read chunk by chunk and never past their limit (docs/security.md), so memory stays
+// flat (< 100 MB growth) while 20 clients at once each send a 200 MB chunked body (no
+// Content-Length) to a REST route, to the agent API and to tRPC, and each is answered 413. The
+// built app is started here as `pnpm start` starts it (NODE_ENV=production, the same server.ts),
+// but as `node --import tsx` itself, so /proc/<pid>/status is the server's own RSS. Bodies are
+// generated chunk by chunk, never held. Before the fix the server read every body whole (RSS 573 →
+// 1,172 MB for REST, 1,988 MB for tRPC); the test stops the clients as soon as growth passes the
+// bound, so a regression fails fast instead of eating the machine.
 
 const CLIENTS = 20;
 const BODY_BYTES = 200 * 1024 * 1024;
@@ -128,7 +129,7 @@ test.afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const title = "issue 13 #2: 20 clients × 200 MB chunked bodies to REST, agent API, tRPC → each 413, RSS grows < 100 MB";
+const title = "20 clients × 200 MB chunked bodies to REST, agent API, tRPC → each 413, RSS grows < 100 MB";
 test(title, async () => {
   test.setTimeout(300_000);
   const pid = server?.pid as number;

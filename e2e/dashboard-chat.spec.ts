@@ -1,7 +1,7 @@
 import { type APIRequestContext, type Browser, expect, type Page, test } from "@playwright/test";
 import { admin, as, login, person } from "./helpers";
 
-// Issue 15, the open chat: it opens at the reader's place with a "New messages" divider, loads
+// The open chat: it opens at the reader's place with a "New messages" divider, loads
 // earlier lines as the reader scrolls up without moving what is on screen, and offers reply, copy
 // link and remove in a message's menu, `@` autocompletion and "… is writing".
 
@@ -66,7 +66,7 @@ test("a long chat opens at the New messages divider; scrolling up loads earlier 
   });
   expect(around[0]).toContain("line 201");
   expect(around[1]).toContain("line 202");
-  // Not the oldest lines (the bug of issue 15): line 1 is not loaded.
+  // Not the oldest lines (the chat once opened at its first line): line 1 is not loaded.
   await expect(row(page, "line 1")).toHaveCount(0);
   await page.screenshot({ path: info.outputPath("chat-opens-at-divider.png") });
 

@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { admin, as, list, login, person, titles } from "./helpers";
 
-// Issue 15, the chat list: bands with headings, search, the pin on hover and in the row's menu,
+// The chat list: bands with headings, search, the pin on hover and in the row's menu,
 // the segmented "Read along", relative times, Alt+↑/↓ between chats, the list kept mounted between
 // chats, and the phone's two screens. Screenshots go to each test's output folder.
 

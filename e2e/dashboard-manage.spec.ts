@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { admin, as, list, login, person } from "./helpers";
 
-// Issue 15: managing a group chat in a dialog (§9.2 "Who manages", 004 §4 reply policies, B-067),
+// Managing a group chat in a dialog (§9.2 "Who manages", 004 §4 reply policies, B-067),
 // the create dialog refusing what the hub refuses before sending, the Ctrl/Cmd+K quick switcher and
 // the honest states (the offline banner, the header's totals on every page). Screenshots are kept
 // in each test's output folder.
@@ -283,7 +283,7 @@ for (const [size, viewport] of [
       await expect(manageDialog(page).getByRole("radio", { name: "Mentioned agents" })).toBeVisible();
       await page.screenshot({ path: info.outputPath(`${size}-${theme}-manage.png`) });
       await page.keyboard.press("Escape");
-      // On a phone the list is its own screen (issue 15 "Responsive"): back to it first.
+      // On a phone the list is its own screen: back to it first.
       const back = page.getByRole("link", { name: "Back to chats" });
       if (await back.isVisible()) await back.click();
       await page.getByRole("button", { name: "New group chat" }).click();

@@ -3,9 +3,10 @@ import AxeBuilder from "@axe-core/playwright";
 import { type APIRequestContext, type Browser, expect, type Page, test } from "@playwright/test";
 import { admin, as, login, person } from "./helpers";
 
-// Issue 16 in the dashboard: files (an image inline, a PDF as a download row, with progress while
-// uploading), an agent's calendar and email cards (the .ics download), a poll (create, vote, a second
-// person's vote arriving live) and reactions (add, take back), axe on the chat with all of it.
+// Attachments, cards, polls and reactions in the dashboard: files (an image inline, a PDF as a
+// download row, with progress while uploading), an agent's calendar and email cards (the .ics
+// download), a poll (create, vote, a second person's vote arriving live) and reactions (add, take
+// back), axe on the chat with all of it.
 // Needs the server branches (files-core, files-messages, polls-reactions) merged.
 
 test.describe.configure({ mode: "serial" });

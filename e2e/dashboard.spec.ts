@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { admin, as, list, login, person, titles } from "./helpers";
 
-// Issue 4: one test per scenario, each keeping a screenshot in e2e/artifacts.
+// The dashboard's scenarios, one test each, each keeping a screenshot in e2e/artifacts.
 
 test("bands reorder after a pin and after a new message from another client", async ({ page, request }, info) => {
   const ann = await person(request, "ann");
@@ -40,7 +40,7 @@ test("the 21st pin is refused and says so", async ({ page, request }, info) => {
     if (i <= 20) expect((await as(request, cy.token, "PUT", `${P}/${chat}/pin`)).status).toBe(204);
   }
   await login(page, cy.handle, cy.password);
-  // The list is virtualised (issue 15): Room 21, last of 21, is found with the search box.
+  // The list is virtualised, so Room 21 (last of 21, not in the page yet) is found with the search box.
   await page.getByRole("searchbox", { name: "Search conversations" }).fill("Room 21");
   await page.getByRole("button", { name: "Pin Room 21" }).click();
   await expect(list(page).getByRole("alert")).toContainText("You can pin at most 20 conversations");
@@ -61,7 +61,7 @@ test("group creation errors show at the field", async ({ page, request }, info) 
   await expect(form.getByRole("group", { name: "Participants" })).toHaveAttribute("aria-invalid", "true");
   await form.getByLabel("eve/helper (agent)").check();
   await form.getByRole("button", { name: "Create" }).click();
-  // Issue 15: the picker refuses it before sending, with the hub's own rule (§9.2 "use_direct").
+  // The picker refuses it before sending, with the hub's own rule (§9.2 "use_direct", M-094).
   await expect(form.getByRole("alert")).toHaveText(
     "You and your own agent alone are your direct conversation with it: use the direct conversation instead.",
   );
@@ -78,7 +78,7 @@ test("M-006 M-136 M-147 the observer header names the owner reading along; the c
   await expect(page.getByRole("note")).toContainText("Guest reads along as the owner of guest/agent-x");
   // M-006: on a wide screen the chat opens beside the list, which stays (a phone shows one at a time).
   if ((page.viewportSize()?.width ?? 0) >= 768) await expect(list(page)).toBeVisible();
-  // Issue 15: names, never member ids; the routing chips say who the hub asked to answer, and why.
+  // Names, never member ids; the routing chips say who the hub asked to answer, and why.
   const messages = page.getByRole("list", { name: "Messages" });
   await expect(messages).toContainText("Maintainer");
   await expect(messages).not.toContainText("hum-maintainer");
@@ -188,7 +188,7 @@ test("redaction turns a message into a tombstone for the other participant", asy
   await expect(iPage.getByRole("list", { name: "Messages" })).toContainText("hunter2");
   await login(hPage, hal.handle, hal.password);
   await hPage.goto(`/p/hal/redact/c/${chat}`);
-  // Issue 15: Remove sits in the message's actions menu (shown on hover and focus).
+  // Remove sits in the message's actions menu (shown on hover and focus).
   const row = hPage.getByRole("list", { name: "Messages" }).locator("li[data-seq]").filter({ hasText: "hunter2" });
   await row.hover();
   await row.getByRole("button", { name: /^Actions for message/ }).click();
@@ -216,8 +216,9 @@ test("paging back through history with earlier messages", async ({ page, request
   const room = (await as(request, jo.token, "POST", P, { title: "Long", participants: [kim.id] })).body.id;
   for (let i = 1; i <= 60; i++)
     await as(request, kim.token, "POST", `${P}/${room}/messages`, { body: `old message ${i}` });
-  // Lee is added after the backlog: its window starts empty (nothing new, no divider); issue 15
-  // opens on the newest page of the history, and the earlier page comes by the button or by scrolling.
+  // Lee is added after the backlog: its window starts empty (nothing new, no divider, M-118); the
+  // chat opens on the newest page of the history, and the earlier page comes by the button or by
+  // scrolling.
   await as(request, jo.token, "POST", `${P}/${room}/participants`, { member_id: lee.id });
   await login(page, lee.handle, lee.password);
   await page.goto(`/p/jo/history/c/${room}`);
@@ -256,7 +257,7 @@ test("a closed chat's composer explains itself", async ({ page, request }, info)
 test("at a phone's width the list and the chat are two screens, with a way back", async ({ page }, info) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await login(page, "maintainer", "maintainer-demo");
-  // "/" is the list alone (issue 15 "Responsive").
+  // "/" is the list alone: on a phone the list and the chat are two screens.
   await expect(list(page)).toBeVisible();
   await expect(page.getByRole("region", { name: "Open conversation" })).toBeHidden();
   await list(page)

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 
 // In-page instruments for e2e/measure-scale.spec.ts. They find things by accessible names, not by
-// class names, so the dashboard's restyle (issue 15) and virtualisation keep them working.
+// class names, so a restyle of the dashboard and its virtualisation keep them working.
 
 export type Scale = {
   /** Epoch ms (timeOrigin + now) of the first frame painted with list rows, and with the header. */

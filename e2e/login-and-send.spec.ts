@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 
-// Issue 2 §6: a human logs in, sees the direct conversation with their agent, posts through tRPC,
+// A human logs in, sees the direct conversation with their agent (§9.1), posts through tRPC,
 // and the agent's token reads the same message back over REST.
 test("login, open the direct conversation, send; the agent reads it over REST", async ({ page, request }, info) => {
   await page.goto("/");
@@ -35,7 +35,7 @@ test("login, open the direct conversation, send; the agent reads it over REST", 
   });
   expect(minted.status()).toBe(201);
   const { token } = (await minted.json()) as { token: string };
-  // The agent protocol answers on the same server (issue 5: identity first).
+  // The agent protocol answers on the same server: the agent confirms its identity first (B-012).
   const me = await request.get("/api/agent-api/me", { headers: { authorization: `Bearer ${token}` } });
   expect(await me.json()).toMatchObject({ id: "agt-a", name: "maintainer/agent-a", protocolVersion: "1.23" });
   const read = await request.get("/api/projects/maintainer/maity/conversations/agt-a/messages", {

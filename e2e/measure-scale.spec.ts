@@ -14,7 +14,7 @@ import {
 } from "./frames";
 import { buildScaleData, READER, type ScaleData } from "./scale-data";
 
-// Issue 15 "Done means": a measurement, not a timed test — no time is asserted. The numbers go to
+// The dashboard at scale: a measurement, not a timed test — no time is asserted. The numbers go to
 // e2e/artifacts/scale.json (and the console) and, by hand, to docs/dashboard.md.
 //
 // The first screen after login runs always (seconds). The scale part needs 5,000 conversations and
@@ -292,7 +292,7 @@ test.describe("measure: 5,000 conversations and a chat of 10,000 messages", () =
     }));
     const scroller = await page.evaluate(markScroller, "Messages");
     await hover(page, messages);
-    // Issue 15: the chat opens at the reader's place (the newest lines here) and loads earlier pages
+    // The chat opens at the reader's place (the newest lines here) and loads earlier pages
     // as the reader nears the top, keeping the place — so a reader scrolls up without stopping,
     // and waits only when it reaches the top before the next page is there (a "stall").
     const maxPages = Number(process.env.MAITY_MEASURE_PAGES || 200);

@@ -1,11 +1,11 @@
 import type { APIRequestContext } from "@playwright/test";
 import { admin, as, person } from "./helpers";
 
-// Issue 15's scale data, made through the hub's public routes (operator routes for the people and
-// projects, REST for chats and messages), so every invariant — log seqs, participations, read
-// markers, conversation heads, mentions, routing verdicts — is the hub's own. Measured on 2 cores:
-// a group creation takes ~33 ms whatever the concurrency (each write holds the log's append lock),
-// a post ~6 ms with 8 in flight; 5,000 chats and 12,000 posts take about 4 minutes.
+// The data of measure-scale.spec.ts, made through the hub's public routes (operator routes for the
+// people and projects, REST for chats and messages), so every invariant — log seqs, participations,
+// read markers, conversation heads, mentions, routing verdicts — is the hub's own. Measured on 2
+// cores: a group creation takes ~33 ms whatever the concurrency (each write holds the log's append
+// lock), a post ~6 ms with 8 in flight; 5,000 chats and 12,000 posts take about 4 minutes.
 
 /** A small seeded PRNG (mulberry32): the same text on every run, so runs compare. */
 export function random(seed: number) {

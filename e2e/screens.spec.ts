@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { list, login } from "./helpers";
 
-// Issue 15 "Done means": the dashboard's screens at 1440×900 and 390×844, in light and in dark, on
+// The dashboard's screens at 1440×900 and 390×844, in light and in dark, on
 // the demo data, kept as named files in e2e/artifacts/screens/ (docs/screens/ holds a copy of the
 // current ones for docs/dashboard.md). Each screen is asserted before it is taken, so a screenshot
 // of a broken page fails the test instead of being kept.
@@ -11,7 +11,7 @@ const THEMES = ["light", "dark"] as const;
 
 const shot = (page: Page, name: string) => page.screenshot({ path: `e2e/artifacts/screens/${name}.png` });
 const phoneBack = async (page: Page) => {
-  // On a phone the list and the chat are two screens (issue 15 "Responsive").
+  // On a phone the list and the chat are two screens.
   const back = page
     .getByRole("link", { name: "Back to chats" })
     .or(page.getByRole("button", { name: "Back to chats" }));
@@ -37,7 +37,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
 
       await chat.click();
       await expect(page.getByRole("heading", { name: /Release 0\.2 go\/no-go/ })).toBeVisible();
-      // The demo's group chat shows who the hub asked to answer (issue 15 "Done means").
+      // The demo's group chat shows who the hub asked to answer (routing made visible, 004 §4).
       await expect(page.getByRole("list", { name: "Messages" }).getByLabel("Routing").first()).toBeVisible();
       await shot(page, name("group-chat"));
 

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import WebSocket from "ws";
 import { pythonSocket } from "./clients";
 
-// Issue 12, "one server, one module graph": every transport against the built app started as README
+// One server, one module graph: every transport against the built app started as README
 // says (`pnpm start`), after ordinary HTTP traffic has gone through Next's request handler — the
 // state in which Next 16 once put its own upgrade listener on the server and ended /ws upgrades.
 // Each wait is bounded; nothing asserts how long anything took.
@@ -263,7 +263,7 @@ test("tRPC and REST answer on the app server as before (batch, errors, cookies, 
   expect((await call("GET", "/api/agent-api/me", { token: agentToken })).json).toMatchObject({ id: "agt-a" });
 });
 
-test("issue 12: a retried send with the same Idempotency-Key writes one message, on the Maity routes and the agent API", async () => {
+test("a retried send with the same Idempotency-Key writes one message, on the Maity routes and the agent API", async () => {
   const key = `retry-${Date.now()}`;
   const body = { body: `retried ${key}` };
   const first = await call("POST", DM, { token: humanToken, body, headers: { "idempotency-key": key } });

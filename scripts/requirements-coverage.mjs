@@ -46,9 +46,8 @@ const ELSEWHERE = {
   "M-260": "context documents — no behaviour to test",
 };
 
-// The agent protocol (B-ids): issue 5 owns identity, protocolVersion, the envelope, routing,
-// mentions, reading, sending, replyTo, /updates, /ws, webhooks and the rate limits. Whole sections
-// belong to later issues; within the owned ones, these lines do too, or are not server behaviour.
+// The agent protocol (B-ids) not counted, each with its reason: whole sections not built yet and,
+// within the built ones, lines not built yet, decided otherwise, or not server behaviour.
 const LATER_SECTIONS = {
   7: "summary — a later issue",
   16: "notes — a later issue",
@@ -80,7 +79,8 @@ const AGENT_ELSEWHERE = {
   "B-160": "device sockets — a later issue",
   "B-167": "notes and file counts — a later issue (the webhook carries them as zeros)",
   "B-180": "legacy audioUrl/fileUrl uploads — this hub never wrote them (docs/agent-api.md): nothing to sign in place",
-  "B-174": "the instructions' Files: line — not yet: it follows issue 16's library with the context's file counts",
+  "B-174":
+    "the instructions' Files: line — not yet: it follows the file library (B-203) with the context's file counts",
   "B-169": "brief in instructions — a later issue",
   "B-170": "notes in instructions — a later issue",
   "B-171": "notes in instructions — a later issue",

@@ -12,7 +12,8 @@ import { answerClientError, isApiPath, pathOf, serveApi } from "@maity/api/node"
 import next from "next";
 import { startSettings } from "./settings.ts";
 
-// The environment is read here, once (issue 13 #8): a bad value stops the start, the variable named.
+// The environment is read here, once, through @maity/api's one schema of it: a bad value stops the
+// start, the variable named.
 const { settings, dev } = startSettings();
 const { host: hostname, port } = settings;
 const dir = path.dirname(fileURLToPath(import.meta.url));

@@ -2,10 +2,10 @@ import path from "node:path";
 import { readSettings, type Settings, SettingsError } from "@maity/api";
 
 /**
- * The server's settings, read from the environment once, at start (issue 13 #8; the schema is
- * @maity/api's config.ts). A bad value ends the process with every bad variable named, one per
- * line, and no stack trace. A relative data folder is taken from where the command was started
- * (pnpm's INIT_CWD: the repo root for `pnpm start`), not from apps/web.
+ * The server's settings, read from the environment once, at start (the schema is @maity/api's
+ * config.ts, the one place configuration is read). A bad value ends the process with every bad
+ * variable named, one per line, and no stack trace. A relative data folder is taken from where the
+ * command was started (pnpm's INIT_CWD: the repo root for `pnpm start`), not from apps/web.
  */
 export function startSettings(env: NodeJS.ProcessEnv = process.env): { settings: Settings; dev: boolean } {
   try {

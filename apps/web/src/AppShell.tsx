@@ -99,7 +99,7 @@ function Header() {
         </nav>
       ) : null}
       <div className="ml-auto flex items-center gap-2">
-        {/* Issue 15: Ctrl/Cmd+K from any page, and a visible trigger for mouse and touch users. */}
+        {/* The quick switcher: Ctrl/Cmd+K from any page, and a visible trigger for mouse and touch users. */}
         {signedIn ? <QuickSwitcher /> : null}
         <ThemeMenu />
         {me.data ? (

@@ -20,10 +20,10 @@ export type { Open } from "./list/types";
  * offline banner comes and goes), so the list and the chat scroll inside it, not the page.
  */
 /**
- * The dashboard: the chat list beside the open chat (issue 4 "Layout"), rendered once by the
- * (chats) layout so the list survives moving between chats (issue 15); the open chat comes from
- * the route. Below `md` the two are screens of their own: "/" the list, a chat route the chat with
- * "Back to chats" (issue 15 "Responsive").
+ * The dashboard: the chat list beside the open chat (M-006), rendered once by the (chats) layout
+ * so the list survives moving between chats; the open chat comes from the route. Below `md` the
+ * two are screens of their own, so a phone shows one at a time: "/" the list, a chat route the
+ * chat with "Back to chats".
  */
 export function Dashboard() {
   const trpc = useTRPC();
@@ -38,7 +38,7 @@ export function Dashboard() {
   const [observed, setObserved] = useState(false);
   const [search, setSearch] = useState("");
   const [creating, setCreating] = useState(false);
-  // Issue 15 (first screen < 1 s): the list is asked for together with auth.me (one batched
+  // A fast first screen: the list is asked for together with auth.me (one batched
   // request), not after it answers; the list below reads the same query from the cache.
   useMyList(observed, filter === null);
 

@@ -1,6 +1,6 @@
 "use client";
 import { GROUP_PARTICIPANTS_MAX } from "@maity/domain";
-import { fieldErrorWords, PARTICIPANTS_WORDS, pickerVerdict } from "./wording/chatView";
+import { fieldErrorWords, PARTICIPANTS_WORDS, pickerVerdict } from "./wording/manage";
 import { Avatar, Button, Checkbox, DialogFooter, Input, Select, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
@@ -11,7 +11,7 @@ import { hubErrorOf, useTRPC } from "./trpc";
 /**
  * Create a group chat: title and 2–12 participants (§9.2). The picker lists only the project's active
  * members and refuses before sending what the hub refuses (domain pickerVerdict, the hub's own rule);
- * the hub's answer still shows at the field if it refuses anyway (issue 15).
+ * the hub's answer still shows at the field if it refuses anyway.
  */
 export function NewGroup({
   defaultProject,

@@ -23,10 +23,11 @@ function useShortcutLabel(): string {
 }
 
 /**
- * Issue 15 "Keyboard and access": the quick switcher. Ctrl/Cmd+K anywhere (or the header's button)
- * opens a dialog with a combobox over the caller's conversations (conversations.mine, the first 200,
- * in the list's order) and the pages; typing filters fuzzily by title, participant and project,
- * Enter opens, Esc closes (Radix Dialog), and focus returns where it was.
+ * The quick switcher, so every chat is reached from the keyboard: Ctrl/Cmd+K anywhere (or the
+ * header's button) opens a dialog with a combobox over the caller's conversations
+ * (conversations.mine, the first 200, in the list's order) and the pages; typing filters fuzzily by
+ * title, participant and project, Enter opens, Esc closes (Radix Dialog), and focus returns where
+ * it was.
  */
 export function QuickSwitcher() {
   const trpc = useTRPC();

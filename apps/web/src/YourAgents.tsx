@@ -21,7 +21,7 @@ export function YourAgents() {
   const mint = useMutation(
     trpc.agents.mintPairingCode.mutationOptions({
       onSuccess: (out) => setCodes((c) => ({ ...c, [out.agent_id]: out })),
-      // Issue 15 "honest states": a failure says so where the reader looks, with the hub's words.
+      // A failure is never silent: it says so where the reader looks, with the hub's words.
       onError: (e) =>
         toast({
           variant: "danger",

@@ -1,15 +1,15 @@
 "use client";
-import type { LiveEvent } from "@maity/domain";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { WifiOff } from "lucide-react";
 import { useParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { applyLiveEvent } from "./liveCache";
+import { createLiveBus, type LiveBus } from "./liveBus";
 import { useTRPC } from "./trpc";
 
 /** Live events, handed from the one feed to whatever shows the conversation they name. */
-export const liveEvents = typeof window === "undefined" ? null : new EventTarget();
+export const liveEvents: LiveBus | null = typeof window === "undefined" ? null : createLiveBus();
 
 /** The chat on screen, from the route /p/{owner}/{slug}/c/{id}; null elsewhere. */
 export function useOpenChat(): { owner: string; slug: string; id: string } | null {
@@ -19,8 +19,9 @@ export function useOpenChat(): { owner: string; slug: string; id: string } | nul
 
 /**
  * The one live feed of a signed-in page, kept by the shell so every page (and the header's totals)
- * follows it: the cached lists update in place (issue 12), the open chat hears its events through
- * `liveEvents`. While the feed reconnects, a banner says so (issue 15 "honest states").
+ * follows it: the cached lists update in place (no read of the list per event), the open chat hears
+ * its events through `liveEvents`. While the feed reconnects, a banner says so: a stale page never
+ * passes for a live one.
  */
 export function LiveFeed() {
   const trpc = useTRPC();
@@ -30,11 +31,11 @@ export function LiveFeed() {
   const feed = useSubscription(
     trpc.live.feed.subscriptionOptions(undefined, {
       enabled: Boolean(me.data),
-      onData: (item) => {
-        const event = (Array.isArray(item) ? item[1] : ((item as { data?: unknown }).data ?? item)) as LiveEvent;
-        // Issue 16: a vote or a reaction changed one message — only the open chat cares (timeline.ts).
+      // Every item is tracked at the feed's position (live.feed): one typed shape, nothing to guess.
+      onData: ({ data: event }) => {
+        // A vote or a reaction changed one message — only the open chat cares (timeline.ts).
         if (event.kind === "typing" || event.kind === "message_changed") {
-          liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
+          liveEvents?.emit(event);
           return;
         }
         const lists = [trpc.conversations.mine.pathKey(), trpc.conversations.list.pathKey()];
@@ -42,16 +43,16 @@ export function LiveFeed() {
         // page's load and now is read again — the lists here, the open chat in timeline.ts.
         if (event.kind === "listening") {
           for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
-          liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
+          liveEvents?.emit(event);
           return;
         }
-        // Issue 12: a message or a read updates the cached lists in place; anything else reads them again.
+        // A message or a read updates the cached lists in place; anything else reads them again.
         if (!(me.data && applyLiveEvent(queryClient, lists, event, me.data.id, open))) {
           for (const queryKey of lists) void queryClient.invalidateQueries({ queryKey });
         }
         if (event.kind !== "message" && event.kind !== "read")
           void queryClient.invalidateQueries({ queryKey: trpc.conversations.get.pathKey() });
-        liveEvents?.dispatchEvent(new CustomEvent("live", { detail: event }));
+        liveEvents?.emit(event);
       },
     }),
   );
@@ -62,7 +63,7 @@ export function LiveFeed() {
     if (feed.status === "pending") setWasUp(true);
   }, [feed.status]);
   // Back online, the old stream may be dead without having said so (a dropped connection can sit
-  // silent): start the feed afresh and read the lists again for what was missed (issue 15 honest states).
+  // silent): start the feed afresh and read the lists again for what was missed.
   const restart = useRef(() => {});
   restart.current = () => {
     feed.reset();

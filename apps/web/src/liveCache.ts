@@ -1,7 +1,7 @@
 import { itemAfterMessage, itemAfterRead, type LiveEvent, type LiveItem, sortLiveItems } from "@maity/domain";
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
 
-// Issue 12: the list follows the live feed in the query cache (domain itemAfterMessage /
+// The list follows the live feed in the query cache (domain itemAfterMessage /
 // itemAfterRead / sortLiveItems) instead of reading the list again after every event. Only what the
 // cache cannot know — a chat it does not hold (a new one, or one beyond the loaded pages) — is read.
 

@@ -15,7 +15,7 @@ import {
 import type { Named } from "../src/wording/chatView";
 import { UPLOAD_EXTENSIONS } from "@maity/domain";
 
-describe("issue 16 dashboard: sizes and images (§8.7 size, width, height)", () => {
+describe("dashboard media: sizes and images (§8.7 size, width, height)", () => {
   it.each([
     [0, "0 bytes"],
     [1, "1 byte"],
@@ -36,7 +36,7 @@ describe("issue 16 dashboard: sizes and images (§8.7 size, width, height)", () 
   ])("imageBox(%s, %s, %s)", (w, h, max, box) => expect(imageBox(w, h, max)).toEqual(box));
 });
 
-describe("issue 16 dashboard: what the composer refuses before the hub does (B-188, OQ-B-12)", () => {
+describe("dashboard media: what the composer refuses before the hub does (B-188, OQ-B-12)", () => {
   const cap = 25 * 1024 * 1024;
   it.each([
     [{ name: "a.png", size: 10 }, 0, null],
@@ -60,7 +60,7 @@ describe("issue 16 dashboard: what the composer refuses before the hub does (B-1
   );
 });
 
-describe("issue 16 dashboard: the poll dialog (v1.12: 2–10 distinct answers)", () => {
+describe("dashboard media: the poll dialog (v1.12: 2–10 distinct answers)", () => {
   it.each([
     [["Yes", "No"], null],
     [["Yes"], "at least 2"],
@@ -74,7 +74,7 @@ describe("issue 16 dashboard: the poll dialog (v1.12: 2–10 distinct answers)",
   });
 });
 
-describe("issue 16 dashboard: names for reactions and voters (names, never ids)", () => {
+describe("dashboard media: names for reactions and voters (names, never ids)", () => {
   const human = (member_id: string, name: string): [string, Named] => [
     member_id,
     { member_id, kind: "human", name, owner_id: null },
@@ -89,7 +89,7 @@ describe("issue 16 dashboard: names for reactions and voters (names, never ids)"
   ])("%o", (ids, words) => expect(peopleWords(ids, people, "me", ids.length > 3 ? 2 : 5)).toBe(words));
 });
 
-describe("issue 16 dashboard: the calendar card's .ics (RFC 5545)", () => {
+describe("dashboard media: the calendar card's .ics (RFC 5545)", () => {
   it.each([
     ["a,b;c\\d", "a\\,b\\;c\\\\d"],
     ["line 1\nline 2\r\nline 3", "line 1\\nline 2\\nline 3"],

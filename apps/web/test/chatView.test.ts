@@ -23,7 +23,7 @@ import {
   suggestMentions,
 } from "../src/wording/chatView";
 
-// Issue 15: the dashboard's words for a chat, table-tested.
+// The dashboard's words for a chat, table-tested.
 
 const people = new Map<string, Named>([
   ["hum-maintainer", { member_id: "hum-maintainer", kind: "human", name: "Maintainer", owner_id: null }],
@@ -182,7 +182,7 @@ describe("listPreview (§9.1/§9.3: the hub's cut body, one line, who wrote it, 
   ])("%# → %j", (item, expected) => expect(listPreview(item, "hum-maintainer")).toMatchObject(expected));
 });
 
-describe("matchesListQuery (issue 15: search by title and participant)", () => {
+describe("matchesListQuery (search by title and participant)", () => {
   const release = chat({ title: "Release 0.2 go/no-go" });
   it.each([
     ["", true],
@@ -202,9 +202,9 @@ describe("matchesListQuery (issue 15: search by title and participant)", () => {
   it("names every band", () => expect(Object.keys(BAND_WORDS)).toEqual(["0", "1", "2", "3"]));
 });
 
-// Issue 15, managing and creating (§9.2, 004 §4): the picker refuses what the hub refuses.
+// Managing and creating (§9.2, 004 §4): the picker refuses what the hub refuses.
 describe("the create dialog's picker (§9.2 Who takes part)", async () => {
-  const { pickerVerdict, PARTICIPANTS_WORDS } = await import("../src/wording/chatView");
+  const { pickerVerdict, PARTICIPANTS_WORDS } = await import("../src/wording/manage");
   const members = [
     { member_id: "hum-ann", kind: "human" as const, owner_id: null },
     { member_id: "hum-bob", kind: "human" as const, owner_id: null },
@@ -239,7 +239,7 @@ describe("the create dialog's picker (§9.2 Who takes part)", async () => {
 
 describe("the reply policy in words (004 §4, B-067)", async () => {
   const { policyChip, needsTokenCostAcceptance, fieldErrorWords, designatedRole } = await import(
-    "../src/wording/chatView"
+    "../src/wording/manage"
   );
   it.each([
     ["MENTIONS", 3, null, "Replies: mentioned agents · up to 3 rounds"],
@@ -276,7 +276,7 @@ describe("the reply policy in words (004 §4, B-067)", async () => {
   });
 });
 
-describe("the open chat (issue 15)", () => {
+describe("the open chat: where it opens, replies, typing, links, the mounted slice", () => {
   const items = [
     { seq: 10, from: "hum-me" },
     { seq: 11, from: "hum-sam" },

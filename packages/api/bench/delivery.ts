@@ -210,10 +210,16 @@ function idleWorker(options: IdleOptions): ReturnType<typeof idleAgents> {
 let opened = { sockets: 0, polls: 0 };
 let created = 0;
 
-/** The hub's SQL statements a second over the next `ms`. */
-async function statementRate(ms: number): Promise<number> {
+/** The hub's SQL statements a second over the next `ms`; `seen` counts them by their text. */
+async function statementRate(ms: number, seen?: Map<string, number>): Promise<number> {
   let n = 0;
-  const stop = database.observeQueries(() => n++);
+  const stop = database.observeQueries((sql) => {
+    n++;
+    if (seen) {
+      const text = sql.replace(/\s+/g, " ").trim().slice(0, 100);
+      seen.set(text, (seen.get(text) ?? 0) + 1);
+    }
+  });
   await sleep(ms);
   stop();
   return (n * 1000) / ms;
@@ -332,7 +338,10 @@ for (const level of LEVELS) {
   t = performance.now();
   if (fresh.length) opened = await idle.add(fresh);
   if (fresh.length) await settle(Math.max(50, level / 2));
-  background.set(level, await statementRate(5000));
+  const idleStatements = new Map<string, number>();
+  background.set(level, await statementRate(5000, idleStatements));
+  // What the idle agents still cost, most frequent first: each should be 0 (DESIGN §5).
+  for (const [text, n] of [...idleStatements].sort((x, y) => y[1] - x[1]).slice(0, 5)) log(`  ${n}× ${text}`);
   log(
     ` ${opened.sockets} idle sockets open, ${opened.polls} idle polls running; idle load ${background.get(level)?.toFixed(0)} SQL statements/s (${since(t)})`,
   );

@@ -52,15 +52,18 @@ export function idleAgents({ apiUrl, wsUrl, idleWaitS, maxAgents }: IdleOptions)
   }
 
   /**
-   * Re-issues GET /updates?wait=25 until the bench stops; the first wait is staggered (1…25 s). Each
-   * loop aborts its own held call at the end: undici keeps a fetch's abort listener on the signal
-   * until the request is garbage-collected, so one signal shared by 1,000 loops collects thousands.
+   * Re-issues GET /updates?wait=25 until the bench stops. The first call takes a cursor (wait=0:
+   * it has none yet, so the hub reads where the log ends) and `started` says so; the next wait is
+   * staggered (1…25 s), the rest are 25 s. Each loop aborts its own held call at the end: undici
+   * keeps a fetch's abort listener on the signal until the request is garbage-collected, so one
+   * signal shared by 1,000 loops collects thousands.
    */
-  async function idlePoll(token: string, firstWait: number): Promise<void> {
+  async function idlePoll(token: string, firstWait: number, started: () => void): Promise<void> {
     const own = new AbortController();
     stopIdle.signal.addEventListener("abort", () => own.abort(), { once: true });
     let cursor: string | null = null;
-    let wait = firstWait;
+    let wait = 0;
+    let next = firstWait;
     while (!own.signal.aborted) {
       try {
         const res = await fetch(`${apiUrl}/api/agent-api/updates?wait=${wait}${cursor ? `&cursor=${cursor}` : ""}`, {
@@ -81,15 +84,26 @@ export function idleAgents({ apiUrl, wsUrl, idleWaitS, maxAgents }: IdleOptions)
         if (!trouble.messages.includes(message)) trouble.messages.push(message);
         await sleep(1000);
       }
-      wait = idleWaitS;
+      if (wait === 0) started();
+      wait = next;
+      next = idleWaitS;
     }
+    started();
   }
 
   return {
     async add(tokens: string[]): Promise<{ sockets: number; polls: number }> {
       await inBatches(tokens, 50, (token) => idleSocket(token));
+      // Connecting is not idling: `add` answers once every new poll holds a cursor.
+      const first: Promise<void>[] = [];
+      const already = idlePolls.length;
       for (const [i, token] of tokens.entries())
-        idlePolls.push(idlePoll(token, 1 + ((idlePolls.length + i) % idleWaitS)));
+        first.push(
+          new Promise<void>((started) => {
+            idlePolls.push(idlePoll(token, 1 + ((already + i) % idleWaitS), started));
+          }),
+        );
+      await Promise.all(first);
       return { sockets: idleSockets.length, polls: idlePolls.length };
     },
     async stop(): Promise<IdleTrouble> {

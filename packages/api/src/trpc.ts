@@ -1,6 +1,7 @@
-import { type AgentOperation, fieldsOf, HubError, hubErrorStatus, isHubError } from "@maity/domain";
+import { type AgentOperation, fieldsOf, HubError, hubErrorStatus, isHubError, wireDetails } from "@maity/domain";
 import type { AgentCaller, Caller, Credential, Hub, HumanCaller } from "@maity/hub";
 import { initTRPC, TRPCError } from "@trpc/server";
+import { accessRefusal } from "./access.ts";
 import { ZodError } from "zod";
 
 // The one tRPC init file: context, error shape and the base procedures.
@@ -27,8 +28,6 @@ export interface Context {
    * multipart route (`meta.body`) reads itself. A REST-only route refuses a call without it (tRPC).
    */
   rest?: { body: ReadableStream<Uint8Array> | null; contentType: string | null };
-  /** The REST adapter already spent this call's rate budget, before reading its body (spendBudget). */
-  budgetSpent?: boolean;
 }
 
 /** How a procedure is served as a REST route (rest/index.ts) and documented (openapi.ts). */
@@ -49,8 +48,6 @@ export interface RestMeta {
   body?: "multipart";
   /** Issue 16: the procedure answers a StreamAnswer (bytes and headers), not JSON. REST only. */
   stream?: true;
-  /** Who may call when the path alone does not say: anyone (a signed download). */
-  access?: "public";
   /** Refusals in the agent protocol's `{error, code}` style although the route is not an agent operation. */
   style?: "agent";
 }
@@ -76,6 +73,7 @@ const trpcCode = (code: HubError["code"]): TRPCError["code"] =>
     unauthenticated: "UNAUTHORIZED",
     forbidden: "FORBIDDEN",
     not_found: "NOT_FOUND",
+    method_not_allowed: "METHOD_NOT_SUPPORTED",
     conflict: "CONFLICT",
     conversation_closed: "CONFLICT",
     conversation_quota: "CONFLICT",
@@ -93,13 +91,8 @@ const t = initTRPC
   .meta<Meta>()
   .context<Context>()
   .create({
-    errorFormatter({ shape, error, input }) {
-      // Input refused by a procedure's zod schema renders as the hub's `invalid` with the fields named.
-      const hub = isHubError(error.cause)
-        ? error.cause
-        : error.cause instanceof ZodError
-          ? HubError.invalid(fieldsOf(error.cause, input))
-          : null;
+    errorFormatter({ shape, error, input, type }) {
+      const hub = hubErrorOfTrpc(error, input, type);
       // Issue 13 #3: an unexpected error (a database's, a bug's) answers the generic message and no
       // stack; its detail goes to the server log only (fetch.ts onError).
       if (!hub && isInternal(error)) {
@@ -108,16 +101,53 @@ const t = initTRPC
       }
       return {
         ...shape,
+        // The hub's words, not a parser's or zod's dump of issues.
+        message: hub?.message ?? shape.message,
         data: {
           ...shape.data,
           // The hub's error, as the Maity REST routes render it (DESIGN.md §4).
           hubError: hub
-            ? { code: hub.code, message: hub.message, details: hub.details, status: hubErrorStatus[hub.code] }
+            ? { code: hub.code, message: hub.message, details: wireDetails(hub), status: hubErrorStatus[hub.code] }
             : null,
         },
       };
     },
   });
+
+/**
+ * The hub's error behind a tRPC error: a service's HubError; input refused by a procedure's zod
+ * schema as `invalid` with the fields named; and tRPC's own transport refusals (DESIGN §4: every
+ * refusal in the hub's shape, its field named) — a body that is not JSON (`fields.body`, or
+ * `fields.input` for a query's `?input=`), a content type that is not JSON, an unknown procedure, a
+ * query called as a mutation. Null for an error nobody meant (a 500).
+ */
+export function hubErrorOfTrpc(error: TRPCError, input: unknown, type: string): HubError | null {
+  if (isHubError(error.cause)) return error.cause;
+  if (error.cause instanceof ZodError) return HubError.invalid(fieldsOf(error.cause, input));
+  const field = type === "mutation" ? "body" : "input";
+  switch (error.code) {
+    case "PARSE_ERROR":
+    case "BAD_REQUEST":
+      // tRPC parses the body (or `?input=`) itself: its parser's message is no field's name.
+      return error.cause instanceof SyntaxError
+        ? HubError.invalid({ [field]: "not_json" }, `the call's ${field} is not valid JSON`)
+        : HubError.invalid({ [field]: "malformed" }, `the call's ${field}: ${error.message}`);
+    case "UNSUPPORTED_MEDIA_TYPE":
+      return new HubError("unsupported_media_type", "a tRPC call sends application/json", {
+        fields: { "content-type": "not_json" },
+      });
+    case "NOT_FOUND":
+      return HubError.notFound("no such procedure");
+    case "METHOD_NOT_SUPPORTED":
+      return new HubError(
+        "method_not_allowed",
+        type === "mutation" ? "a mutation is called with POST" : "a query or subscription is called with GET",
+        { fields: { method: type === "mutation" ? "use_post" : "use_get" } },
+      );
+    default:
+      return null;
+  }
+}
 
 /** An error the hub did not mean to answer: not a HubError, not refused input, tRPC's INTERNAL_SERVER_ERROR. */
 export function isInternal(error: TRPCError): boolean {
@@ -131,9 +161,16 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Which credentials the operation accepts, by the one table (access.ts), before its input is read. */
+const checkAccess = t.middleware(({ ctx, path, next }) => {
+  const refused = accessRefusal(path, ctx);
+  if (refused) throw toTRPCError(refused);
+  return next();
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).use(checkAccess);
 
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
@@ -151,6 +188,7 @@ export const authedRestOnly = restOnly.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, caller: ctx.caller } });
 });
 
+/** A person's operation: the access table (access.ts) admitted only people; this narrows the caller's type. */
 export const humanProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.caller) throw toTRPCError(HubError.unauthenticated());
   if (ctx.caller.kind !== "human") throw toTRPCError(HubError.forbidden("humans_only"));
@@ -170,7 +208,8 @@ export function spendBudget(hub: Hub, op: Pick<AgentOperation, "bucket">, who: s
     updates: `over ${limit} /updates calls a minute; back off the poll loop`,
     preauth: "too many attempts; wait and try again",
   }[op.bucket];
-  return new HubError("rate_limited", message, { limit: op.bucket, retry_after: wait });
+  const agentCode = op.bucket === "updates" ? "UPDATES_RATE_LIMITED" : "RATE_LIMITED";
+  return new HubError("rate_limited", message, { limit: op.bucket, retry_after: wait }, { agentCode });
 }
 
 /**
@@ -181,14 +220,14 @@ export function spendBudget(hub: Hub, op: Pick<AgentOperation, "bucket">, who: s
 export const agentProcedure = publicProcedure.use(({ ctx, meta, next }) => {
   if (ctx.caller?.kind !== "agent") throw toTRPCError(HubError.unauthenticated());
   const caller = ctx.caller as AgentCaller;
-  const refused = ctx.budgetSpent || !meta?.agent ? null : spendBudget(ctx.hub, meta.agent, caller.id);
+  const refused = meta?.agent ? spendBudget(ctx.hub, meta.agent, caller.id) : null;
   if (refused) throw toTRPCError(refused);
   return next({ ctx: { ...ctx, caller } });
 });
 
 /** The pre-auth pairing routes guess at codes: a budget per client address (B-010). */
 export const preauthProcedure = publicProcedure.use(({ ctx, meta, next }) => {
-  const refused = ctx.budgetSpent || !meta?.agent ? null : spendBudget(ctx.hub, meta.agent, ctx.address ?? "unknown");
+  const refused = meta?.agent ? spendBudget(ctx.hub, meta.agent, ctx.address ?? "unknown") : null;
   if (refused) throw toTRPCError(refused);
   return next({ ctx });
 });

@@ -197,7 +197,11 @@ const NOT_FOUND = { status: 404, body: { error: "conversation not found", code: 
 const UNAUTHORIZED = { status: 401, body: { error: "missing or invalid agent token", code: "UNAUTHORIZED" } };
 const INVALID_REPLY_TARGET = {
   status: 400,
-  body: { error: "replyToMessageId names no message of this conversation", code: "INVALID_REPLY_TARGET" },
+  body: {
+    error: "replyToMessageId names no message of this conversation",
+    code: "INVALID_REPLY_TARGET",
+    fields: { replyToMessageId: "not_in_conversation" },
+  },
 };
 const invalid = (fields: Record<string, string>, error = `invalid input: ${Object.keys(fields).join(", ")}`) => ({
   status: 400,
@@ -773,7 +777,9 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
       select: { seq: true },
     });
     const before = await logSize(key);
-    for (const target of [elsewhere.id, "evt-99999999", "evt-0", "hello", `evt-${created.seq}`, ""]) {
+    // Past the log's integer column (2^31, 2^63) and what only looks like a number name no message either.
+    const past = ["evt-2147483648", "evt-9223372036854775808", " ", "-0", "0x10", "evt-1e3"];
+    for (const target of [elsewhere.id, "evt-99999999", "evt-0", "hello", `evt-${created.seq}`, "", ...past]) {
       expect(await send("agt-a", key, { content: "replying", replyToMessageId: target })).toEqual(INVALID_REPLY_TARGET);
     }
     expect(await logSize(key)).toBe(before);

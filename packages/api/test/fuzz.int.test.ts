@@ -1,9 +1,13 @@
 import { seedDemo } from "@maity/hub";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../src/node.ts";
 import { openApiDocument } from "../src/openapi.ts";
 import { appRouter } from "../src/routers/index.ts";
+import { handleMcp } from "../../mcp/src/http.ts";
 import { testHub } from "./helpers.ts";
 
 // Issue 13 (hardening), "a fuzz test drives every route with malformed input": every REST route of
@@ -16,9 +20,10 @@ import { testHub } from "./helpers.ts";
 const SEED = 1_313;
 const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 6);
 
-const hub = await testHub();
+// Budgets high enough that the agent's calls reach their routes instead of stopping at 429 (B-360 has its own tests).
+const hub = await testHub({ limits: { agent: 1_000_000, updates: 1_000_000, ws: 1_000_000 } });
 await seedDemo(hub);
-const api = await startApiServer(hub);
+const api = await startApiServer(hub, { mcp: handleMcp });
 afterAll(async () => {
   await api.close();
   await hub.close();
@@ -26,7 +31,10 @@ afterAll(async () => {
 const human = (await hub.admin.mintToken({ member_id: "hum-maintainer" })).token;
 const agentId = (await hub.db.agent.findFirstOrThrow({ where: { handle: "agent-a" }, select: { id: true } })).id;
 const agent = (await hub.admin.mintToken({ member_id: agentId })).token;
-const group = await hub.db.conversation.findFirstOrThrow({ where: { kind: "group" }, select: { publicId: true } });
+const group = await hub.db.conversation.findFirstOrThrow({
+  where: { kind: "group" },
+  select: { publicId: true, id: true },
+});
 
 /** Strings a careless parser trips on. */
 const nasty = fc.oneof(
@@ -160,14 +168,15 @@ function namesCause(family: Target["family"], body: unknown): boolean {
   if (!b) return false;
   if (b.code === "HEADERS_TOO_LARGE") return true; // Node's parser, before any route (node.ts answerClientError)
   if (family === "agent")
-    return typeof b.code === "string" && (b.code !== "INVALID_REQUEST" || Boolean(b.fields || b.error));
+    return typeof b.code === "string" && (b.code !== "INVALID_REQUEST" || Object.keys(b.fields ?? {}).length > 0);
   if (family === "rest")
     return (
       typeof b.error?.code === "string" &&
       (b.error.code !== "invalid" || Object.keys(b.error.details?.fields ?? {}).length > 0)
     );
-  const data = b.error?.data ?? b[0]?.error?.data;
-  return typeof (data?.hubError?.code ?? data?.code) === "string";
+  // tRPC: the hub's error in data.hubError — its own transport refusals included — and `invalid` names its fields.
+  const hub = (b.error?.data ?? b[0]?.error?.data)?.hubError;
+  return typeof hub?.code === "string" && (hub.code !== "invalid" || Object.keys(hub.details?.fields ?? {}).length > 0);
 }
 
 describe("fuzzing every route (issue 13)", () => {
@@ -212,6 +221,193 @@ describe("fuzzing every route (issue 13)", () => {
         }
       }
     }
+    expect(problems).toEqual([]);
+  });
+});
+
+// Input bounded at the edge, errors in one shape (DESIGN §4): every integer of the wire past its
+// PostgreSQL integer column (2^31) and past 2^63, negative and fractional; prototype keys; wrong
+// content types and bodies that are not JSON on REST and tRPC; and the MCP tools over POST /api/mcp.
+// Asserted: no 5xx, and every refusal names its cause (its field, for `invalid`). Seeded, bounded.
+
+const EDGE_RUNS = Number(process.env.FUZZ_EDGE_RUNS ?? 4);
+const big = fc.oneof(
+  fc.constantFrom(2 ** 31, 2 ** 32, 2 ** 53 + 1, 2 ** 63, 2 ** 64, -1, -(2 ** 31) - 1, 1.5, 1e21),
+  fc.bigInt({ min: 2n ** 31n, max: 2n ** 70n }).map((n) => Number(n)),
+);
+const bigText = fc.oneof(
+  big.map(String),
+  fc.constantFrom("2147483648", "9223372036854775808", "18446744073709551616", "-0", "0x10", " ", "1e3"),
+);
+const C = `/api/projects/maintainer/maity/conversations/${group.publicId}`;
+type Call = { family: Target["family"]; method: string; path: string; body?: string; type?: string };
+const trpcCall = (name: string, kind: "query" | "mutation", input: unknown): Call =>
+  kind === "query"
+    ? { family: "trpc", method: "GET", path: `/api/trpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}` }
+    : { family: "trpc", method: "POST", path: `/api/trpc/${name}`, body: JSON.stringify(input) };
+const ref = { owner: "maintainer", slug: "maity", conversation_id: group.publicId };
+/** Every integer input of the wire, with a value from `n` (number) or `t` (its text). */
+const integerCalls = (n: number, t: string): Call[] => [
+  { family: "rest", method: "GET", path: `${C}/messages?after=${encodeURIComponent(t)}` },
+  { family: "rest", method: "GET", path: `${C}/messages?before=${encodeURIComponent(t)}` },
+  { family: "rest", method: "GET", path: `${C}/messages?limit=${encodeURIComponent(t)}` },
+  { family: "rest", method: "GET", path: `/api/projects/maintainer/maity/events?after=${encodeURIComponent(t)}` },
+  { family: "rest", method: "POST", path: `${C}/messages`, body: JSON.stringify({ body: "x", reply_to: n }) },
+  { family: "rest", method: "PUT", path: `${C}/messages/${encodeURIComponent(t)}/reactions/%F0%9F%91%8D` },
+  { family: "rest", method: "POST", path: `${C}/messages/${encodeURIComponent(t)}/redact`, body: "{}" },
+  trpcCall("reactions.add", "mutation", { ...ref, seq: n, emoji: "👍" }),
+  trpcCall("reactions.remove", "mutation", { ...ref, seq: t, emoji: "👍" }),
+  trpcCall("messages.markRead", "mutation", { ...ref, seq: n }),
+  trpcCall("messages.routing", "query", { ...ref, seqs: [n] }),
+  trpcCall("messages.list", "query", { ...ref, after: n, before: n }),
+  trpcCall("messages.post", "mutation", { ...ref, body: "x", reply_to: n }),
+  trpcCall("events.list", "query", { owner: "maintainer", slug: "maity", after: n }),
+  trpcCall("conversations.list", "query", { owner: "maintainer", slug: "maity", limit: n }),
+  { family: "agent", method: "GET", path: `/api/agent-api/conversations/${group.id}/messages?limit=${t}` },
+  {
+    family: "agent",
+    method: "POST",
+    path: `/api/agent-api/conversations/${group.id}/messages`,
+    body: JSON.stringify({ content: "x", replyToMessageId: `evt-${t}` }),
+  },
+  {
+    family: "agent",
+    method: "POST",
+    path: `/api/agent-api/conversations/${group.id}/messages/evt-${encodeURIComponent(t)}/reactions`,
+    body: JSON.stringify({ emoji: "👍" }),
+  },
+  {
+    family: "agent",
+    method: "POST",
+    path: "/api/agent-api/polls/pol-x/vote",
+    body: JSON.stringify({ optionIndexes: [n] }),
+  },
+];
+const PROTO_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty"];
+const CONTENT_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""];
+const NOT_JSON = ["not json", "{", '{"a":', "\u0000", "[]]", "'x'"];
+
+/** The fields an `invalid` refusal names, on any of the three surfaces. */
+function refusedFields(body: unknown): string[] | null {
+  // biome-ignore lint/suspicious/noExplicitAny: walking three surfaces' error shapes
+  const b = body as Record<string, any> | null;
+  const hub = b?.error?.data?.hubError ?? b?.[0]?.error?.data?.hubError ?? b?.error;
+  if (hub?.code === "invalid") return Object.keys(hub.details?.fields ?? {});
+  if (b?.code === "INVALID_REQUEST") return Object.keys(b.fields ?? {});
+  return null;
+}
+
+async function send(c: Call, auth: string | null, type = "application/json", named: string[] = []) {
+  const headers: Record<string, string> = {};
+  if (type) headers["content-type"] = type;
+  if (auth) headers.authorization = `Bearer ${auth}`;
+  const res = await fetch(`${api.url}${c.path}`, {
+    method: c.method,
+    headers,
+    ...(c.body === undefined ? {} : { body: c.body }),
+    signal: AbortSignal.timeout(10_000),
+  }).catch((error: unknown) => ({ status: 0, text: async () => String(error) }));
+  const text = await res.text();
+  const what = `${c.method} ${c.path.slice(0, 140)} [${type}] → ${res.status} ${text.slice(0, 200)}`;
+  if (res.status === 0 || res.status >= 500) return `5xx: ${what}`;
+  if (res.status < 400) return null;
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  if (!namesCause(c.family, body)) return `4xx without its field: ${what}`;
+  // A body of prototype keys only: an `invalid` answer names them, unknown fields by name (never silently dropped).
+  const fields = refusedFields(body);
+  if (named.length && fields && !named.some((k) => fields.includes(k))) return `prototype key unnamed: ${what}`;
+  return null;
+}
+
+describe("fuzzing the edge: integers, prototype keys, content types, not JSON, MCP tools", () => {
+  it("every integer input past 2^31 and 2^63 (and negative, fractional) → no 5xx, refusals name the field", async () => {
+    const problems: string[] = [];
+    for (const [n, t] of fc.sample(fc.tuple(big, bigText), { seed: SEED, numRuns: EDGE_RUNS * 3 })) {
+      for (const c of integerCalls(n, t)) {
+        const problem = await send(c, c.family === "agent" ? agent : human);
+        if (problem) problems.push(problem);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("prototype keys, wrong content types and bodies that are not JSON, on every REST, agent and tRPC route", async () => {
+    const problems: string[] = [];
+    const posts = targets.filter((t) => t.method !== "GET" && t.method !== "DELETE");
+    for (const [i, target] of posts.entries()) {
+      const path = target.path.replace(/\{\w+\}/g, "x");
+      const auth = target.family === "agent" ? agent : human;
+      const c: Call = { family: target.family, method: target.method, path };
+      const sample = fc.sample(
+        fc.record({
+          keys: fc.subarray(PROTO_KEYS, { minLength: 1 }),
+          type: fc.constantFrom(...CONTENT_TYPES),
+          notJson: fc.constantFrom(...NOT_JSON),
+        }),
+        { seed: SEED + i, numRuns: Math.max(1, EDGE_RUNS / 2) },
+      );
+      for (const r of sample) {
+        const proto = `{${r.keys.map((k) => `${JSON.stringify(k)}: 1`).join(", ")}}`;
+        for (const [body, type, named] of [
+          [proto, "application/json", r.keys],
+          ["{}", r.type, []],
+          [r.notJson, "application/json", []],
+        ] as const) {
+          const problem = await send({ ...c, body }, auth, type, [...named]);
+          if (problem) problems.push(problem);
+        }
+      }
+    }
+    // A query's ?input= that is not JSON, or carries prototype keys.
+    for (const target of targets.filter((t) => t.family === "trpc" && t.method === "GET")) {
+      for (const input of ["not json", '{"__proto__": {"x": 1}, "constructor": 1}']) {
+        const problem = await send({ ...target, path: `${target.path}?input=${encodeURIComponent(input)}` }, human);
+        if (problem) problems.push(problem);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("the MCP tools over POST /api/mcp: malformed arguments are refused as tool errors naming the field, never 5xx or 'could not reach'", async () => {
+    const limited = await hub.admin.mintToken({ member_id: agentId });
+    const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/api/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${limited.token}` } },
+    });
+    const mcp = new Client({ name: "fuzz", version: "0" });
+    await mcp.connect(transport);
+    const { tools } = await mcp.listTools();
+    // The case found from outside: a lone surrogate in get_messages' room id read "Could not reach the Maity hub".
+    const lone = (await mcp.callTool({
+      name: "get_messages",
+      arguments: { conversationId: "\ud800" },
+    })) as CallToolResult;
+    expect(lone.isError).toBe(true);
+    expect(lone.content[0]).toMatchObject({
+      text: expect.stringContaining("Fix these fields, then call again: conversationId"),
+    });
+    const arg = fc.oneof(nasty, big, bigText, fc.constantFrom(null, true, [], {}, "evt-2147483648", "\ud800"));
+    const problems: string[] = [];
+    for (const [i, tool] of tools.entries()) {
+      const props = Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>);
+      const args = fc.record(Object.fromEntries(props.map((p) => [p, arg])), { requiredKeys: [] });
+      for (const a of fc.sample(args, { seed: SEED + i, numRuns: EDGE_RUNS })) {
+        try {
+          const result = (await mcp.callTool({ name: tool.name, arguments: a })) as CallToolResult;
+          const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+          const what = `${tool.name} ${JSON.stringify(a).slice(0, 160)} → ${text.slice(0, 200)}`;
+          if (/Could not reach|HTTP 5\d\d|INTERNAL/.test(text)) problems.push(`failed: ${what}`);
+          else if (/INVALID_REQUEST/.test(text) && !/Fix these fields/.test(text)) problems.push(`unnamed: ${what}`);
+        } catch (error) {
+          // The SDK's own argument check is a JSON-RPC error naming the argument (invalid params).
+          const message = String(error);
+          if (!/-32602|Input validation|Invalid arguments/.test(message)) problems.push(`${tool.name}: ${message}`);
+        }
+      }
+    }
+    await mcp.close();
     expect(problems).toEqual([]);
   });
 });

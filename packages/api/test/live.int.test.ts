@@ -74,7 +74,11 @@ describe("live.feed", () => {
       token: tokens["hum-maintainer"],
       body: {},
     });
-    expect((await redaction).data).toMatchObject({ seq: posted.body.seq, kind: "redaction", conversation_id: chat });
+    // A redaction moves no position of the log: it is tracked where the feed is (after the message).
+    expect(await redaction).toMatchObject({
+      id: String(posted.body.seq),
+      data: { seq: posted.body.seq, kind: "redaction", conversation_id: chat },
+    });
     guest.stop();
   });
 
@@ -138,7 +142,7 @@ describe("live.feed", () => {
     guest.stop();
   });
 
-  it("agent protocol §7: an agent's POST …/typing reaches the chat's people as a typing item (untracked), never the agent itself", async () => {
+  it("agent protocol §7: an agent's POST …/typing reaches the chat's people as a typing item, tracked at the feed's position like every item, never the agent itself", async () => {
     const agentToken = (await rest("POST", "/api/admin/tokens", { body: { member_id: "agt-a" }, token: ADMIN })).body
       .token as string;
     const rooms = (await (
@@ -151,7 +155,7 @@ describe("live.feed", () => {
     ).json()) as { conversations: { id: string; type: string }[] };
     const dm = rooms.conversations.find((r) => r.type === "DM")?.id as string;
     const owner = feed(human("hum-maintainer", "maintainer"));
-    await owner.listening();
+    const position = await owner.listening();
     const next = owner.next();
     const res = await handleRest(
       hub,
@@ -161,7 +165,9 @@ describe("live.feed", () => {
       }),
     );
     expect(res.status).toBe(200);
+    // One shape for every item (the browser guesses nothing); a resume from here starts where the feed is.
     expect(await next).toEqual({
+      id: String(position),
       data: {
         seq: 0,
         kind: "typing",
@@ -181,7 +187,7 @@ describe("live.feed", () => {
       })
     ).body.id;
     const guest = feed(human("hum-guest", "guest"));
-    await guest.listening();
+    const position = await guest.listening();
     const next = guest.next();
     const ctx = (caller: ReturnType<typeof human>) => ({
       hub,
@@ -196,6 +202,7 @@ describe("live.feed", () => {
       ok: true,
     });
     expect(await next).toEqual({
+      id: String(position),
       data: {
         seq: 0,
         kind: "typing",

@@ -371,7 +371,8 @@ describe("v1.12 polls on the Maity surface", () => {
     expect(((await iterator.next()).value as unknown as unknown[])[1]).toMatchObject({ kind: "listening" });
     const next = iterator.next();
     await agentVote("agt-a", pollId, [0]);
-    expect((await next).value).toEqual({
+    // Every item of the feed is tracked at its position: [id, data].
+    expect(((await next).value as unknown as unknown[])[1]).toEqual({
       seq: poll.eventSeq,
       kind: "message_changed",
       conversation_id: cnv,

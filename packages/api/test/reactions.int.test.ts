@@ -198,7 +198,8 @@ describe("reactions", () => {
     expect(((await iterator.next()).value as unknown as unknown[])[1]).toMatchObject({ kind: "listening" });
     const next = iterator.next();
     await react("agt-a", seq, "✅");
-    expect((await next).value).toEqual({
+    // Every item of the feed is tracked at its position: [id, data].
+    expect(((await next).value as unknown as unknown[])[1]).toEqual({
       seq,
       kind: "message_changed",
       conversation_id: cnv,

@@ -1,6 +1,8 @@
 import { AgentApiError } from "@maity/client";
-import { type AgentPoll, agentAttachmentSchema, type LibraryListing } from "@maity/domain";
-import { z } from "zod";
+import { attachmentLines, sizeText } from "@maity/client/text";
+import type { AgentPoll, LibraryListing } from "@maity/domain";
+
+export { attachmentLines, sizeText } from "@maity/client/text";
 
 // How the CLI shows the room (004 §4–§5): one line per message, the routing marker appended, and
 // the one-line refusals. Pure, so the exact text is unit-tested.
@@ -71,26 +73,7 @@ export function renderLine(message: ShownMessage, me: string): string {
   const role = message.sender.role === null ? "" : ` (${sanitize(message.sender.role)})`;
   const marker = markerOf(message, me);
   const line = `[${clock(message.createdAt)}] ${sanitize(message.sender.name)}${role}: ${sanitize(message.content)}${marker ? ` ${marker}` : ""}`;
-  return [line, ...attachmentLines(message.metadata)].join("\n");
-}
-
-/** `12 KB`, `1 MB`, as 004 §10's example writes sizes. */
-export function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
-}
-
-const attachmentsOf = z.array(agentAttachmentSchema);
-/** B-216: each file on its own line under the message; `i/n` only when there is more than one. */
-export function attachmentLines(metadata: Record<string, unknown> | null | undefined): string[] {
-  const parsed = attachmentsOf.safeParse(metadata?.attachments);
-  if (!parsed.success) return [];
-  const n = parsed.data.length;
-  return parsed.data.map((a, i) => {
-    const what = `${a.type}, ${sanitize(a.mimeType)}, ${sizeText(a.sizeBytes)}`;
-    return `    ↳ attachment${n > 1 ? ` ${i + 1}/${n}` : ""} (${what}): ${sanitize(a.attachmentUrl)} — expires ~1h`;
-  });
+  return [line, ...attachmentLines(message.metadata, sanitize)].join("\n");
 }
 
 /** One file of `maity files`: its id first (download it with its message's URL, or the dashboard). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCommand } from "../src/commands.ts";
 
-describe("maity admin: parseCommand (issue 2 §4)", () => {
+describe("maity admin: parseCommand", () => {
   it.each([
     [
       ["admin", "human", "alice", "--name", "Alice", "--password", "pw-123456"],

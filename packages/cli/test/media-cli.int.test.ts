@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, testHub } from "../../api/test/helpers.ts";
 import { run, tempDir } from "./helpers.ts";
 
-// Issue 16 on the `maity` binary against a real hub on 127.0.0.1 (004 §10, v1.12): send --file,
-// files, download, poll, vote, react.
+// Attachments, polls and reactions on the `maity` binary against a real hub on 127.0.0.1 (004 §10,
+// v1.12): send --file, files, download, poll, vote, react.
 
 const hub = await testHub({ limits: { agent: 10_000, updates: 10_000, ws: 10_000, preauth: 10_000 } });
 let api: ApiServer;

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { parseCommand, UsageError } from "../src/commands.ts";
 import { renderLine, renderTally, type ShownMessage, sizeText } from "../src/render.ts";
 
-// Issue 16 on the command line (004 §10 "Attachments through the MCP tools": the CLI refuses before
-// uploading anything, B-213; the attachment lines of B-216; polls numbered from 1 as they are shown).
+// Attachments and polls on the command line (004 §10 "Attachments through the MCP tools": the CLI
+// refuses before uploading anything, B-213; the attachment lines of B-216; polls numbered from 1 as
+// they are shown).
 process.env.TZ = "UTC";
 
 const parse = (...argv: string[]) => parseCommand(argv).command;

@@ -2,7 +2,7 @@ import { restRoutes } from "@maity/api/rest";
 import * as domain from "@maity/domain";
 
 // Renders src/routes.gen.ts from the router: every procedure with `meta.rest` (restRoutes(), the
-// table the REST adapter serves), so the client's paths cannot drift from the hub's (issue 14).
+// table the REST adapter serves), so the client's paths cannot drift from the hub's.
 // Kept apart from gen-routes.ts so the unit test can render it in memory and compare.
 
 export const ROUTES_FILE = new URL("../src/routes.gen.ts", import.meta.url);

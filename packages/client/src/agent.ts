@@ -121,7 +121,7 @@ type Without<K extends AgentOperationName, F extends string> = Omit<AgentOperati
 /**
  * An agent's connection to the hub: `connect({ baseUrl, token })`. Each method is one operation
  * of the agent API; `send` makes its own idempotency key and retries with it, so a retry after a
- * lost answer never posts twice (issue 12).
+ * lost answer never posts twice.
  */
 export function connect(options: AgentClientOptions & { token: string }) {
   const call = <K extends AgentOperationName>(name: K, input: AgentOperationInput<K>, callOptions?: CallOptions) =>

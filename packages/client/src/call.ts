@@ -5,6 +5,7 @@ import {
   type AgentOperationOutput,
   agentOperations,
   agentRequestOf,
+  isHubError,
 } from "@maity/domain";
 
 // One agent API call (004 §11): the operation's request from the one table in @maity/domain, its
@@ -96,7 +97,7 @@ export async function callAgentOperation<K extends AgentOperationName>(
 ): Promise<AgentOperationOutput<K>> {
   assertSecureTransport(options);
   const op: AgentOperation = agentOperations[name];
-  const request = agentRequestOf(op, input as Record<string, unknown>);
+  const request = requestOf(op, input as Record<string, unknown>);
   const headers: Record<string, string> = { accept: "application/json", ...request.headers };
   if (op.access === "agent" && options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.instanceId) headers["x-agent-instance"] = options.instanceId;
@@ -108,6 +109,21 @@ export async function callAgentOperation<K extends AgentOperationName>(
     ...(call.signal ? { signal: call.signal } : {}),
   });
   return (await answerOf(res)) as AgentOperationOutput<K>;
+}
+
+/**
+ * The operation's request, or — for input that cannot go on the wire as given (a lone surrogate in a
+ * path or query, a header value that is not Latin-1) — the refusal the hub would give, 400
+ * INVALID_REQUEST naming the field, before anything is sent (not a network error).
+ */
+function requestOf(op: AgentOperation, input: Record<string, unknown>): ReturnType<typeof agentRequestOf> {
+  try {
+    return agentRequestOf(op, input);
+  } catch (error) {
+    if (!isHubError(error)) throw error;
+    const body = { error: error.message, code: "INVALID_REQUEST", fields: error.details.fields ?? {} };
+    throw new AgentApiError(400, body.code, body.error, body);
+  }
 }
 
 /** A hub's answer: its JSON body (null for 204), or its refusal as AgentApiError. */

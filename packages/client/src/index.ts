@@ -1,13 +1,13 @@
 import type { AppRouter } from "@maity/api";
-import { agentRequestOf } from "@maity/domain";
+import { agentRequestOf, isHubError } from "@maity/domain";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { type ReshapedRestBodies, restRouteTable } from "./routes.gen.ts";
 
 // The Maity (human and operator) side of the SDK: one `call(name, input)` over the REST routes, whose
 // paths come from the router itself (routes.gen.ts, generated from restRoutes()) and whose input and
-// answer are typed by the procedures' zod schemas through tRPC's inference (issue 14: the
-// hand-typed paths had drifted — messages.post lacked reply_to).
+// answer are typed by the procedures' zod schemas through tRPC's inference (hand-typed
+// paths drift: messages.post once lacked reply_to).
 
 /** A refusal from the hub, as its REST routes render it (DESIGN.md §4). */
 export class HubApiError extends Error {
@@ -61,7 +61,14 @@ export function createRestClient(options: RestClientOptions) {
     const route = restRouteTable[name];
     // The agent API's wire mapping is the same (`{field}` segments, headers, query or JSON body).
     const fields = (input ?? {}) as Record<string, unknown>;
-    const request = agentRequestOf(route as Parameters<typeof agentRequestOf>[0], fields);
+    let request: ReturnType<typeof agentRequestOf>;
+    try {
+      request = agentRequestOf(route as Parameters<typeof agentRequestOf>[0], fields);
+    } catch (error) {
+      // Input that cannot go on the wire as given: the hub's 400, the field named, nothing sent.
+      if (!isHubError(error)) throw error;
+      throw new HubApiError(400, error.code, error.message, error.details);
+    }
     const headers: Record<string, string> = { accept: "application/json", ...request.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const res = await doFetch(`${base}${request.path}`, {

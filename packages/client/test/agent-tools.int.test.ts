@@ -157,7 +157,7 @@ describe("contact_agent: POST /api/agent-api/agents/{agentId}/contact (B-075, B-
   });
 });
 
-describe("one schema per operation (issue 14)", () => {
+describe("one schema per operation, the same on every surface", () => {
   it("the REST body and the OpenAPI document of a send are the operation's schema: every field of it, nothing else", async () => {
     const doc = (await (await fetchHub(`${BASE}/api/openapi.json`)).json()) as {
       paths: Record<

@@ -10,7 +10,7 @@ import { createHub, type Hub, type HubOptions, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentApiError, connect, type EventsOptions } from "../src/index.ts";
 
-// The SDK's event iterator (004 §11, issue 14) against a real server on 127.0.0.1: every message
+// The SDK's event iterator (004 §11) against a real server on 127.0.0.1: every message
 // posted while iterating arrives once, in order per room, over /ws and over /updates, through
 // dropped connections, a hub killed and started again on the same database and port, and an
 // expired cursor (reset / 409 CURSOR_EXPIRED, caught up over REST). Loops are bounded; nothing

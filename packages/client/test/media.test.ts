@@ -6,9 +6,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AgentApiError, connect } from "../src/index.ts";
 
-// The SDK's calls of issue 16 on the wire (004 §10, v1.12): upload as multipart/form-data with the
-// part `file` (a path streamed from disk), `original=1` on the query; the send's attachments; the
-// file library, polls and reactions on their routes. A real HTTP server on 127.0.0.1 reads them.
+// The SDK's calls for files, polls and reactions on the wire (004 §10, v1.12): upload as
+// multipart/form-data with the part `file` (a path streamed from disk), `original=1` on the query;
+// the send's attachments; the file library, polls and reactions on their routes. A real HTTP server
+// on 127.0.0.1 reads them.
 
 type Seen = { method: string; url: string; headers: Record<string, unknown>; body: Buffer };
 

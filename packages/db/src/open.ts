@@ -34,12 +34,14 @@ export interface PubSub {
   /**
    * Holds one connection LISTENing on `channel`, reconnecting when it drops, until `stop()`.
    * `onReconnect` runs each time a dropped connection listens again: what was notified meanwhile
-   * never arrives, so the listener reads what it can from elsewhere (the log).
+   * never arrives, so the listener reads what it can from elsewhere (the log). `onDrop` runs when
+   * a listening connection drops: until `onReconnect`, nothing notified reaches the listener.
    */
   listen(
     channel: string,
     onMessage: (payload: string) => void,
     onReconnect?: () => void,
+    onDrop?: () => void,
   ): Promise<{ stop(): Promise<void> }>;
 }
 
@@ -223,7 +225,7 @@ function postgresPubSub(
     notify: async (channel, payload) => {
       await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
-    listen: async (channel, onMessage, onReconnect) => {
+    listen: async (channel, onMessage, onReconnect, onDrop) => {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name: ${channel}`);
       let stopped = false;
       let client: PgClient | null = null;
@@ -235,6 +237,10 @@ function postgresPubSub(
           if (dropped) return;
           dropped = true;
           c.end().catch(() => {});
+          if (client === c) {
+            client = null;
+            if (!stopped) onDrop?.();
+          }
           if (!stopped) retry = setTimeout(() => void open(false).catch(() => {}), 1000);
         };
         c.on("error", drop);
@@ -245,12 +251,14 @@ function postgresPubSub(
         try {
           await c.connect();
           await c.query(`LISTEN ${channel}`);
+          if (dropped) throw new Error("the LISTEN connection dropped");
           client = c;
           if (!initial) onReconnect?.();
         } catch (error) {
           // The first connection fails loudly; a later one keeps retrying until stop().
           if (initial) stopped = true;
           drop();
+          if (initial && retry) clearTimeout(retry);
           if (initial) throw error;
         }
       };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ReplyPolicy } from "./routing.ts";
 import { agentPollSchema, agentReactionSchema, cardInputSchema, sendAttachmentsSchema } from "./files.ts";
 import { MESSAGE_BODY_MAX } from "./schemas.ts";
+import { INT_COLUMN_MAX, seqOfText } from "./integers.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 
 // The agent protocol's wire shapes (004, camelCase, BayChat's names): one zod schema per shape,
@@ -25,13 +26,13 @@ export function decodeUpdatesCursor(cursor: string): number | null {
 
 /** `evt-<seq>` → seq: a message id of either surface (DESIGN §1). */
 export function seqOfMessageId(id: string): number | null {
-  const m = /^evt-(\d{1,15})$/.exec(id);
-  return m ? Number(m[1]) : null;
+  // An id past the log's integer column names no message (it reached the database as a 500).
+  return id.startsWith("evt-") ? seqOfText(id.slice(4)) : null;
 }
 
 /** GET /conversations/:id/messages history cursors: `m` and the seq to read before, base 36. */
 /** The log's seq is a PostgreSQL integer: a cursor past it names no position of this hub. */
-export const SEQ_MAX = 2_147_483_647;
+export const SEQ_MAX = INT_COLUMN_MAX;
 export const encodeHistoryCursor = (seq: number): string => `m${seq.toString(36)}`;
 export function decodeHistoryCursor(cursor: string): number | null {
   if (!/^m[0-9a-z]{1,10}$/.test(cursor)) return null;
@@ -184,6 +185,7 @@ export type AgentMessagePage = z.infer<typeof agentMessagePageSchema>;
 
 // ---- inputs -------------------------------------------------------------------------------------
 
+// Usage counts are reported, never stored: no column bounds them beyond a safe integer.
 const count = (name: string) =>
   z
     .number({ error: `${name}: a whole number` })

@@ -30,7 +30,8 @@ import {
   uploadAnswerSchema,
   uploadQuery,
 } from "./files.ts";
-import { text } from "./text.ts";
+import { HubError } from "./errors.ts";
+import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
 
 // The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
 // schemas side by side. The router serves each as an `agent.*` procedure (REST and the OpenAPI
@@ -301,6 +302,21 @@ export type AgentOperationName = keyof AgentOperations;
 export type AgentOperationInput<K extends AgentOperationName> = z.input<AgentOperations[K]["input"]>;
 export type AgentOperationOutput<K extends AgentOperationName> = z.output<AgentOperations[K]["output"]>;
 
+/** A header value fetch can send: tab, printable ASCII and Latin-1, nothing else (no CR, LF or NUL). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * What cannot go on the wire as given — a lone surrogate has no UTF-8 for a path or a query (the
+ * encoder throws, or silently puts U+FFFD), a header carries Latin-1 only — is refused here as
+ * `invalid` naming the field, before anything is sent; the client reports it like the hub's 400.
+ */
+function wireText(field: string, value: unknown, where: "path" | "query" | "header"): string {
+  const text = String(value ?? "");
+  const ok = where === "header" ? HEADER_VALUE.test(text) : isSafeText(text.replaceAll("\u0000", ""));
+  if (!ok) throw HubError.invalid({ [field]: where === "header" ? "not_a_header_value" : TEXT_REFUSED });
+  return text;
+}
+
 /** How a client puts an operation's input on the wire: path segments, headers, then query (GET, DELETE) or JSON body. */
 export function agentRequestOf(
   op: Pick<AgentOperation, "method" | "path" | "headers">,
@@ -310,15 +326,16 @@ export function agentRequestOf(
   const path = op.path.replace(/\{(\w+)\}/g, (_, key: string) => {
     const value = rest[key];
     delete rest[key];
-    return encodeURIComponent(String(value ?? ""));
+    return encodeURIComponent(wireText(key, value, "path"));
   });
   const headers: Record<string, string> = {};
   for (const [header, field] of Object.entries(op.headers ?? {})) {
-    if (rest[field] !== undefined) headers[header] = String(rest[field]);
+    if (rest[field] !== undefined) headers[header] = wireText(field, rest[field], "header");
     delete rest[field];
   }
   const present = Object.entries(rest).filter(([, v]) => v !== undefined);
   if (op.method === "GET" || op.method === "DELETE") {
+    for (const [k, v] of present) wireText(k, v, "query");
     const query = new URLSearchParams(present.map(([k, v]) => [k, String(v)]));
     return { method: op.method, path: query.size ? `${path}?${query}` : path, headers };
   }

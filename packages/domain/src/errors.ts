@@ -4,6 +4,8 @@ export const hubErrorStatus = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  /** A route or procedure that exists, called with another method (REST 405, tRPC METHOD_NOT_SUPPORTED). */
+  method_not_allowed: 405,
   conflict: 409,
   conversation_closed: 409,
   conversation_quota: 409,
@@ -16,6 +18,45 @@ export const hubErrorStatus = {
 } as const;
 
 export type HubErrorCode = keyof typeof hubErrorStatus;
+
+/**
+ * The refusals the agent protocol names itself (004 §7, §10, §11; v1.11 cards, v1.12 polls), set on
+ * the HubError where the refusal is made (`agentCode`). Every other refusal reads on the agent wire
+ * as its hub code's name (api/src/rest/errors.ts keeps the one table of both).
+ */
+export const AGENT_ERROR_CODES = [
+  "NOT_PARTICIPANT",
+  "CURSOR_EXPIRED",
+  "ROUND_CAP_REACHED",
+  "INVALID_JSON",
+  "INVALID_REPLY_TARGET",
+  "RESERVED_MESSAGE_TYPE",
+  "IDEMPOTENCY_KEY_REUSED",
+  "INVALID_PAIRING_CODE",
+  "RATE_LIMITED",
+  "UPDATES_RATE_LIMITED",
+  "FILE_TOO_LARGE",
+  "IMAGE_TOO_LARGE",
+  "UNSUPPORTED_FILE_TYPE",
+  "INVALID_UPLOAD",
+  "POLL_NOT_FOUND",
+  "POLL_CLOSED",
+  "INVALID_POLL",
+  "POLL_SINGLE_CHOICE",
+  "INVALID_OPTION_INDEX",
+  "MESSAGE_DELETED",
+  "CARD_TYPE_NOT_SENDABLE",
+  "INVALID_CARD_PAYLOAD",
+  "ATTACHMENT_LINK_FAILED",
+  "ATTACHMENTS_CONFLICT",
+  "CARD_WITH_ATTACHMENTS",
+] as const;
+export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
+
+export interface HubErrorOptions {
+  /** The agent protocol's own name for this refusal, when it has one (AGENT_ERROR_CODES). */
+  agentCode?: AgentErrorCode;
+}
 
 export type HubErrorDetails = {
   fields?: Record<string, string>;
@@ -31,26 +72,32 @@ export class HubError extends Error {
   readonly [BRAND] = true;
   readonly code: HubErrorCode;
   readonly details: HubErrorDetails;
-  constructor(code: HubErrorCode, message: string, details: HubErrorDetails = {}) {
+  readonly agentCode: AgentErrorCode | undefined;
+  constructor(code: HubErrorCode, message: string, details: HubErrorDetails = {}, options: HubErrorOptions = {}) {
     super(message);
     this.name = "HubError";
     this.code = code;
     this.details = details;
+    this.agentCode = options.agentCode;
   }
   get status(): number {
     return hubErrorStatus[this.code];
   }
 
-  static invalid(fields: Record<string, string>, message?: string): HubError {
+  static invalid(fields: Record<string, string>, message?: string, options: HubErrorOptions = {}): HubError {
     const names = Object.keys(fields).join(", ");
-    return new HubError("invalid", message ?? `invalid input: ${names}`, { fields });
+    return new HubError("invalid", message ?? `invalid input: ${names}`, { fields }, options);
+  }
+  /** The same refusal under the agent protocol's own name. */
+  named(agentCode: AgentErrorCode): HubError {
+    return new HubError(this.code, this.message, this.details, { agentCode });
   }
   /** Hidden answers exactly like missing (DESIGN.md §4). */
   static notFound(what = "not found"): HubError {
     return new HubError("not_found", what);
   }
-  static forbidden(reason: string, message?: string): HubError {
-    return new HubError("forbidden", message ?? `forbidden: ${reason}`, { reason });
+  static forbidden(reason: string, message?: string, options: HubErrorOptions = {}): HubError {
+    return new HubError("forbidden", message ?? `forbidden: ${reason}`, { reason }, options);
   }
   static unauthenticated(): HubError {
     return new HubError("unauthenticated", "missing or invalid credentials");
@@ -61,9 +108,13 @@ export function isHubError(error: unknown): error is HubError {
   return typeof error === "object" && error !== null && (error as { [BRAND]?: boolean })[BRAND] === true;
 }
 
+/** The details as the Maity routes and tRPC show them: the agent protocol's name too, where it has one. */
+export const wireDetails = (error: HubError): HubErrorDetails =>
+  error.agentCode ? { ...error.details, agent_code: error.agentCode } : error.details;
+
 /** The Maity wire form: {"error": {"code", "message", "details"}}. */
 export function renderMaityError(error: HubError): {
   error: { code: string; message: string; details: HubErrorDetails };
 } {
-  return { error: { code: error.code, message: error.message, details: error.details } };
+  return { error: { code: error.code, message: error.message, details: wireDetails(error) } };
 }

@@ -221,19 +221,21 @@ export const sendableCardSchema = z.discriminatedUnion("type", [
  */
 export function sendableCard(card: CardInput): Card {
   if (!(SENDABLE_CARD_TYPES as readonly string[]).includes(card.type))
-    throw new HubError("invalid", `card.type ${card.type} cannot be sent: use card.calendar or card.email`, {
-      fields: { "card.type": "not_sendable" },
-      agent_code: "CARD_TYPE_NOT_SENDABLE",
-    });
+    throw HubError.invalid(
+      { "card.type": "not_sendable" },
+      `card.type ${card.type} cannot be sent: use card.calendar or card.email`,
+      { agentCode: "CARD_TYPE_NOT_SENDABLE" },
+    );
   const parsed = cardPayloadSchemas[card.type as SendableCardType].safeParse(card.payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const unknown = issue?.code === "unrecognized_keys" ? `.${issue.keys[0]}` : "";
     const field = `card.payload${issue?.path.length ? `.${issue.path.join(".")}` : ""}${unknown}`;
-    throw new HubError("invalid", `${field}: ${unknown ? "not a field of this card" : issue?.message}`, {
-      fields: { [field]: unknown ? "unknown_field" : "invalid" },
-      agent_code: "INVALID_CARD_PAYLOAD",
-    });
+    throw HubError.invalid(
+      { [field]: unknown ? "unknown_field" : "invalid" },
+      `${field}: ${unknown ? "not a field of this card" : issue?.message}`,
+      { agentCode: "INVALID_CARD_PAYLOAD" },
+    );
   }
   return { type: card.type, payload: parsed.data as Record<string, unknown> };
 }
@@ -322,10 +324,12 @@ export const sendAttachmentsSchema = z
 
 /** B-201, B-202: one refusal whichever id failed (unknown, another Bay's, not the caller's, sent, repeated). */
 export const attachmentLinkFailed = (): HubError =>
-  new HubError("conflict", "the files could not be attached: each must be your own upload, not yet sent", {
-    reason: "attachment_link_failed",
-    agent_code: "ATTACHMENT_LINK_FAILED",
-  });
+  new HubError(
+    "conflict",
+    "the files could not be attached: each must be your own upload, not yet sent",
+    { reason: "attachment_link_failed" },
+    { agentCode: "ATTACHMENT_LINK_FAILED" },
+  );
 
 /**
  * The agent send's files, in render order (B-198): `attachments` or the legacy single `attachmentId`,
@@ -341,10 +345,11 @@ export function sendAttachmentIds(send: {
 }): string[] {
   const legacy = send.attachmentId ?? null;
   if (send.attachments !== undefined && legacy !== null)
-    throw new HubError("invalid", "attachments and attachmentId together: send one of them", {
-      fields: { attachments: "conflict", attachmentId: "conflict" },
-      agent_code: "ATTACHMENTS_CONFLICT",
-    });
+    throw HubError.invalid(
+      { attachments: "conflict", attachmentId: "conflict" },
+      "attachments and attachmentId together: send one of them",
+      { agentCode: "ATTACHMENTS_CONFLICT" },
+    );
   const ids = send.attachments?.map((a) => a.attachmentId) ?? (legacy === null ? [] : [legacy]);
   if (send.attachments !== undefined && send.metadata?.type !== undefined)
     throw HubError.invalid(
@@ -352,9 +357,8 @@ export function sendAttachmentIds(send: {
       "metadata.type is derived by the hub for attachments: leave it out",
     );
   if (ids.length > 0 && send.card !== undefined && send.card !== null)
-    throw new HubError("invalid", "a message carries a card or attachments, not both", {
-      fields: { card: "with_attachments" },
-      agent_code: "CARD_WITH_ATTACHMENTS",
+    throw HubError.invalid({ card: "with_attachments" }, "a message carries a card or attachments, not both", {
+      agentCode: "CARD_WITH_ATTACHMENTS",
     });
   if (new Set(ids).size !== ids.length) throw attachmentLinkFailed();
   return ids;

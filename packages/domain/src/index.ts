@@ -5,6 +5,7 @@ export * from "./schemas.ts";
 export * from "./tokens.ts";
 export * from "./validation.ts";
 export * from "./text.ts";
+export * from "./integers.ts";
 export * from "./bands.ts";
 export * from "./mentions.ts";
 export * from "./groups.ts";

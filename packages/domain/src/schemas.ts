@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { HANDLE_PATTERN, PERMISSIONS } from "./ids.ts";
 import { MAX_AGENT_ROUNDS_LIMIT, REPLY_POLICIES } from "./routing.ts";
+import { position, queryInt } from "./integers.ts";
 import { text } from "./text.ts";
 import { ATTACHMENTS_PER_MESSAGE_MAX, attachmentSchema, cardSchema, pollSchema, reactionSchema } from "./files.ts";
 import { WAKE_REASONS } from "./wake.ts";
@@ -67,7 +68,7 @@ export const revokeTokenInput = z.object({ token: text().min(1, "required").max(
 // Issue 13 #2: capped so a huge password is refused before scrypt hashes it. 1024, not createHuman's
 // 200: a password set under a later, longer rule must still log in, and 1 KiB costs scrypt nothing.
 export const LOGIN_PASSWORD_MAX = 1024;
-export const loginInput = z.object({
+export const loginInput = z.strictObject({
   handle: text().min(1, "required").max(200, "at most 200 characters"),
   password: text().min(1, "required").max(LOGIN_PASSWORD_MAX, `at most ${LOGIN_PASSWORD_MAX} characters`),
 });
@@ -136,19 +137,13 @@ const messageFields = {
   ),
   to_instance: text("a string").min(1, "required").max(100, "at most 100 characters").nullable().optional(),
   /** The seq of the message this one answers (the reply action; 004 §4 B-072 addresses its agent). */
-  reply_to: z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq").nullable().optional(),
+  reply_to: position("a message seq").nullable().optional(),
   attachments: messageAttachments.optional(),
 };
 export const postMessageInput = z
   .strictObject(messageFields)
   .refine(bodyOrFiles, { message: "required", path: ["body"] });
 
-/** Query values arrive as strings over REST and as numbers over tRPC: both parse. */
-const queryInt = (min: number, max?: number) => {
-  let n = z.coerce.number({ error: "an integer" }).int("an integer").min(min, `at least ${min}`);
-  if (max !== undefined) n = n.max(max, `at most ${max}`);
-  return n;
-};
 export const queryBool = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], {
   error: "true or false",
 });
@@ -418,7 +413,7 @@ export const messageRoutingSchema = z.object({
 export type MessageRouting = z.infer<typeof messageRoutingSchema>;
 export const messageRoutingInput = z.strictObject({
   seqs: z
-    .array(z.number({ error: "a message seq" }).int("a message seq").min(1, "a message seq"), {
+    .array(position("a message seq"), {
       error: "a list of seqs",
     })
     .max(200, "at most 200"),

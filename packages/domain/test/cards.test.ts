@@ -64,7 +64,7 @@ const refusalOf = (card: { type: string; payload: Record<string, unknown> }) => 
     return null;
   } catch (error) {
     if (!isHubError(error)) throw error;
-    return { status: error.status, code: error.details.agent_code, fields: error.details.fields };
+    return { status: error.status, code: error.agentCode, fields: error.details.fields };
   }
 };
 

@@ -7,6 +7,8 @@ import { type LimitSettings, type LoginSettings, rateLimits } from "./auth/limit
 import { pairingService } from "./agents/pairing.ts";
 import { type WebhookOptions, webhookService } from "./delivery/webhooks.ts";
 import { authService } from "./auth/service.ts";
+import { type CredentialCacheSettings, credentialCache } from "./auth/credentialCache.ts";
+import { memoryLoginBuckets, sharedLoginBuckets } from "./auth/loginLimits.ts";
 import { logHead } from "./delivery/append.ts";
 import { LiveBus } from "./delivery/bus.ts";
 import { logLoader } from "./delivery/log.ts";
@@ -27,6 +29,7 @@ export { LiveBus, type BusMessage, type LogEvent, reaches } from "./delivery/bus
 export { APPEND_LOCK_KEY } from "./delivery/append.ts";
 export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed, type FeedBatch, forAgent } from "./delivery/feed.ts";
 export { DEFAULT_LIMITS, DEFAULT_LOGIN, type LimitSettings, type LoginSettings } from "./auth/limits.ts";
+export { type CredentialCacheSettings, DEFAULT_CREDENTIAL_CACHE } from "./auth/credentialCache.ts";
 export { DEFAULT_WEBHOOK_CONCURRENCY, signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./delivery/webhooks.ts";
 export { PAIRING_TTL_MS, LINK_TTL_MS } from "./agents/pairing.ts";
 export { DEMO_LOGINS, seedDemo } from "./admin/seed.ts";
@@ -56,6 +59,8 @@ export interface HubOptions {
   login?: Partial<LoginSettings>;
   /** How long a dashboard session lasts (default SESSION_TTL_MS, 30 days); live streams end at its expiry. */
   sessionTtlMs?: number;
+  /** Authenticated credentials kept in memory (DEFAULT_CREDENTIAL_CACHE; `size: 0` keeps none). */
+  credentialCache?: Partial<CredentialCacheSettings>;
   webhooks?: WebhookOptions;
   /** Issue 16: where files live and the key that encrypts their names and signs their URLs. */
   files?: FileOptions;
@@ -98,6 +103,10 @@ export function createHub(database: Database, options: HubOptions = {}) {
     fileKeys,
     options.files?.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.files.maxUploadBytes },
   );
+  // On PostgreSQL a cached credential is served only while the bus hears every instance's revocations.
+  const credentials = credentialCache(bus, () => !database.pubsub || bus.hearing, options.credentialCache);
+  // Login limits: one count for every instance on PostgreSQL; PGlite's process is the only one.
+  const loginBuckets = database.engine === "postgresql" ? sharedLoginBuckets(database.sql) : memoryLoginBuckets(limits);
   let sweeping: ReturnType<typeof setInterval> | undefined;
   return {
     database,
@@ -106,7 +115,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
     /** MAITY_PUBLIC_URL, when the operator set it; else each request's own origin stands for it. */
     publicUrl: options.publicUrl,
     admin: adminService(db, bus),
-    auth: authService(db, database.sql, bus, limits, {
+    /** The authenticated credentials kept in memory (credentialCache.ts). */
+    credentials,
+    auth: authService(db, database.sql, bus, loginBuckets, credentials, {
       ...(options.login ? { login: options.login } : {}),
       ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
     }),

@@ -5,12 +5,14 @@ import {
   type AgentPoll,
   type AgentReaction,
   type AgentRoom,
-  agentAttachmentSchema,
   type ContextEnvelope,
   type LibraryListing,
   pollCardPayloadSchema,
 } from "@maity/domain";
-import { z } from "zod";
+import type { z } from "zod";
+import { attachmentLines as sharedAttachmentLines, sizeText } from "@maity/client/text";
+
+export { sizeText };
 
 // Tool results as text a model reads well, in the CLI's shape (004 §5: `[HH:MM] <Name> (<role>):
 // <text>` with the routing marker appended), with the ids a next call needs. The hub's JSON rides
@@ -49,29 +51,9 @@ export function messageLine(m: AgentMessage, me: string): string {
   return [`[${clock(m.createdAt)}] ${who}: ${body}${marker}\n    id ${m.id}${reply}`, ...extra].join("\n");
 }
 
-/** `12 KB`, `1 MB` as the spec's example writes sizes (004 §10). */
-export function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
-}
-
-const attachmentsOf = z.array(agentAttachmentSchema);
-
-/**
- * B-216, OQ-B-31: each attachment on its own line under its message, `i/n` only when there is more
- * than one; the URL is the signed one (~1 h), to fetch promptly and never to keep.
- */
-export function attachmentLines(m: Pick<AgentMessage, "metadata">): string[] {
-  const parsed = attachmentsOf.safeParse(m.metadata?.attachments);
-  if (!parsed.success) return [];
-  const files = parsed.data;
-  return files.map((a, i) => {
-    const index = files.length > 1 ? ` ${i + 1}/${files.length}` : "";
-    const what = `${a.type}, ${oneLine(a.mimeType)}, ${sizeText(a.sizeBytes)}`;
-    return `    ↳ attachment${index} (${what}): ${a.attachmentUrl} — expires ~1h`;
-  });
-}
+/** B-216: the files of a message, one line each (the wording shared with the CLI). */
+export const attachmentLines = (m: Pick<AgentMessage, "metadata">): string[] =>
+  sharedAttachmentLines(m.metadata, oneLine);
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() ? oneLine(v) : null);
 

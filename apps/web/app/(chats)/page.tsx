@@ -1,4 +1,4 @@
-// The list alone: the (chats) layout renders it (issue 15, one list across chats).
+// The list alone: the (chats) layout renders it, so one list stays mounted across chats.
 export default function Home() {
   return null;
 }

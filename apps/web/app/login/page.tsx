@@ -16,7 +16,7 @@ export default function LoginPage() {
     trpc.auth.login.mutationOptions({
       onSuccess: (human) => {
         queryClient.clear();
-        // Issue 15 (first screen < 1 s): the login answers who signed in, so the dashboard does not
+        // A fast first screen after login: the login answers who signed in, so the dashboard does not
         // wait a round trip for auth.me before it asks for the list.
         queryClient.setQueryData(trpc.auth.me.queryKey(), () => ({
           id: human.id,

@@ -31,7 +31,7 @@ export function Composer(props: {
   replyTo: ReplyTarget | null;
   onCancelReply: () => void;
   onPosted: (m: Message) => void;
-  /** Issue 16: files dropped anywhere on the chat come here. */
+  /** Files dropped anywhere on the chat come here. */
   dropTarget?: RefObject<((files: File[]) => void) | null>;
 }) {
   const trpc = useTRPC();
@@ -53,7 +53,7 @@ export function Composer(props: {
   const [caret, setCaret] = useState(0);
   const textarea = useRef<HTMLTextAreaElement | null>(null);
   const { onCancelReply } = props;
-  // Issue 16: with files attached the post carries their ids (in the order shown) and may have no text.
+  // With files attached the post carries their ids (in the order shown) and may have no text.
   const post = useMutation({
     mutationFn: (input: { body: string; reply_to: number | null; attachments: string[] }) =>
       input.attachments.length
@@ -67,7 +67,7 @@ export function Composer(props: {
       props.onPosted(m.message);
     },
   });
-  // Issue 15: the others see "… is writing" — at most once every 3 s while typing, never for an empty body.
+  // The others see "… is writing" — at most once every 3 s while typing, never for an empty body.
   const typing = useMutation(trpc.messages.typing.mutationOptions());
   const lastTyping = useRef<number | null>(null);
   // The switch shows the choice at once; the hub's answer (the view's meat_proxy_lead) follows.
@@ -217,7 +217,7 @@ export function Composer(props: {
           }}
           onSelect={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
           onPaste={(e) => {
-            // Issue 16: a pasted image (a screenshot) is attached; pasted text stays text.
+            // A pasted image (a screenshot) is attached; pasted text stays text.
             const images = [...e.clipboardData.files].filter((f) => f.type.startsWith("image/"));
             if (!images.length) return;
             e.preventDefault();

@@ -1,6 +1,6 @@
 "use client";
 import type { GroupView } from "@maity/domain";
-import { policyChip } from "../wording/chatView";
+import { policyChip } from "../wording/manage";
 import {
   Button,
   cn,
@@ -29,7 +29,7 @@ import { useManager } from "./manager";
 type Section = "details" | "people" | "replies";
 
 /**
- * Managing a group chat (§9.2 "Who manages", 004 §4, issue 15): the reply-policy chip in the chat's
+ * Managing a group chat (§9.2 "Who manages", 004 §4): the reply-policy chip in the chat's
  * header and one dialog to rename, add and remove people, leave, and set the reply policy. The
  * creator (while a participant) and human participants holding members:admin manage; anyone leaves.
  */
@@ -53,8 +53,8 @@ export function ManageGroup(props: ChatProps & { view: GroupView; closed: boolea
   const [section, setSection] = useState<Section>("details");
   const designated = view.designated_agent_id ? nameFor(view.designated_agent_id) : null;
   const chip = policyChip(view.reply_policy, view.max_agent_rounds, designated);
-  // Issue 15: who can lift the round cap, by name — the creator while in the chat, or a project admin.
-  // Issue 15: who can change the chat, by name — its creator while in it, and human participants
+  // Who can lift the round cap, by name — the creator while in the chat, or a project admin.
+  // Who can change the chat, by name — its creator while in it, and human participants
   // holding members:admin (§9.2 "Who manages": an admin outside the chat manages nothing).
   const managers = view.participants
     .filter((p) => p.kind === "human")

@@ -6,20 +6,14 @@ import {
   REPLY_POLICIES,
   type ReplyPolicy,
 } from "@maity/domain";
-import {
-  designatedRole,
-  fieldErrorWords,
-  needsTokenCostAcceptance,
-  POLICY_WORDS,
-  policyChip,
-} from "../wording/chatView";
+import { designatedRole, fieldErrorWords, needsTokenCostAcceptance, POLICY_WORDS, policyChip } from "../wording/manage";
 import { Button, Checkbox, DialogFooter, Input, RadioGroup, Select, Textarea, useToast } from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { hubErrorOf, useTRPC } from "../trpc";
 import { fieldsOf, type Part, refusalWords, useFailureToast, useRefresh } from "./manageShared";
 
-// The manage dialog's Replies section (004 §4, issue 15): the reply policy, its designated agent,
+// The manage dialog's Replies section (004 §4): the reply policy, its designated agent,
 // custom rules and the round cap.
 
 export function ManageReplies(props: Part & { nameFor: (id: string) => string; whoManages: string }) {

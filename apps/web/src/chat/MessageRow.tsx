@@ -22,7 +22,7 @@ import { CalendarCard, EmailCard } from "./Cards";
 import { PollCard } from "./PollCard";
 import { Reactions } from "./Reactions";
 
-/** Issue 15: under a message, the agents the hub asked to answer and why; a held-back round says so. */
+/** Routing made visible: under a message, the agents the hub asked to answer and why (004 §4). */
 function RoutingLine(props: { agents: MessageRouting["agents"]; people: Map<string, Named>; managers: string }) {
   const chips = routingChips(props.agents, props.people);
   if (!chips.asked.length && !chips.heldByCap.length) return null;
@@ -79,12 +79,12 @@ export type RowActions = {
   onReply: (m: Message) => void;
   onCopyLink: (seq: number) => void;
   onJump: (seq: number) => void;
-  /** Issue 16: a vote or a reaction changed this message (the hub's answer, merged by seq). */
+  /** A vote or a reaction changed this message (the hub's answer, merged by seq). */
   onChanged: (m: Message) => void;
 };
 
 /**
- * One message. Memoised (issue 15 performance): a live line or a loaded page re-renders only the
+ * One message. Memoised, so long chats stay smooth: a live line or a loaded page re-renders only the
  * rows whose props changed — the parent keeps people, routing, actions and quotes stable.
  */
 export const MessageRow = memo(function MessageRow(props: {
@@ -96,7 +96,7 @@ export const MessageRow = memo(function MessageRow(props: {
   conversationRef: { owner: string; slug: string; conversation_id: string };
   canRedact: boolean;
   canReply: boolean;
-  /** Issue 16: the reader manages this chat (may close anyone's poll, OQ-B-25). */
+  /** The reader manages this chat (may close anyone's poll, OQ-B-25). */
   manager: boolean;
   me: string;
   agent: boolean;
@@ -196,7 +196,7 @@ export const MessageRow = memo(function MessageRow(props: {
             ),
           )}
         </div>
-        {/* Issue 16: files, the card (calendar, email, poll) and the reactions, under the body. */}
+        {/* Files, the card (calendar, email, poll) and the reactions, under the body. */}
         <Attachments where={props.conversationRef} attachments={m.attachments} author={author} />
         {m.card?.type === "card.calendar" ? (
           <CalendarCard payload={m.card.payload} uid={`${props.conversationRef.conversation_id}-${m.seq}@maity`} />
@@ -257,7 +257,7 @@ export const MessageRow = memo(function MessageRow(props: {
           </form>
         ) : null}
       </div>
-      {/* Issue 15: the actions in a menu shown on hover and on focus (always on a touch screen). */}
+      {/* The actions in a menu shown on hover and on focus (always on a touch screen). */}
       <DropdownMenu modal={false}>
         <DropdownMenuTrigger asChild>
           <Button

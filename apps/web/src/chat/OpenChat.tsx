@@ -10,24 +10,25 @@ import {
   seqOfHash,
   slideWindow,
 } from "../wording/chatView";
-import { Avatar, Button, Skeleton, useToast } from "@maity/ui";
+import { Button, Skeleton, useToast } from "@maity/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Eye, Users } from "lucide-react";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { itemTitle } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
+import { ChatHeader } from "./ChatHeader";
 import type { ChatProps } from "./chatProps";
 import { Composer, type ReplyTarget } from "./Composer";
-import { ManageGroup } from "./ManageGroup";
 import { useManager } from "./manager";
 import { MessageRow, type RowActions } from "./MessageRow";
 import { dayLabel, named, peopleOf } from "./people";
 import { useTimeline, useTyping } from "./timeline";
+import { useEdgeSentinels } from "./useEdgeSentinels";
+import { useKeptPlace } from "./useKeptPlace";
 
 export type { ChatProps } from "./chatProps";
 
-// Issue 15 performance: a chat of 10,000 lines keeps at most MAX_MOUNTED of its loaded lines in the
-// DOM, sliding by STEP as the reader reaches either end of them; the rest stay in memory.
+// A chat of 10,000 lines keeps at most MAX_MOUNTED of its loaded lines in the DOM, so it scrolls
+// smoothly, sliding by STEP as the reader reaches either end of them; the rest stay in memory.
 const MAX_MOUNTED = 300;
 const STEP = 100;
 const NEAR = 600; // px from an end at which the next lines are mounted or loaded
@@ -62,7 +63,7 @@ export function OpenChat(props: ChatProps) {
   const timeline = useTimeline(props, { me: me.id, access: conversation.data?.access }, invalidateLists);
   const typing = useTyping(props, me.id);
   const c = conversation.data;
-  // Issue 16: the asker or a manager of the chat (its creator, a project admin in it) closes a poll
+  // The asker or a manager of the chat (its creator, a project admin in it) closes a poll
   // (OQ-B-25); the same rule as the hub's, which decides again.
   const { manager } = useManager({
     owner,
@@ -71,7 +72,7 @@ export function OpenChat(props: ChatProps) {
     createdBy: c?.kind === "group" ? c.created_by : null,
     participant: c?.access !== "observer",
   });
-  // Issue 15: names for every id the chat shows (senders, observers, former participants).
+  // Names, never ids, for every id the chat shows (senders, observers, former participants).
   const senders = useMemo(
     () => [...new Set(timeline.items.flatMap((m) => [m.from, m.redaction?.by ?? m.from]))].sort().join(" "),
     [timeline.items],
@@ -106,7 +107,7 @@ export function OpenChat(props: ChatProps) {
   const days = useMemo(() => groupMessages(mounted), [mounted]);
   const bySeq = useMemo(() => new Map(items.map((m) => [m.seq, m])), [items]);
 
-  // Issue 15 "routing made visible": the stored verdicts of the lines mounted (group chats only).
+  // Routing made visible (004 §4): the stored verdicts of the lines mounted (group chats only).
   const routedSeqs = useMemo(
     () =>
       c?.kind === "group"
@@ -126,71 +127,13 @@ export function OpenChat(props: ChatProps) {
   const routingBySeq = useMemo(() => new Map((routing.data ?? []).map((r) => [r.seq, r.agents])), [routing.data]);
 
   // Scrolling. The reader's place is kept across every change above it (a page of earlier lines,
-  // lines let go of, routing chips arriving): the first visible line stays where it was on screen
-  // (issue 15 "keeping your place"). Done by hand — not every browser anchors scrolling itself.
-  const scroller = useRef<HTMLDivElement | null>(null);
-  const list = useRef<HTMLOListElement | null>(null);
-  const pinnedToEnd = useRef(true);
-  const anchor = useRef<{ seq: string; offset: number } | null>(null);
-  const pendingScroll = useRef<{ seq: number | "divider"; block: ScrollLogicalPosition } | null>(null);
-  const [highlight, setHighlight] = useState<number | null>(null);
-  const captureAnchor = useCallback(() => {
-    const el = scroller.current;
-    const rows = list.current?.children;
-    if (!el || !rows?.length) return;
-    const top = el.getBoundingClientRect().top;
-    // The first line whose bottom is below the scroller's top edge (rows are in vertical order).
-    let lo = 0;
-    let hi = rows.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((rows[mid] as HTMLElement).getBoundingClientRect().bottom <= top) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < rows.length; i++) {
-      const row = rows[i] as HTMLElement;
-      if (row.dataset.seq) {
-        anchor.current = { seq: row.dataset.seq, offset: row.getBoundingClientRect().top - top };
-        return;
-      }
-    }
-  }, []);
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const wanted = pendingScroll.current;
-    if (wanted) {
-      const target =
-        wanted.seq === "divider"
-          ? el.querySelector('[data-divider="new"]')
-          : el.querySelector(`[data-seq="${wanted.seq}"]`);
-      if (target) {
-        pendingScroll.current = null;
-        target.scrollIntoView({ block: wanted.block });
-        pinnedToEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
-        captureAnchor();
-        return;
-      }
-    }
-    if (pinnedToEnd.current) {
-      el.scrollTop = el.scrollHeight;
-      return;
-    }
-    const a = anchor.current;
-    const row = a && el.querySelector<HTMLElement>(`[data-seq="${a.seq}"]`);
-    if (a && row) {
-      const delta = row.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
-      if (Math.abs(delta) >= 1) el.scrollTop += delta;
-    }
-  });
-  const onScroll = useCallback(() => {
-    const el = scroller.current;
-    if (!el) return;
+  // lines let go of, routing chips arriving): the first visible line stays where it was on screen,
+  // so the reader keeps their place. Done by hand — not every browser anchors scrolling itself.
+  const { scroller, list, pinnedToEnd, pendingScroll, onScroll } = useKeptPlace(
     // Following the newest line only when it is mounted and loaded: else the bottom mounts more.
-    pinnedToEnd.current =
-      el.scrollHeight - el.scrollTop - el.clientHeight < 48 && rangeRef.current.following && caughtUpRef.current;
-    captureAnchor();
-  }, [captureAnchor]);
+    () => rangeRef.current.following && caughtUpRef.current,
+  );
+  const [highlight, setHighlight] = useState<number | null>(null);
 
   // Reaching either end of the mounted lines mounts more from memory, else loads from the hub.
   const rangeRef = useRef({ start, end, length: items.length, following: range?.to == null });
@@ -238,7 +181,7 @@ export function OpenChat(props: ChatProps) {
     }
   }, [readForward, current, toRange, timeline.caughtUp]);
 
-  // Open at the reader's place (issue 15): a linked line, else the "New messages" divider, else the end.
+  // Open at the reader's place, not the start: a linked line, else the "New messages" divider, else the end.
   const ready = timeline.state === "ready";
   const [positioned, setPositioned] = useState(false);
   const jump = useCallback(
@@ -255,7 +198,7 @@ export function OpenChat(props: ChatProps) {
       pendingScroll.current = { seq, block: "center" };
       setHighlight(seq);
     },
-    [timeline.reach, current, toRange, toast],
+    [timeline.reach, current, toRange, toast, pinnedToEnd, pendingScroll],
   );
   const { divider } = timeline;
   useEffect(() => {
@@ -267,7 +210,7 @@ export function OpenChat(props: ChatProps) {
       pendingScroll.current = { seq: "divider", block: "start" };
     }
     setPositioned(true);
-  }, [ready, positioned, divider, jump]);
+  }, [ready, positioned, divider, jump, pinnedToEnd, pendingScroll]);
   useEffect(() => {
     const onHash = () => {
       const seq = seqOfHash(window.location.hash);
@@ -282,41 +225,10 @@ export function OpenChat(props: ChatProps) {
     return () => clearTimeout(t);
   }, [highlight]);
 
-  // "Earlier messages" as the reader nears the top, later lines near the bottom (IntersectionObserver).
+  // "Earlier messages" as the reader nears the top, later lines near the bottom.
   const top = useRef<HTMLDivElement | null>(null);
   const bottom = useRef<HTMLDivElement | null>(null);
-  useEffect(() => {
-    const root = scroller.current;
-    if (!positioned || !root || !top.current || !bottom.current) return;
-    let inView = { top: false, bottom: false };
-    let stopped = false;
-    // After a page is mounted the sentinel may still be in view (a short page): go on until it is not.
-    const pump = async (which: "top" | "bottom") => {
-      while (!stopped && inView[which]) {
-        const before = rangeRef.current;
-        await (which === "top" ? towardsTop() : towardsBottom());
-        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-        const after = rangeRef.current;
-        if (before.start === after.start && before.end === after.end && before.length === after.length) break;
-      }
-    };
-    const io = new IntersectionObserver(
-      (entries) => {
-        for (const e of entries) {
-          const which = e.target === top.current ? "top" : "bottom";
-          inView = { ...inView, [which]: e.isIntersecting };
-          if (e.isIntersecting) void pump(which);
-        }
-      },
-      { root, rootMargin: `${NEAR}px 0px ${NEAR}px 0px` },
-    );
-    io.observe(top.current);
-    io.observe(bottom.current);
-    return () => {
-      stopped = true;
-      io.disconnect();
-    };
-  }, [positioned, towardsTop, towardsBottom]);
+  useEdgeSentinels({ scroller, top, bottom, active: positioned, towardsTop, towardsBottom, rangeRef, margin: NEAR });
 
   // Row actions, stable across renders so the memoised rows stay put.
   const [replyTo, setReplyTo] = useState<ReplyTarget | null>(null);
@@ -339,7 +251,7 @@ export function OpenChat(props: ChatProps) {
     [merge, owner, slug, id, toast, jump],
   );
   const cancelReply = useCallback(() => setReplyTo(null), []);
-  // Issue 16: files dropped anywhere on the chat go to the composer's uploads.
+  // Files dropped anywhere on the chat go to the composer's uploads.
   const dropTarget = useRef<((files: File[]) => void) | null>(null);
   const [dragging, setDragging] = useState(false);
 
@@ -375,7 +287,7 @@ export function OpenChat(props: ChatProps) {
           people,
         )
       : null;
-  // Issue 15: who may lift a round cap — the chat's managers (its creator, a project admin).
+  // Who may lift a round cap — the chat's managers (its creator, a project admin).
   const managers = c.kind === "group" ? nameOf(c.created_by, people) : "";
   const candidates = c.participants.map((p) => ({
     member_id: p.member_id,
@@ -385,7 +297,6 @@ export function OpenChat(props: ChatProps) {
   }));
   const atStart = timeline.earlier === null && start === 0;
   const title = itemTitle(c);
-  const agent = c.participants.find((p) => p.kind === "agent");
   return (
     // A definite height under the app's header (3.5rem), so the messages scroll inside the chat and the
     // composer stays pinned at the bottom — on a phone too — whatever the page around it does.
@@ -415,40 +326,14 @@ export function OpenChat(props: ChatProps) {
           Drop the files to attach them
         </div>
       ) : null}
-      <header className="flex shrink-0 flex-col gap-2 border-b border-line bg-surface px-4 py-3">
-        <div className="flex items-center gap-2">
-          {c.kind === "group" ? (
-            <span className="flex size-8 shrink-0 items-center justify-center rounded-full bg-accent-soft" aria-hidden>
-              <Users className="size-4" />
-            </span>
-          ) : agent ? (
-            <Avatar name={nameOf(agent.member_id, people)} kind="agent" decorative />
-          ) : null}
-          <h1 className="min-w-0 truncate text-lg font-semibold">{title}</h1>
-        </div>
-        <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
-          {c.participants.map((p) => (
-            <li key={p.member_id} className="flex items-center gap-1.5 text-sm">
-              <Avatar
-                name={nameOf(p.member_id, people)}
-                kind={p.kind === "agent" ? "agent" : "human"}
-                size="sm"
-                decorative
-              />
-              {nameOf(p.member_id, people)} <span className="text-muted">({p.kind})</span>
-            </li>
-          ))}
-        </ul>
-        {observersText ? (
-          <p className="flex items-start gap-2 rounded-md bg-warning-soft px-3 py-2 text-sm" role="note">
-            <Eye className="mt-0.5 size-4 shrink-0" aria-hidden />
-            <span>{observersText}: the owner of an agent in a chat reads along, and does not write.</span>
-          </p>
-        ) : null}
-        {c.kind === "group" && !observer ? (
-          <ManageGroup {...props} view={c} closed={closed} archived={archived} />
-        ) : null}
-      </header>
+      <ChatHeader
+        chat={props}
+        conversation={c}
+        people={people}
+        title={title}
+        observersText={observersText}
+        manage={c.kind === "group" && !observer ? { closed, archived } : null}
+      />
       <div
         ref={scroller}
         className="flex min-h-0 flex-1 flex-col overflow-y-auto px-4 py-3 [overflow-anchor:none]"
@@ -539,7 +424,7 @@ export function OpenChat(props: ChatProps) {
         onCancelReply={cancelReply}
         dropTarget={dropTarget}
         onPosted={(m) => {
-          // The lists learn of it from the live feed (issue 12): nothing to read again here.
+          // The lists learn of it from the live feed: nothing to read again here.
           pinnedToEnd.current = true;
           setRange(null);
           merge([m]);

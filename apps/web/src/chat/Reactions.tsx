@@ -31,7 +31,7 @@ function useReact(ref: ChatRef, seq: number, onReactions: (r: Reaction[]) => voi
 }
 
 /**
- * A message's reactions (issue 16): a chip per emoji with its count, pressed when the reader is one
+ * A message's reactions: a chip per emoji with its count, pressed when the reader is one
  * of them, the names in a tooltip; a click toggles. `picking` shows the "Add reaction" picker.
  */
 export function Reactions(props: {

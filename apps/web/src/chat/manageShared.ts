@@ -1,6 +1,6 @@
 "use client";
 import type { GroupView } from "@maity/domain";
-import { fieldErrorWords } from "../wording/chatView";
+import { fieldErrorWords } from "../wording/manage";
 import { useToast } from "@maity/ui";
 import { useQueryClient } from "@tanstack/react-query";
 import { hubErrorOf, useTRPC } from "../trpc";

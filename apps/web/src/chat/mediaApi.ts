@@ -1,5 +1,5 @@
 "use client";
-// Issue 16: every call the dashboard makes for attachments, polls and reactions, in one module.
+// Every call the dashboard makes for attachments, polls and reactions, in one module.
 // Typed tRPC where the procedures are on main (messages.post with `attachments`, attachments.get,
 // polls.*, reactions.*). The upload is a REST multipart route (files-core), sent by XHR for its
 // progress; its answer is parsed with domain's `projectUploadSchema`.

@@ -22,7 +22,7 @@ function mergeBySeq(current: Message[], incoming: Message[]): Message[] {
 
 /**
  * The reader's window and history (§9.2, §9.3). Opening reads the window from the reader's read
- * marker (`after` omitted: the hub starts at the marker and moves it, issue 15), so a long chat
+ * marker (`after` omitted: the hub starts at the marker and moves it, M-164), so a long chat
  * opens where the reader left off, not at its first line; the "New messages" divider goes before
  * the first of those lines, fixed for this opening. A few read lines above it (or, with nothing
  * new, the newest page) come from the history (`before`, which marks nothing read). Earlier pages
@@ -163,7 +163,7 @@ export function useTimeline(
     },
     [query, merge],
   );
-  // Issue 12: a live message arrives rendered; it is shown at once, and the marker moves with one
+  // A live message arrives rendered; it is shown at once, and the marker moves with one
   // debounced markRead however many arrive together — no read of the window per message.
   const pendingRead = useRef<{ seq: number; timer: ReturnType<typeof setTimeout> | null }>({ seq: 0, timer: null });
   const markRead = useCallback(
@@ -183,13 +183,11 @@ export function useTimeline(
   // live) while that load's answer is already on its way without them: noted, then read once ready.
   useEffect(() => {
     if (ready) return;
-    const onEarly = (e: Event) => {
-      const event = (e as CustomEvent<LiveEvent>).detail;
+    const onEarly = (event: LiveEvent) => {
       if (event.kind === "listening" || (event.kind !== "typing" && event.conversation_id === id))
         missed.current = true;
     };
-    liveEvents?.addEventListener("live", onEarly);
-    return () => liveEvents?.removeEventListener("live", onEarly);
+    return liveEvents?.listen(onEarly);
   }, [ready, id]);
   useEffect(() => {
     if (!ready || !missed.current) return;
@@ -198,8 +196,7 @@ export function useTimeline(
   }, [ready, readForward]);
   useEffect(() => {
     if (!ready) return;
-    const onLive = (e: Event) => {
-      const event = (e as CustomEvent<LiveEvent>).detail;
+    const onLive = (event: LiveEvent) => {
       // The feed has just become live (a first connection or a reconnection): read what came meanwhile.
       if (event.kind === "listening") {
         if (caughtUpRef.current) void readForward();
@@ -207,7 +204,7 @@ export function useTimeline(
       }
       if (event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
       if (event.kind === "redaction") void refreshOne(event.seq);
-      // Issue 16: a vote or a reaction changed a message: read that one again if it is loaded
+      // A vote or a reaction changed a message: read that one again if it is loaded
       // (not loaded, it arrives current whenever it is read).
       else if (event.kind === "message_changed") {
         if (itemsRef.current.some((m) => m.seq === event.seq)) void refreshOne(event.seq);
@@ -219,8 +216,7 @@ export function useTimeline(
         if (!observer) markRead(event.message.seq);
       } else void readForward();
     };
-    liveEvents?.addEventListener("live", onLive);
-    return () => liveEvents?.removeEventListener("live", onLive);
+    return liveEvents?.listen(onLive);
   }, [ready, id, owner, slug, readForward, refreshOne, merge, markRead, observer]);
   const current = useCallback(() => itemsRef.current, []);
   return {
@@ -244,8 +240,7 @@ export function useTimeline(
 export function useTyping({ owner, slug, id }: ChatRef, me: string): string[] {
   const [writing, setWriting] = useState<Record<string, number>>({});
   useEffect(() => {
-    const onLive = (e: Event) => {
-      const event = (e as CustomEvent<LiveEvent>).detail;
+    const onLive = (event: LiveEvent) => {
       if (
         event.kind !== "typing" ||
         !event.member_id ||
@@ -267,8 +262,7 @@ export function useTyping({ owner, slug, id }: ChatRef, me: string): string[] {
         6_000,
       );
     };
-    liveEvents?.addEventListener("live", onLive);
-    return () => liveEvents?.removeEventListener("live", onLive);
+    return liveEvents?.listen(onLive);
   }, [id, owner, slug, me]);
   return Object.keys(writing);
 }

@@ -20,7 +20,7 @@ export type PendingFile = {
 };
 
 /**
- * The composer's files (issue 16): each starts uploading when added (XHR, with progress), can be
+ * The composer's files: each starts uploading when added (XHR, with progress), can be
  * removed before sending (an upload in flight is aborted), and is refused in words before the hub
  * when it would be (type, size, more than ten). The hub sweeps uploads never sent (B-197).
  */

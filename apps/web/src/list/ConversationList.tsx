@@ -23,7 +23,7 @@ export function useMyList(observed: boolean, enabled: boolean) {
     enabled,
   });
 }
-/** A search reads more pages by itself, up to this many conversations; then it asks (issue 15: bounded). */
+/** A search reads on by itself up to this many conversations, then asks: its cost stays bounded. */
 const SEARCH_STEP = 1_000;
 
 type VirtualRow = { type: "band"; band: ListRow["band"] } | { type: "item"; item: ListRow } | { type: "footer" };
@@ -39,7 +39,7 @@ function useNow(): Date {
 }
 
 /**
- * The chat list (§9.3, issue 15): one infinite query (the cross-project /me list, or a project's),
+ * The chat list (§9.3): one infinite query (the cross-project /me list, or a project's),
  * virtualised with @tanstack/react-virtual so 5,000 conversations keep a few dozen rows in the DOM;
  * band headings are rows of their own; the next page loads as the end nears.
  */
@@ -150,7 +150,7 @@ export function ConversationList(props: {
     if (at >= 0) virtualizer.scrollToIndex(at, { align: "center" });
   }, [open, rows, virtualizer]);
 
-  // Issue 15: Alt+↑ / Alt+↓ anywhere on the dashboard open the previous / next chat in list order.
+  // Alt+↑ / Alt+↓ anywhere on the dashboard open the previous / next chat in list order.
   const latest = useRef({ shown, open, rows });
   latest.current = { shown, open, rows };
   useEffect(() => {

@@ -22,14 +22,14 @@ import { hubErrorOf, useTRPC } from "../trpc";
 import type { ListRow } from "./types";
 
 /**
- * One conversation in the list (issue 15): avatar, title (§9.3: the agent's name, a group's title
+ * One conversation in the list: avatar, title (§9.3: the agent's name, a group's title
  * or its participants), the preview as the hub cut it, a relative time (the full date on hover),
  * unread and mention badges (observers have none, §9.3), closed and reading-along marks; the pin
  * toggle on hover or focus, and a "…" menu. `row`, `item` and `title` name the parts for the e2e
  * specs; the look is all Tailwind.
  */
 // Memoised: scrolling re-renders the list on every frame, and only rows whose item, place or
-// state changed need to render again (issue 15: 5,000 conversations scroll smoothly).
+// state changed need to render again, so 5,000 conversations scroll smoothly.
 export const ConversationRow = memo(function ConversationRow(props: {
   item: ListRow;
   current: boolean;

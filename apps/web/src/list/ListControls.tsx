@@ -6,7 +6,7 @@ import { useTRPC } from "../trpc";
 import type { Project } from "./types";
 
 /**
- * Above the list (issue 15): the search box, which chats ("My chats" or with the ones read along,
+ * Above the list: the search box, which chats ("My chats" or with the ones read along,
  * §9.2 observed), and the project filter. Every control has a name a screen reader reads.
  */
 export function ListControls(props: {

@@ -2,9 +2,9 @@ import { type Named, nameOf } from "./chatView";
 import { POLL_OPTIONS_MAX, POLL_OPTIONS_MIN } from "@maity/domain";
 import { checkPoll } from "@maity/domain";
 
-// Issue 16 in the dashboard, in words: file sizes and refusals, the inline image's box, the poll
-// dialog's answers, who reacted or voted, the reaction picker, and the calendar card's .ics. Pure,
-// so the browser and the tests share one rule.
+// Attachments, cards, polls and reactions in the dashboard, in words: file sizes and refusals, the
+// inline image's box, the poll dialog's answers, who reacted or voted, the reaction picker, and the
+// calendar card's .ics. Pure, so the browser and the tests share one rule.
 
 /** A file's size in words (§8.7 `size` is bytes): "512 bytes", "1.5 KB", "24 MB" (1 KB = 1024 bytes). */
 export function sizeWords(bytes: number): string {

@@ -109,12 +109,12 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
     ws.on("close", () => close(1000, "closed"));
     ws.on("error", () => close(1011, "socket error"));
     // B-156 4001: a revoked or rotated credential ends the socket at once. The check reads the
-    // database; until it answers, no batch is sent (issue 13 #7): a message posted right after the
-    // revocation must not reach the revoked token while the check is on its way.
+    // database (not the credential cache); until it answers, no batch is sent: a message posted
+    // right after the revocation must not reach the revoked token while the check is on its way.
+    // It runs too when the bus's LISTEN connection is back: a revocation published meanwhile never arrives.
     let recheck: Promise<boolean> | null = null;
-    const unsubscribe = hub.bus.subscribe((message) => {
-      if (message.type !== "credentials" || message.agentId !== agent.id) return;
-      const check = hub.auth.fromToken(token, agent.instanceId).then(
+    const verify = () => {
+      const check = hub.auth.fromToken(token, agent.instanceId, true).then(
         (still) => {
           if (!still) close(WS_CLOSE.credential, "credential revoked");
           return Boolean(still);
@@ -125,7 +125,15 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
       void check.finally(() => {
         if (recheck === check) recheck = null;
       });
+    };
+    const stopCredentials = hub.bus.subscribe((message) => {
+      if (message.type === "credentials" && message.agentId === agent.id) verify();
     }, "credentials");
+    const stopResync = hub.bus.onResync(verify);
+    const unsubscribe = () => {
+      stopCredentials();
+      stopResync();
+    };
 
     let greeted = false;
     ws.on("message", (data, isBinary) => {

@@ -1,6 +1,8 @@
 import {
+  type AgentErrorCode,
   fieldsOf,
   type HubError as HubErrorType,
+  type HubErrorCode,
   HubError,
   hubErrorStatus,
   isHubError,
@@ -49,44 +51,92 @@ export const agentRefusal = (
   headers: Record<string, string> = {},
 ): Response => json(status, { error, code, ...extra }, headers);
 
-/** The hub's error in the protocol's words: its code upper-cased, and the named refusals of §2, §7, §11. */
-export function renderAgentError(error: HubErrorType): Response {
-  const fields = error.details.fields;
-  const reason = error.details.reason;
-  const headers = retryAfterOf(error);
+/** How one refusal reads on the agent wire, beyond `{error: <message>, code, fields?}`. */
+interface AgentWire {
+  /** The protocol's fixed words, where it writes them (004 §11), instead of the hub's message. */
+  message?: (error: HubErrorType) => string;
+  /** The fields the protocol names (`false`: none), instead of the hub's `details.fields`. */
+  fields?: false | (() => Record<string, string>);
+  /** More members of the body. */
+  extra?: (error: HubErrorType) => Record<string, unknown>;
+}
+
+/**
+ * The agent protocol's name of each hub code (004 §11), for a refusal the protocol does not name
+ * itself; the status is always the hub code's (hubErrorStatus).
+ */
+const AGENT_CODE_OF: Record<HubErrorCode, { code: string } & AgentWire> = {
+  invalid: { code: "INVALID_REQUEST" },
   // B-010/B-011: one answer for a missing, unknown, revoked or non-agent credential.
-  if (error.code === "unauthenticated") return agentRefusal(401, "UNAUTHORIZED", "missing or invalid agent token");
-  if (error.code === "forbidden" && reason === "not_participant")
-    return agentRefusal(403, "NOT_PARTICIPANT", error.message); // B-038, B-100
-  if (error.code === "conflict" && reason === "cursor_expired")
-    return agentRefusal(409, "CURSOR_EXPIRED", "cursor_expired"); // B-138
-  if (error.code === "conflict" && reason === "round_cap_reached")
-    return agentRefusal(409, "ROUND_CAP_REACHED", error.message, { maxAgentRounds: error.details.maxAgentRounds }); // B-075
-  // Issue 16: an upload's refusals name themselves (FILE_TOO_LARGE, IMAGE_TOO_LARGE), below.
-  if (error.code === "too_large" && typeof error.details.agent_code !== "string")
-    return agentRefusal(413, "BODY_TOO_LARGE", `the body is over ${error.details.limit} bytes`, {
-      limit: error.details.limit,
-    });
-  if (fields?.body === "not_json")
-    return agentRefusal(400, "INVALID_JSON", "the body is not valid JSON", { fields: { body: "invalid_json" } });
-  if (fields?.reply_to)
-    return agentRefusal(400, "INVALID_REPLY_TARGET", "replyToMessageId names no message of this conversation"); // B-126
-  if (fields?.["metadata.type"] === "reserved")
-    return agentRefusal(400, "RESERVED_MESSAGE_TYPE", error.message, { fields }); // B-118, OQ-B-13
-  if (fields?.idempotency_key === "reused_with_other_body")
-    return agentRefusal(409, "IDEMPOTENCY_KEY_REUSED", error.message, { fields });
-  if (fields?.code === "invalid_or_expired") return agentRefusal(400, "INVALID_PAIRING_CODE", error.message);
-  // A refusal the protocol names itself (v1.11 cards: CARD_TYPE_NOT_SENDABLE, INVALID_CARD_PAYLOAD).
-  if (typeof error.details.agent_code === "string")
-    return agentRefusal(error.status, error.details.agent_code, error.message, fields ? { fields } : {});
-  // The budgets of B-360 and B-141, and the pre-auth routes' per address: the code says which.
-  const limit = error.code === "rate_limited" ? error.details.limit : undefined;
-  if (limit === "updates") return agentRefusal(429, "UPDATES_RATE_LIMITED", error.message, {}, headers);
-  if (limit === "agent" || limit === "preauth") return agentRefusal(429, "RATE_LIMITED", error.message, {}, headers);
-  const code = error.code === "invalid" ? "INVALID_REQUEST" : error.code.toUpperCase();
-  const extra: Record<string, unknown> = fields ? { fields } : {};
-  if (error.code === "rate_limited") extra.details = error.details;
-  return agentRefusal(error.status, code, error.message, extra, headers);
+  unauthenticated: { code: "UNAUTHORIZED", message: () => "missing or invalid agent token", fields: false },
+  forbidden: { code: "FORBIDDEN" },
+  not_found: { code: "NOT_FOUND" },
+  method_not_allowed: { code: "METHOD_NOT_ALLOWED" },
+  conflict: { code: "CONFLICT" },
+  conversation_closed: { code: "CONVERSATION_CLOSED" },
+  conversation_quota: { code: "CONVERSATION_QUOTA" },
+  project_closed: { code: "PROJECT_CLOSED" },
+  too_large: {
+    code: "BODY_TOO_LARGE",
+    message: (e) => `the body is over ${e.details.limit} bytes`,
+    fields: false,
+    extra: (e) => ({ limit: e.details.limit }),
+  },
+  unsupported_media_type: { code: "UNSUPPORTED_MEDIA_TYPE" },
+  // A limit of the hub's own (the ping rate) says which and how much; the API's budgets are named below.
+  rate_limited: { code: "RATE_LIMITED", extra: (e) => ({ details: e.details }) },
+};
+
+/** The refusals the protocol names itself (HubError.agentCode, set where the refusal is made). */
+const AGENT_NAMED: Record<AgentErrorCode, AgentWire> = {
+  NOT_PARTICIPANT: {}, // B-038, B-100
+  CURSOR_EXPIRED: {}, // B-138
+  ROUND_CAP_REACHED: { fields: false, extra: (e) => ({ maxAgentRounds: e.details.maxAgentRounds }) }, // B-075
+  INVALID_JSON: { message: () => "the body is not valid JSON", fields: () => ({ body: "invalid_json" }) },
+  // B-126: the protocol's field is replyToMessageId (send and contact_agent alike).
+  INVALID_REPLY_TARGET: {
+    message: () => "replyToMessageId names no message of this conversation",
+    fields: () => ({ replyToMessageId: "not_in_conversation" }),
+  },
+  RESERVED_MESSAGE_TYPE: {}, // B-118, OQ-B-13
+  IDEMPOTENCY_KEY_REUSED: {},
+  INVALID_PAIRING_CODE: { fields: false },
+  // The budgets of B-360 and B-141, and the pre-auth routes' per address: Retry-After says when.
+  RATE_LIMITED: { fields: false },
+  UPDATES_RATE_LIMITED: { fields: false },
+  FILE_TOO_LARGE: {},
+  IMAGE_TOO_LARGE: {},
+  UNSUPPORTED_FILE_TYPE: {},
+  INVALID_UPLOAD: {},
+  POLL_NOT_FOUND: {},
+  POLL_CLOSED: {},
+  INVALID_POLL: {},
+  POLL_SINGLE_CHOICE: {},
+  INVALID_OPTION_INDEX: {},
+  MESSAGE_DELETED: {},
+  CARD_TYPE_NOT_SENDABLE: {},
+  INVALID_CARD_PAYLOAD: {},
+  ATTACHMENT_LINK_FAILED: {},
+  ATTACHMENTS_CONFLICT: {},
+  CARD_WITH_ATTACHMENTS: {},
+};
+
+/** The hub's error in the protocol's words: the name it carries, else its code's (the two tables above). */
+export function renderAgentError(error: HubErrorType): Response {
+  const named = error.agentCode;
+  const wire: { code: string } & AgentWire = named ? { code: named, ...AGENT_NAMED[named] } : AGENT_CODE_OF[error.code];
+  const fields = wire.fields === false ? undefined : wire.fields ? wire.fields() : error.details.fields;
+  const body = {
+    ...(fields ? { fields } : {}),
+    ...(wire.extra ? wire.extra(error) : {}),
+  };
+  return agentRefusal(
+    hubErrorStatus[error.code],
+    wire.code,
+    wire.message?.(error) ?? error.message,
+    body,
+    retryAfterOf(error),
+  );
 }
 
 export function agentErrorResponse(error: unknown, input?: unknown): Response {

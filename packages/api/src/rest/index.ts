@@ -1,13 +1,14 @@
 import { HubError, parseBearer, renderMaityError } from "@maity/domain";
 import { fileTooLarge, type Hub } from "@maity/hub";
 import { Readable } from "node:stream";
+import { callTRPCProcedure } from "@trpc/server";
 import { limitBody, readBody } from "../body.ts";
 import { baseUrlOf, clientAddress, cookieChangeRefusal, decodeSegment } from "../edge.ts";
 import { openApiDocument } from "../openapi.ts";
-import { type Procedure, restRoutes } from "./routes.ts";
+import { type RestRoute, restRoutes } from "./routes.ts";
 import { appRouter } from "../routers/index.ts";
 import { type ApiOptions, adminAccess, callerFromRequest, isSecure } from "../session.ts";
-import { type Context, type Meta, type StreamAnswer, spendBudget } from "../trpc.ts";
+import type { Context, StreamAnswer } from "../trpc.ts";
 import { agentErrorResponse, agentRefusal, errorResponse, json } from "./errors.ts";
 
 export { errorResponse, json } from "./errors.ts";
@@ -20,14 +21,15 @@ export { type RestRoute, restRoutes } from "./routes.ts";
 // `{error, code}` under /api/agent-api.
 
 const ROUTES = restRoutes();
-const procedureMeta = (name: string): Meta | undefined =>
-  (appRouter._def.procedures as unknown as Record<string, Procedure>)[name]?._def.meta;
 const AGENT_API = "/api/agent-api";
 /** Issue 16: room for a multipart body's boundaries, part headers and small fields around the file. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
-/** The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}. */
-async function readJson(req: Request, limit: number): Promise<Record<string, unknown>> {
+/**
+ * The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}.
+ * Not JSON is `invalid` naming `body`, under the protocol's INVALID_JSON on the agent routes (B-162).
+ */
+async function readJson(req: Request, limit: number, style: RestRoute["style"]): Promise<Record<string, unknown>> {
   const bytes = await readBody(req, limit);
   const text = new TextDecoder().decode(bytes);
   if (!text.trim()) return {};
@@ -35,7 +37,11 @@ async function readJson(req: Request, limit: number): Promise<Record<string, unk
   try {
     value = JSON.parse(text);
   } catch {
-    throw HubError.invalid({ body: "not_json" }, "the request body is not valid JSON");
+    throw HubError.invalid(
+      { body: "not_json" },
+      "the request body is not valid JSON",
+      style === "agent" ? { agentCode: "INVALID_JSON" } : {},
+    );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw HubError.invalid({ body: "not_an_object" }, "the request body is a JSON object");
@@ -49,10 +55,23 @@ function merge(params: Record<string, string>, fields: Record<string, unknown>):
   return { ...fields, ...params };
 }
 
-function callProcedure(ctx: Context, name: string, input: unknown): Promise<unknown> {
-  let target: unknown = appRouter.createCaller(ctx);
-  for (const part of name.split(".")) target = (target as Record<string, unknown>)[part];
-  return (target as (input: unknown) => Promise<unknown>)(input);
+/**
+ * Calls the route's procedure as tRPC does, with its input read lazily: the procedure's middleware
+ * (the credential table, the agent's rate budget) runs before `rawInput` is, so a refused caller costs
+ * no body read (B-010, B-360) and one gate serves REST and tRPC alike.
+ */
+type ProcedureType = "query" | "mutation" | "subscription";
+function callProcedure(ctx: Context, name: string, rawInput: () => Promise<unknown>): Promise<unknown> {
+  const procedure = (appRouter._def.procedures as unknown as Record<string, { _def: { type: ProcedureType } }>)[name];
+  return callTRPCProcedure({
+    router: appRouter,
+    path: name,
+    type: procedure?._def.type ?? "query",
+    ctx,
+    getRawInput: rawInput,
+    signal: ctx.signal,
+    batchIndex: 0,
+  });
 }
 
 /** Answers a request under /api (except /api/trpc); unknown paths answer not_found. */
@@ -92,29 +111,23 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       match.access === "admin" || match.access === "public"
         ? { caller: null, session: null, bearer: false }
         : await callerFromRequest(hub, req);
-    // B-010/B-011: the agent API wants a bay_ agent token; missing, unknown, revoked or a person's answer the same 401.
-    if (match.access === "agent" && caller?.kind !== "agent") throw HubError.unauthenticated();
-    if (match.access === "member" && !caller) throw HubError.unauthenticated();
-    // The agent API's budgets are spent before the body is read (B-010, B-360): a refused client
-    // costs no read, and a bad body still counts.
-    const agentMeta = match.style === "agent" ? (procedureMeta(match.name)?.agent ?? null) : null;
-    if (agentMeta) {
-      const refused = spendBudget(hub, agentMeta, caller?.id ?? clientAddress(req));
-      if (refused) throw refused;
-    }
-    const values = match.pattern.exec(path)?.slice(1) ?? [];
-    const params = Object.fromEntries(
-      match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", match.style === "agent" ? "path" : key)]),
-    );
-    const fields =
-      match.meta.method === "GET" || match.meta.method === "DELETE" || multipart
-        ? Object.fromEntries(url.searchParams)
-        : await readJson(req, match.bodyLimit);
-    input = merge(params, fields);
-    for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
-      const value = req.headers.get(header);
-      if (value !== null) input[field] = value;
-    }
+    // Read only once the procedure's gate (the credential table, the agent's budget) let the caller in.
+    const readInput = async (): Promise<Record<string, unknown>> => {
+      const values = match.pattern.exec(path)?.slice(1) ?? [];
+      const params = Object.fromEntries(
+        match.keys.map((key, i) => [key, decodeSegment(values[i] ?? "", match.style === "agent" ? "path" : key)]),
+      );
+      const fields =
+        match.meta.method === "GET" || match.meta.method === "DELETE" || multipart
+          ? Object.fromEntries(url.searchParams)
+          : await readJson(req, match.bodyLimit, match.style);
+      input = merge(params, fields);
+      for (const [header, field] of Object.entries(match.meta.headers ?? {})) {
+        const value = req.headers.get(header);
+        if (value !== null) input[field] = value;
+      }
+      return input;
+    };
     const token = bearer ? parseBearer(req.headers.get("authorization")) : null;
     const ctx: Context = {
       hub,
@@ -128,7 +141,6 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       address: clientAddress(req),
       signal: req.signal,
       baseUrl: baseUrlOf(req, hub.publicUrl),
-      budgetSpent: agentMeta !== null,
       // Issue 16: a multipart route reads its own body, up to the upload limit plus the multipart framing;
       // a declared Content-Length over it is refused before anything is read (413, FILE_TOO_LARGE).
       rest: {
@@ -136,7 +148,7 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
         contentType: req.headers.get("content-type"),
       },
     };
-    const output = await callProcedure(ctx, match.name, input);
+    const output = await callProcedure(ctx, match.name, readInput);
     if (match.meta.stream) return streamResponse(output as StreamAnswer);
     if (match.meta.respond) {
       const { status, body } = match.meta.respond(output as never);

@@ -1,4 +1,5 @@
 import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
+import { ACCESS } from "../access.ts";
 import { PREAUTH_BODY_MAX_BYTES } from "../body.ts";
 import { appRouter } from "../routers/index.ts";
 import type { Meta, RestMeta } from "../trpc.ts";
@@ -44,14 +45,15 @@ export function restRoutes(): RestRoute[] {
         return "([^/]+)";
       })}$`,
     );
-    const access = agent
-      ? agent.access
-      : meta.access === "public"
+    // Who may call comes from the one table (access.ts).
+    const who = ACCESS[name]?.who ?? [];
+    const access =
+      who === "anyone"
         ? "public"
-        : meta.path.startsWith("/api/admin/")
+        : who.includes("admin")
           ? "admin"
-          : name === "health"
-            ? "public"
+          : who.length === 1 && who[0] === "agent_token"
+            ? "agent"
             : "member";
     const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
     const style = agent || meta.style === "agent" ? "agent" : "maity";

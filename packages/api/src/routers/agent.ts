@@ -31,7 +31,11 @@ const signerFor = (ctx: { hub: Hub; baseUrl?: string | undefined }) =>
 
 /** B-038, B-100: a room the agent is not in — known or not — is NOT_PARTICIPANT, never "not found". */
 const notParticipant = () =>
-  toTRPCError(HubError.forbidden("not_participant", "you are not a participant of this conversation"));
+  toTRPCError(
+    HubError.forbidden("not_participant", "you are not a participant of this conversation", {
+      agentCode: "NOT_PARTICIPANT",
+    }),
+  );
 
 /** A send and whether it repeats an earlier one (Idempotency-Key or clientMessageId: 200, not 201). */
 type Sent = { replayed: boolean; message: AgentOperationOutput<"send"> };
@@ -102,7 +106,9 @@ export const agentRouter = router({
     } catch (error) {
       // B-138: the one error a poller must handle, as the spec writes it.
       if (error instanceof CursorExpired || (error as Error | null)?.name === "CursorExpired")
-        throw toTRPCError(new HubError("conflict", "cursor_expired", { reason: "cursor_expired" }));
+        throw toTRPCError(
+          new HubError("conflict", "cursor_expired", { reason: "cursor_expired" }, { agentCode: "CURSOR_EXPIRED" }),
+        );
       if (isHubError(error)) throw toTRPCError(error);
       throw error;
     } finally {

@@ -93,7 +93,6 @@ export const filesRouter = router({
           "A file's bytes by its signed URL (no token; ~1 h); 404 once expired, altered, deleted or unknown. " +
           "Content-Disposition carries the name",
         stream: true,
-        access: "public",
         style: "agent",
       },
     })

@@ -13,7 +13,8 @@ export const participantId = text("a string").min(1, "required").max(100, "at mo
 export const projectInput = z.strictObject(projectRef.shape);
 export const conversationInput = z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema });
 export const noContent = z.null();
-export const seqParam = text("a seq").or(z.number().int());
+/** A message seq of the path (a number over tRPC), bounded by the log's column. */
+export { seqParam } from "@maity/domain";
 export const idempotencyKey = text("a string").min(1, "1–200 characters").max(200, "1–200 characters").optional();
 /** tRPC's infinite queries send `direction`; lists page forward only, so it is accepted and ignored. */
 export const direction = z.enum(["forward", "backward"], { error: "forward or backward" }).optional();

@@ -1,10 +1,13 @@
-import { HubError, liveEventSchema } from "@maity/domain";
+import { HubError, type LiveEvent, liveEventSchema } from "@maity/domain";
 import { type BusMessage, type LogEvent, reaches } from "@maity/hub";
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { authedProcedure, router, toTRPCError } from "../trpc.ts";
 
 // The dashboard's live feed (SSE): the bus followed in log order, a resume backfilled from the log.
+
+/** Every item of the feed, in one shape: a LiveEvent tracked at the feed's position (its resume point). */
+const at = (position: number, item: LiveEvent) => tracked(String(position), item);
 
 export const liveRouter = router({
   /**
@@ -46,7 +49,7 @@ export const liveRouter = router({
         if (resuming && resumeFrom < follower.head) {
           for (let after = resumeFrom; ; ) {
             const batch = await ctx.hub.messages.feedSince(caller, after, follower.head);
-            for (const item of batch) yield tracked(String(item.seq), liveEventSchema.parse(item));
+            for (const item of batch) yield at(item.seq, liveEventSchema.parse(item));
             after = batch.at(-1)?.seq ?? after;
             if (batch.length < 100) break;
           }
@@ -54,7 +57,7 @@ export const liveRouter = router({
         // The first item of every connection, once the bus is followed and any resume backfilled:
         // "live from here". tRPC's own `connected` comes before this generator runs, so it cannot
         // say that; a client that loaded its page before this item reads what came between.
-        yield tracked(String(last), { seq: last, kind: "listening", conversation_id: null, project: null });
+        yield at(last, { seq: last, kind: "listening", conversation_id: null, project: null });
         while (!ended.aborted) {
           if (queue.length === 0 && !resync)
             await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
@@ -71,36 +74,37 @@ export const liveRouter = router({
                 project: m.project,
                 ...(m.maity ? { message: m.maity } : {}),
               };
-              yield tracked(String(m.seq), item);
+              yield at(m.seq, item);
             } else if (m.type === "typing") {
-              // Someone writing (an agent's POST …/typing): shown for a moment, nothing to resume from.
-              yield {
+              // Someone writing (an agent's POST …/typing): shown for a moment. Every item is tracked at
+              // the feed's position, so the browser receives one shape and a resume starts from here.
+              yield at(last, {
                 seq: 0,
                 kind: "typing",
                 conversation_id: m.conversationId,
                 project: m.project,
                 member_id: m.memberId,
-              };
+              });
             } else if (m.type === "redaction" || m.type === "read") {
               const place = m.project
                 ? { conversation_id: m.conversationId, project: m.project }
                 : await ctx.hub.messages.eventPlace(m.seq);
-              // A redaction or a moved read marker changes no seq of the log: nothing to resume from.
-              if (place) yield { seq: m.seq, kind: m.type, ...place };
+              // A redaction or a moved read marker changes no seq of the log: the feed's position stays.
+              if (place) yield at(last, { seq: m.seq, kind: m.type, ...place });
             } else if (m.type === "message_changed") {
               // Issue 16: a vote or a reaction changed message `seq`; the client reloads it.
-              yield {
+              yield at(last, {
                 seq: m.seq,
                 kind: m.type,
                 conversation_id: m.conversationId,
                 project: m.project,
                 what: m.what,
-              };
+              });
             }
           }
           if (resync) {
             resync = false;
-            yield tracked(String(last), { seq: last, kind: "listening", conversation_id: null, project: null });
+            yield at(last, { seq: last, kind: "listening", conversation_id: null, project: null });
           }
         }
         if (watch.ended.aborted) throw toTRPCError(HubError.unauthenticated());

@@ -7,6 +7,7 @@ import {
   messageRoutingSchema,
   messageSchema,
   postEventInput,
+  position,
   postMessageInput,
   projectRef,
   redactInput,
@@ -86,7 +87,7 @@ export const messagesRouter = router({
       z.strictObject({
         ...projectRef.shape,
         conversation_id: conversationIdSchema,
-        seq: z.number({ error: "a message seq" }).int("a message seq").min(0),
+        seq: position("a message seq", 0),
       }),
     )
     .output(z.object({ read_marker: z.number().int().nullable() }))

@@ -10,6 +10,7 @@ import {
   pollVoteInput,
   projectRef,
   reactionSchema,
+  seqParam,
   text,
 } from "@maity/domain";
 import { z } from "zod";
@@ -23,7 +24,6 @@ const P = "/api/projects/{owner}/{slug}";
 const C = `${P}/conversations/{conversation_id}`;
 const conversationId = text("a string").min(1, "required").max(100, "at most 100 characters");
 const pollId = text("a poll id").min(1, "required").max(100, "at most 100 characters");
-const seqParam = text("a seq").or(z.number().int());
 const pollInput = z.strictObject({ ...projectRef.shape, poll_id: pollId });
 const reactionInput = z.strictObject({
   ...projectRef.shape,

@@ -15,12 +15,15 @@ export async function projectOf(db: RawQueryable, ref: ProjectRef) {
 }
 
 /**
- * The project when `caller` is an active member of it, with its Bay — one statement; anyone else
- * learns nothing: not_found, like an unknown project (hidden is answered like missing).
+ * The one "reader or missing" rule for a project's routes: the project when `caller` is an active
+ * member of it — one statement — and not_found for anyone else, exactly like an unknown project
+ * (hidden is answered like missing; §9.2 M-146: nothing of a project reaches a non-member).
  */
 export async function memberProject(db: RawQueryable, caller: Caller, ref: ProjectRef) {
-  const [row] = await db.$queryRawUnsafe<{ id: string; bay_id: string }[]>(
-    `SELECT p.id, p.bay_id FROM projects p
+  const [row] = await db.$queryRawUnsafe<
+    { id: string; bay_id: string; slug: string; name: string; archived_at: Date | string | null }[]
+  >(
+    `SELECT p.id, p.bay_id, p.slug, p.name, p.archived_at FROM projects p
        JOIN bays b ON b.id = p.bay_id
        JOIN memberships m ON m.project_id = p.id AND m.member_id = $3 AND m.status = 'active'
      WHERE b.handle = $1 AND p.slug = $2`,
@@ -29,7 +32,8 @@ export async function memberProject(db: RawQueryable, caller: Caller, ref: Proje
     caller.id,
   );
   if (!row) throw HubError.notFound("project not found");
-  return { id: row.id, bayId: row.bay_id };
+  const archivedAt = row.archived_at === null ? null : new Date(row.archived_at);
+  return { id: row.id, bayId: row.bay_id, slug: row.slug, name: row.name, archivedAt, bay: { handle: ref.owner } };
 }
 
 /** The conversation as `caller` sees it (participant, party or observer), or not_found. */

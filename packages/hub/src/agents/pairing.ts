@@ -88,7 +88,9 @@ export function pairingService(db: Db, bus: LiveBus) {
         return { agentId, ...(await rotate(tx, agentId, "paired")) };
       });
       if (!result)
-        throw HubError.invalid({ code: "invalid_or_expired" }, "the pairing code is unknown, used or expired");
+        throw HubError.invalid({ code: "invalid_or_expired" }, "the pairing code is unknown, used or expired", {
+          agentCode: "INVALID_PAIRING_CODE",
+        });
       bus.publish({ type: "credentials", agentId: result.agentId });
       return { baseUrl, token: result.token, agent: { id: result.agentId, name: result.name } };
     },

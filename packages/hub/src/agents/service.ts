@@ -294,7 +294,9 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       const clientKey = idempotencyKey ?? data.clientMessageId ?? null;
       const type = data.metadata?.type;
       if (typeof type === "string" && (RESERVED_MESSAGE_TYPES as readonly string[]).includes(type))
-        throw HubError.invalid({ "metadata.type": "reserved" }, `metadata.type ${type} is written by the hub only`);
+        throw HubError.invalid({ "metadata.type": "reserved" }, `metadata.type ${type} is written by the hub only`, {
+          agentCode: "RESERVED_MESSAGE_TYPE",
+        });
       for (const reserved of SERVER_METADATA_KEYS)
         if (data.metadata && reserved in data.metadata)
           throw HubError.invalid({ [`metadata.${reserved}`]: "server_set" }, `metadata.${reserved} is set by the hub`);
@@ -306,6 +308,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
         throw HubError.invalid(
           { reply_to: "not_in_conversation" },
           "the message replied to is not in this conversation",
+          { agentCode: "INVALID_REPLY_TARGET" },
         );
       const fileIds = sendAttachmentIds(data);
       const card = data.card ? sendableCard(data.card) : null;

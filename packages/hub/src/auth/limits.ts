@@ -1,6 +1,6 @@
 // Rate limits of the agent protocol (004 §11, B-360…B-363): token buckets in this process. Several
 // app instances each keep their own (documented in docs/agent-api.md); a shared store is the
-// scale-out step (DESIGN §5).
+// scale-out step (DESIGN §5). The login limits are shared on PostgreSQL already (loginLimits.ts).
 
 export interface LimitSettings {
   /** B-360: requests a minute per agent on the agent API. */

@@ -2,9 +2,11 @@ import { HubError, type loginInput, tokenKindOf } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { LiveBus } from "../delivery/bus.ts";
-import type { Caller, HumanCaller } from "../access/caller.ts";
+import type { AgentCaller, Caller, HumanCaller } from "../access/caller.ts";
+import type { Authenticated, CredentialCache } from "./credentialCache.ts";
 import { mintSecret, sha256, verifyPassword } from "./credentials.ts";
-import { DEFAULT_LOGIN, type LoginSettings, type RateLimits, workGate } from "./limits.ts";
+import { DEFAULT_LOGIN, type LoginSettings, workGate } from "./limits.ts";
+import type { LoginBuckets } from "./loginLimits.ts";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** setTimeout's longest delay (about 24.8 days): a later expiry is waited for in steps. */
@@ -39,8 +41,19 @@ const tooMany = (seconds: number) =>
 type LoggedIn = { session: string; human: HumanCaller; expiresAt: Date };
 const HUMAN_LOGIN = { id: true, handle: true, displayName: true, passwordHash: true } as const;
 
-/** `sql` is the driver itself: every request authenticates, so it skips Prisma's per-query work (issue 12). */
-export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: RateLimits, options: AuthOptions = {}) {
+/**
+ * `sql` is the driver itself: a request that authenticates reads at most one statement, and none
+ * while its credential is in `cache` (credentialCache.ts). `buckets` count the login limits (shared
+ * by every instance on PostgreSQL, loginLimits.ts).
+ */
+export function authService(
+  db: Db,
+  sql: SqlExecutor,
+  bus: LiveBus,
+  buckets: LoginBuckets,
+  cache: CredentialCache,
+  options: AuthOptions = {},
+) {
   const settings = { ...DEFAULT_LOGIN, ...options.login };
   const sessionTtlMs = options.sessionTtlMs ?? SESSION_TTL_MS;
   // Issue 13 #5: 100 concurrent logins took /api/health to 2.7 s; a few hashes at a time leave the
@@ -53,6 +66,51 @@ export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: Rate
     windowMs: settings.failureWindowMs,
   });
 
+  /** A session's human and expiry: from the cache, else one statement. */
+  function sessionOf(session: string, fresh: boolean): Promise<Authenticated | null> {
+    const hash = sha256(session);
+    const read = async (): Promise<Authenticated | null> => {
+      const [row] = await sql.query<{ id: string; handle: string; display_name: string; expires_at: Date | string }>(
+        `SELECT h.id, h.handle, h.display_name, s.expires_at FROM sessions s JOIN humans h ON h.id = s.human_id WHERE s.id = $1 AND s.expires_at > $2::timestamp`,
+        [hash, new Date().toISOString()],
+      );
+      if (!row) return null;
+      const expiresAt = new Date(row.expires_at).getTime();
+      return { caller: { kind: "human", id: row.id, handle: row.handle, name: row.display_name }, expiresAt };
+    };
+    return fresh ? read() : cache.get(`session ${hash}`, read);
+  }
+
+  /** A token's caller (by its hash) from the database, in one statement. */
+  async function tokenOf(hash: string, instanceId: string | null): Promise<Authenticated | null> {
+    const [row] = await sql.query<TokenRow>(TOKEN_SQL, [hash, instanceId]);
+    const forever = Number.POSITIVE_INFINITY;
+    if (!row) return null;
+    if (row.kind === "human" && row.human_id) {
+      const caller: HumanCaller = {
+        kind: "human",
+        id: row.human_id,
+        handle: row.human_handle ?? "",
+        name: row.display_name ?? "",
+      };
+      return { caller, expiresAt: forever };
+    }
+    if (row.kind === "agent" && row.agent_id) {
+      // DESIGN §1: X-Agent-Instance names one of the agent's instances; without it, its default one.
+      // Naming another agent's (or no) instance is a wrong credential, answered like one.
+      if (instanceId && !row.instance_id) return null;
+      const caller: AgentCaller = {
+        kind: "agent",
+        id: row.agent_id,
+        handle: row.agent_handle ?? "",
+        ownerId: row.owner_id ?? "",
+        instanceId: row.instance_id,
+      };
+      return { caller, expiresAt: forever };
+    }
+    return null;
+  }
+
   const service = {
     /**
      * Password login → a session secret for the cookie. A wrong handle and a wrong password answer
@@ -61,22 +119,22 @@ export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: Rate
      */
     async login(data: z.output<typeof loginInput>, client: { address?: string | null } = {}): Promise<LoggedIn> {
       const handle = data.handle.trim().toLowerCase();
-      const byAddress = limits.spend(`login ${client.address ?? "unknown"}`, settings.perAddress, 60_000);
+      const byAddress = await buckets.spend(`login ${client.address ?? "unknown"}`, settings.perAddress, 60_000);
       if (byAddress !== null) throw tooMany(byAddress);
       // The handle's failure is spent up front, so a burst of concurrent guesses cannot all pass
       // one check before any has failed; a login that succeeds gives it back.
       const bucket = failures(handle);
-      const byHandle = limits.spend(bucket.id, bucket.capacity, bucket.windowMs);
+      const byHandle = await buckets.spend(bucket.id, bucket.capacity, bucket.windowMs);
       if (byHandle !== null) throw tooMany(byHandle);
       const human = await db.human.findUnique({ where: { handle }, select: HUMAN_LOGIN });
       const verdict = await hashes.run(() => verifyPassword(data.password, human?.passwordHash ?? null));
       if (!verdict) {
         // The line is full: no password was tried, so the handle's budget is not spent.
-        limits.refund(bucket.id, bucket.capacity, bucket.windowMs);
+        await buckets.refund(bucket.id, bucket.capacity, bucket.windowMs);
         throw tooMany(1);
       }
       if (!human || !verdict.value) throw new HubError("unauthenticated", "wrong handle or password");
-      limits.refund(bucket.id, bucket.capacity, bucket.windowMs);
+      await buckets.refund(bucket.id, bucket.capacity, bucket.windowMs);
       const { secret, hash } = mintSecret("session");
       const expiresAt = new Date(Date.now() + sessionTtlMs);
       await db.session.create({ data: { id: hash, humanId: human.id, expiresAt } });
@@ -95,39 +153,30 @@ export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: Rate
       if (row && ended.count > 0) bus.publish({ type: "credentials", humanId: row.humanId });
     },
 
-    /** A session cookie → its human, in one statement; an expired or unknown session is null. */
-    async fromSession(session: string | null | undefined): Promise<HumanCaller | null> {
-      if (!session) return null;
-      const [row] = await sql.query<{ id: string; handle: string; display_name: string }>(
-        `SELECT h.id, h.handle, h.display_name FROM sessions s JOIN humans h ON h.id = s.human_id WHERE s.id = $1 AND s.expires_at > $2::timestamp`,
-        [sha256(session), new Date().toISOString()],
-      );
-      return row ? { kind: "human", id: row.id, handle: row.handle, name: row.display_name } : null;
+    /**
+     * A session cookie → its human; an expired or unknown session is null. One statement, none
+     * while the session is cached; `fresh` reads the database whatever the cache holds.
+     */
+    async fromSession(session: string | null | undefined, fresh = false): Promise<HumanCaller | null> {
+      const found = session ? await sessionOf(session, fresh) : null;
+      return found?.caller.kind === "human" ? found.caller : null;
     },
 
     /**
-     * A bearer token → its caller, or null, in one statement (issue 12: every request pays it); a
-     * revoked, unknown or malformed token are the same null.
+     * A bearer token → its caller, or null; a revoked, unknown or malformed token are the same
+     * null. One statement, none while the token is cached (an idle agent's every /updates call);
+     * `fresh` reads the database whatever the cache holds (what must not outlive a revocation).
      */
-    async fromToken(token: string | null | undefined, instanceId?: string | null): Promise<Caller | null> {
+    async fromToken(
+      token: string | null | undefined,
+      instanceId?: string | null,
+      fresh = false,
+    ): Promise<Caller | null> {
       if (!token || !tokenKindOf(token)) return null;
-      const [row] = await sql.query<TokenRow>(TOKEN_SQL, [sha256(token), instanceId ?? null]);
-      if (!row) return null;
-      if (row.kind === "human" && row.human_id)
-        return { kind: "human", id: row.human_id, handle: row.human_handle ?? "", name: row.display_name ?? "" };
-      if (row.kind === "agent" && row.agent_id) {
-        // DESIGN §1: X-Agent-Instance names one of the agent's instances; without it, its default one.
-        // Naming another agent's (or no) instance is a wrong credential, answered like one.
-        if (instanceId && !row.instance_id) return null;
-        return {
-          kind: "agent",
-          id: row.agent_id,
-          handle: row.agent_handle ?? "",
-          ownerId: row.owner_id ?? "",
-          instanceId: row.instance_id,
-        };
-      }
-      return null;
+      const hash = sha256(token);
+      const read = () => tokenOf(hash, instanceId ?? null);
+      const found = fresh ? await read() : await cache.get(`token ${hash} ${instanceId ?? ""}`, read);
+      return found?.caller ?? null;
     },
 
     /**
@@ -141,25 +190,29 @@ export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: Rate
       const end = () => controller.abort(new HubError("unauthenticated", "the credential was revoked or expired"));
       const valid = async (): Promise<boolean> => {
         if (!credential) return true;
+        // Read from the database: this runs when the credential may just have changed.
         const now =
           "session" in credential
-            ? await service.fromSession(credential.session)
-            : await service.fromToken(credential.token, credential.instanceId);
+            ? await service.fromSession(credential.session, true)
+            : await service.fromToken(credential.token, credential.instanceId, true);
         return now?.id === caller.id;
       };
       let timer: NodeJS.Timeout | null = null;
-      const unsubscribe = bus.subscribe((message) => {
-        if (message.type !== "credentials" || controller.signal.aborted) return;
-        if (message.agentId !== caller.id && message.humanId !== caller.id) return;
+      const recheck = () => {
+        if (controller.signal.aborted) return;
         void valid().then(
           (ok) => ok || end(),
           (error: unknown) => console.error("maity: re-checking a credential failed", error),
         );
+      };
+      const unsubscribe = bus.subscribe((message) => {
+        if (message.type !== "credentials") return;
+        if (message.agentId === caller.id || message.humanId === caller.id) recheck();
       }, "credentials");
+      // Revocations published while the LISTEN connection was down never arrive: check once it is back.
+      const unresync = bus.onResync(recheck);
       if (credential && "session" in credential) {
-        const id = sha256(credential.session);
-        const row = await db.session.findUnique({ where: { id }, select: { expiresAt: true } });
-        const expiresAt = row?.expiresAt.getTime() ?? 0;
+        const expiresAt = (await sessionOf(credential.session, false))?.expiresAt ?? 0;
         const arm = () => {
           const left = expiresAt - Date.now();
           if (left <= 0) return end();
@@ -173,6 +226,7 @@ export function authService(db: Db, sql: SqlExecutor, bus: LiveBus, limits: Rate
         still: async () => !controller.signal.aborted && (await valid()),
         stop: () => {
           unsubscribe();
+          unresync();
           if (timer) clearTimeout(timer);
         },
       };

@@ -16,7 +16,7 @@ import {
 import type { z } from "zod";
 import type { Db, Tx } from "@maity/db";
 import {
-  projectOf,
+  memberProject,
   refuseDirect,
   refuseNonManager,
   refuseObserver,
@@ -202,14 +202,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       data: z.output<typeof createGroupInput>,
       idempotencyKey?: string | null,
     ): Promise<{ status: 200 | 201; view: GroupView }> {
-      const project = await projectOf(db, ref);
-      const membership =
-        project &&
-        (await db.membership.findFirst({
-          where: { projectId: project.id, memberId: caller.id, status: "active" },
-          select: { id: true },
-        }));
-      if (!project || !membership) throw HubError.notFound("project not found");
+      const project = await memberProject(db, caller, ref);
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "only a human creates a group chat");
       if (
         idempotencyKey !== undefined &&

@@ -15,7 +15,7 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db } from "@maity/db";
-import { projectOf, resolveConversation } from "../access/resolve.ts";
+import { memberProject, projectOf, resolveConversation } from "../access/resolve.ts";
 import { renderProject } from "../access/projects.ts";
 import type { Caller } from "../access/caller.ts";
 import { type KeyRow, listKeyOf, readKeys, readParticipants, renderItem, renderView } from "../access/visibility.ts";
@@ -137,14 +137,7 @@ export function conversationService(db: Db) {
 
     /** GET …/members: the project's active members, for choosing participants (members only, §9.2). */
     async members(caller: Caller, ref: ProjectRef) {
-      const project = await projectOf(db, ref);
-      const member =
-        project &&
-        (await db.membership.findFirst({
-          where: { projectId: project.id, memberId: caller.id, status: "active" },
-          select: { id: true },
-        }));
-      if (!project || !member) throw HubError.notFound("project not found");
+      const project = await memberProject(db, caller, ref);
       const rows = await db.membership.findMany({
         where: { projectId: project.id, status: "active" },
         select: { memberId: true, memberKind: true, permissions: true },

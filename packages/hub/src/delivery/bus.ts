@@ -90,6 +90,8 @@ export class LiveBus {
   private readonly origin = randomUUID();
   private pubsub: PubSub | null = null;
   private listening: { stop(): Promise<void> } | null = null;
+  /** Whether the LISTEN connection holds now: while it is down, other instances' messages are lost. */
+  private heard = false;
 
   // The sequencer: events are delivered to followers in seq order, each once (DESIGN §1).
   private head: number | null = null;
@@ -137,13 +139,35 @@ export class LiveBus {
       },
       // The LISTEN connection dropped and is back: NOTIFYs sent meanwhile are gone. The log's events
       // are read from the log now (not when the next one shows the gap); side messages have no
-      // log, so the live streams are told to resync (live.feed yields `listening` again).
+      // log, so the live streams are told to resync (live.feed yields `listening` again), and what
+      // was kept on the strength of them (cached credentials) is read again.
       () => {
+        this.heard = true;
         void this.catchUp();
         this.emitter.emit("resync");
       },
+      () => {
+        this.heard = false;
+        this.emitter.emit("offline");
+      },
     );
+    this.heard = true;
     await this.ready();
+  }
+
+  /**
+   * Whether every instance's bus messages reach this process now (PostgreSQL: while the LISTEN
+   * connection holds; a revocation published meanwhile would be missed). Without a shared bus the
+   * answer is false: in-process (PGlite) the caller knows it needs none.
+   */
+  get hearing(): boolean {
+    return this.heard;
+  }
+
+  /** Called when the LISTEN connection drops: until `onResync`, other instances' messages do not arrive. */
+  onOffline(listener: () => void): () => void {
+    this.emitter.on("offline", listener);
+    return () => this.emitter.off("offline", listener);
   }
 
   /** Reads the log past the process's head (after a LISTEN reconnection) and delivers it in order. */
@@ -301,6 +325,7 @@ export class LiveBus {
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.gapTimer = null;
     this.pubsub = null;
+    this.heard = false;
     await this.listening?.stop();
     this.listening = null;
   }

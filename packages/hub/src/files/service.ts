@@ -49,22 +49,22 @@ export interface OpenedFile {
   fileName: string;
 }
 
-const withAgentCode = (error: HubError, code: string): HubError => {
-  error.details.agent_code = code;
-  return error;
-};
 /** 415 UNSUPPORTED_FILE_TYPE (OQ-B-12): the bytes are not an allowed type (B-187). */
 const unsupportedType = (message: string) =>
-  withAgentCode(
-    new HubError("unsupported_media_type", message, { fields: { file: "unsupported_type" } }),
-    "UNSUPPORTED_FILE_TYPE",
+  new HubError(
+    "unsupported_media_type",
+    message,
+    { fields: { file: "unsupported_type" } },
+    {
+      agentCode: "UNSUPPORTED_FILE_TYPE",
+    },
   );
 /** 400 INVALID_UPLOAD: the name's extension names another type than the bytes (B-187). */
 const typeMismatch = (message: string) =>
-  withAgentCode(HubError.invalid({ file: "type_mismatch" }, message), "INVALID_UPLOAD");
+  HubError.invalid({ file: "type_mismatch" }, message, { agentCode: "INVALID_UPLOAD" });
 /** 413 IMAGE_TOO_LARGE: a decompression bomb, refused before it is decoded (v1.18). */
 const imageTooLarge = (message: string) =>
-  withAgentCode(new HubError("too_large", message, { fields: { file: "too_many_pixels" } }), "IMAGE_TOO_LARGE");
+  new HubError("too_large", message, { fields: { file: "too_many_pixels" } }, { agentCode: "IMAGE_TOO_LARGE" });
 
 const newAttachmentId = (): string => {
   // 16 random bytes in base 36: ~25 characters, within ATTACHMENT_ID_PATTERN's 10–40.

@@ -21,21 +21,17 @@ export interface Received {
 
 /** B-188: over the plan limit; 413 (OQ-B-12), FILE_TOO_LARGE for agents. */
 export const fileTooLarge = (limit: number): HubError =>
-  new HubError("too_large", `the file is larger than the limit of ${limit} bytes`, {
-    fields: { file: "too_large" },
-    limit,
-    agent_code: "FILE_TOO_LARGE",
-  });
+  new HubError(
+    "too_large",
+    `the file is larger than the limit of ${limit} bytes`,
+    { fields: { file: "too_large" }, limit },
+    { agentCode: "FILE_TOO_LARGE" },
+  );
 
 /** 400 INVALID_UPLOAD: the multipart body is not one file part named `file`. */
 export const invalidUpload = (problem: string, message: string): HubError =>
   HubError.invalid({ file: problem }, message);
-const withAgentCode = (error: HubError, code: string): HubError => {
-  error.details.agent_code = code;
-  return error;
-};
-const badUpload = (problem: string, message: string) =>
-  withAgentCode(invalidUpload(problem, message), "INVALID_UPLOAD");
+const badUpload = (problem: string, message: string) => invalidUpload(problem, message).named("INVALID_UPLOAD");
 
 /** Streams `file` into a fresh temp file; more than `limit` bytes → fileTooLarge, the source destroyed. */
 export async function receive(file: Readable, claimedName: string, limit: number): Promise<Received> {

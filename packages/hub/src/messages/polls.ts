@@ -27,12 +27,12 @@ import type { KeyRow } from "../access/visibility.ts";
 // replace the voter's set in one transaction. The rules are domain's (polls.ts); here the I/O.
 
 /** B-230: no such poll and a poll outside the caller's rooms read the same. */
-const pollNotFound = () => new HubError("not_found", "poll not found", { agent_code: "POLL_NOT_FOUND" });
+const pollNotFound = () => new HubError("not_found", "poll not found", {}, { agentCode: "POLL_NOT_FOUND" });
 
 /** A domain refusal as the hub's error: 400 with the protocol's code and the field named (agent or Maity words). */
 function refused(r: PollRefusal, surface: "agent" | "maity"): HubError {
   const field = surface === "maity" && r.field === "optionIndexes" ? "option_indexes" : r.field;
-  return new HubError("invalid", r.message, { fields: { [field]: r.code.toLowerCase() }, agent_code: r.code });
+  return HubError.invalid({ [field]: r.code.toLowerCase() }, r.message, { agentCode: r.code });
 }
 
 const newPollId = (): string => `pol-${BigInt(`0x${randomBytes(12).toString("hex")}`).toString(36)}`;
@@ -135,7 +135,7 @@ export function pollService(db: Db, bus: LiveBus, messages: MessagesService, age
     refuseObserver(row);
     refuseClosed(row);
     const closed = () =>
-      new HubError("conflict", "the poll is closed", { reason: "poll_closed", agent_code: "POLL_CLOSED" });
+      new HubError("conflict", "the poll is closed", { reason: "poll_closed" }, { agentCode: "POLL_CLOSED" });
     if (poll.closedAt) throw closed();
     const set = checkVote({ options: optionsOf(poll), allowMultiple: poll.allowMultiple }, indexes);
     if (!Array.isArray(set)) throw refused(set, surface);

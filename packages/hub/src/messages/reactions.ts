@@ -8,6 +8,7 @@ import {
   type ProjectRef,
   type Reaction,
   seqOfMessageId,
+  seqOfText,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { refuseClosed, refuseObserver, resolveConversation } from "../access/resolve.ts";
@@ -66,10 +67,12 @@ export function reactionService(db: Db, bus: LiveBus, agents: AgentService) {
           });
     if (!event) throw HubError.notFound("message not found");
     if (event.redacted)
-      throw new HubError("conflict", "the message was redacted: it takes no reactions", {
-        reason: "redacted",
-        agent_code: "MESSAGE_DELETED",
-      });
+      throw new HubError(
+        "conflict",
+        "the message was redacted: it takes no reactions",
+        { reason: "redacted" },
+        { agentCode: "MESSAGE_DELETED" },
+      );
     return event.seq;
   }
 
@@ -95,7 +98,7 @@ export function reactionService(db: Db, bus: LiveBus, agents: AgentService) {
     // An observer reads along and does not react (§9.2); a closed chat takes nothing.
     refuseObserver(row);
     refuseClosed(row);
-    const seq = await target(row, /^\d{1,15}$/.test(seqParam) ? Number(seqParam) : null, 0);
+    const seq = await target(row, seqOfText(seqParam), 0);
     await change(caller.id, row, seq, checked, add);
     return maityReactions((await loadReactions(db, [seq])).get(seq) ?? [], caller.id);
   }

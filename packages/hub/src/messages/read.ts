@@ -7,7 +7,7 @@ import {
 } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, SqlRunner } from "@maity/db";
-import { projectOf, resolveConversation } from "../access/resolve.ts";
+import { memberProject, resolveConversation } from "../access/resolve.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
 import { withMedia } from "./media.ts";
@@ -127,15 +127,8 @@ export function messageReads(db: Db, sql: SqlRunner, bus: LiveBus) {
 
     /** GET …/events: the caller's readable set (§8.2): events addressed to it — and, for an owner, to its agents. */
     async events(caller: Caller, ref: ProjectRef, q: z.output<typeof eventsQuery>) {
-      const project = await projectOf(db, ref);
-      const member =
-        project &&
-        (await db.membership.findFirst({
-          where: { projectId: project.id, memberId: caller.id, status: "active" },
-          select: { id: true },
-        }));
       // No event reaches a non-member (§9.2 M-146).
-      if (!project || !member) throw HubError.notFound("project not found");
+      const project = await memberProject(db, caller, ref);
       const readers = [caller.id];
       if (caller.kind === "human")
         readers.push(

@@ -1,4 +1,4 @@
-import { HubError, isHubError, type Message, type ProjectRef, type redactInput } from "@maity/domain";
+import { HubError, isHubError, type Message, type ProjectRef, type redactInput, seqOfText } from "@maity/domain";
 import type { z } from "zod";
 import type { Db } from "@maity/db";
 import { conversationNotFound, projectOf, refuseObserver, resolveConversation } from "../access/resolve.ts";
@@ -26,7 +26,7 @@ export function messageRedaction(db: Db, bus: LiveBus, blobs: BlobStore | undefi
       seqParam: string,
       data: z.output<typeof redactInput>,
     ): Promise<Message> {
-      const seq = /^\d{1,15}$/.test(seqParam) ? Number(seqParam) : null;
+      const seq = seqOfText(seqParam);
       const row = await resolveRedactor(caller, ref, conversationId);
       if (seq === null) throw HubError.notFound("message not found");
       const redacted = await db.$transaction(async (tx) => {

@@ -116,9 +116,12 @@ export function messageWrites(
       if (facts.replay) {
         // A repeat of the same request by the same caller answers the first message and writes nothing.
         if (facts.replay.hash !== idempotency?.hash)
-          throw new HubError("conflict", "this Idempotency-Key was used with another request", {
-            fields: { idempotency_key: "reused_with_other_body" },
-          });
+          throw new HubError(
+            "conflict",
+            "this Idempotency-Key was used with another request",
+            { fields: { idempotency_key: "reused_with_other_body" } },
+            { agentCode: "IDEMPOTENCY_KEY_REUSED" },
+          );
         return { replayed: Number(facts.replay.response.seq) };
       }
       const participants = facts.participants;
@@ -146,6 +149,7 @@ export function messageWrites(
         throw HubError.invalid(
           { reply_to: "not_in_conversation" },
           "the message replied to is not in this conversation",
+          { agentCode: "INVALID_REPLY_TARGET" },
         );
       // B-068: the consecutive agent messages right before this one.
       const agentRoundsBefore = facts.previous_round ?? 0;
@@ -173,10 +177,8 @@ export function messageWrites(
         throw new HubError(
           "conflict",
           `the room's ${row.policy.maxAgentRounds} agent rounds are spent; a human message opens new ones`,
-          {
-            reason: "round_cap_reached",
-            maxAgentRounds: row.policy.maxAgentRounds,
-          },
+          { reason: "round_cap_reached", maxAgentRounds: row.policy.maxAgentRounds },
+          { agentCode: "ROUND_CAP_REACHED" },
         );
       // B-063: the agents a human named ride in metadata.addressedAgents.
       const metadata =

@@ -1,0 +1,60 @@
+"use client";
+import type { Conversation } from "@maity/domain";
+import { Avatar } from "@maity/ui";
+import { Eye, Users } from "lucide-react";
+import { type Named, nameOf } from "../wording/chatView";
+import type { ChatProps } from "./chatProps";
+import { ManageGroup } from "./ManageGroup";
+
+/**
+ * The open chat's head: its title, who is in it, who reads along (§9.2 observers) and, for a group
+ * chat's participants, the manage controls.
+ */
+export function ChatHeader(props: {
+  chat: ChatProps;
+  conversation: Conversation;
+  people: ReadonlyMap<string, Named>;
+  title: string;
+  observersText: string | null;
+  /** Set when the reader may open the manage controls (a participant of a group chat). */
+  manage: { closed: boolean; archived: boolean } | null;
+}) {
+  const { conversation: c, people, title, observersText, manage } = props;
+  const agent = c.participants.find((p) => p.kind === "agent");
+  return (
+    <header className="flex shrink-0 flex-col gap-2 border-b border-line bg-surface px-4 py-3">
+      <div className="flex items-center gap-2">
+        {c.kind === "group" ? (
+          <span className="flex size-8 shrink-0 items-center justify-center rounded-full bg-accent-soft" aria-hidden>
+            <Users className="size-4" />
+          </span>
+        ) : agent ? (
+          <Avatar name={nameOf(agent.member_id, people)} kind="agent" decorative />
+        ) : null}
+        <h1 className="min-w-0 truncate text-lg font-semibold">{title}</h1>
+      </div>
+      <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
+        {c.participants.map((p) => (
+          <li key={p.member_id} className="flex items-center gap-1.5 text-sm">
+            <Avatar
+              name={nameOf(p.member_id, people)}
+              kind={p.kind === "agent" ? "agent" : "human"}
+              size="sm"
+              decorative
+            />
+            {nameOf(p.member_id, people)} <span className="text-muted">({p.kind})</span>
+          </li>
+        ))}
+      </ul>
+      {observersText ? (
+        <p className="flex items-start gap-2 rounded-md bg-warning-soft px-3 py-2 text-sm" role="note">
+          <Eye className="mt-0.5 size-4 shrink-0" aria-hidden />
+          <span>{observersText}: the owner of an agent in a chat reads along, and does not write.</span>
+        </p>
+      ) : null}
+      {c.kind === "group" && manage ? (
+        <ManageGroup {...props.chat} view={c} closed={manage.closed} archived={manage.archived} />
+      ) : null}
+    </header>
+  );
+}

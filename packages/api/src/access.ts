@@ -1,0 +1,165 @@
+import { HubError } from "@maity/domain";
+import type { Caller } from "@maity/hub";
+
+// Which credentials each operation accepts: one table for tRPC and REST (the procedures' middleware
+// in trpc.ts and the REST adapter, before the body is read), and the table docs/api.md shows
+// (`pnpm docs:access` prints it). A person's operation refuses an agent token with `humans_only`;
+// an agent API operation answers a person's credential like none (401, B-010/B-011); an operator
+// route is hidden (404) without MAITY_ADMIN_TOKEN. An operation missing here is refused (fail closed).
+
+/** How a caller came: the dashboard's session cookie, a person's mty_ token, an agent's bay_ token, the operator's bearer. */
+export type CredentialKind = "session" | "human_token" | "agent_token" | "admin";
+
+export interface Access {
+  /** The credentials the operation accepts; "anyone" needs none (a login, a pairing, a signed download). */
+  who: readonly CredentialKind[] | "anyone";
+  /** Why an agent token is refused (the refusal's message), or where the hub refuses it itself. */
+  why?: string;
+}
+
+const anyone: Access = { who: "anyone" };
+const admin: Access = { who: ["admin"] };
+/** The agent API (004): a bay_ agent token and nothing else. */
+const agent: Access = { who: ["agent_token"] };
+/** The Maity routes of §9 are a member's, an agent's token included (002 §9: agents read and post there). */
+const members: Access = { who: ["session", "human_token", "agent_token"] };
+/** A person's operation; `why` tells an agent where its own is. */
+const people = (why?: string): Access => ({ who: ["session", "human_token"], ...(why === undefined ? {} : { why }) });
+/**
+ * A member's operation that the spec gives people only, refused by the hub after its visibility
+ * check (hidden = missing comes first: an agent outside the project gets not_found, not humans_only).
+ */
+const peopleAfterVisibility = (why: string): Access => ({ who: members.who, why });
+
+const AGENT_API = "an agent uses the agent API (/api/agent-api)";
+
+export const ACCESS: Record<string, Access> = {
+  health: anyone,
+  "admin.createHuman": admin,
+  "admin.createAgent": admin,
+  "admin.createProject": admin,
+  "admin.addMember": admin,
+  "admin.removeMember": admin,
+  "admin.archiveProject": admin,
+  "admin.mintToken": admin,
+  "admin.revokeToken": admin,
+  "agent.me": agent,
+  "agent.conversations": agent,
+  "agent.context": agent,
+  "agent.messages": agent,
+  "agent.send": agent,
+  "agent.typing": agent,
+  "agent.files": agent,
+  "agent.fileLink": agent,
+  "agent.agents": agent,
+  "agent.contact": agent,
+  "agent.updates": agent,
+  "agent.webhookSet": agent,
+  "agent.webhookGet": agent,
+  "agent.webhookRemove": agent,
+  "agent.upload": agent,
+  // B-010: the pairing routes are how an agent gets its token; a budget per address guards them.
+  "agent.pair": anyone,
+  "agent.link": anyone,
+  "agent.linkPoll": anyone,
+  "agent.pollCreate": agent,
+  "agent.pollVote": agent,
+  "agent.pollGet": agent,
+  "agent.react": agent,
+  "agent.unreact": agent,
+  "library.list": members,
+  "library.add": members,
+  "library.remove": members,
+  "attachments.get": members,
+  "attachments.content": members,
+  "files.upload": people(`${AGENT_API}: POST /api/agent-api/attachments uploads an agent's file`),
+  // B-185: the URL's signature is the credential.
+  "files.download": anyone,
+  "auth.me": anyone,
+  "auth.login": anyone,
+  "auth.logout": people(),
+  "projects.mine": members,
+  "projects.names": members,
+  "projects.members": members,
+  "live.feed": members,
+  "conversations.list": members,
+  "conversations.mine": peopleAfterVisibility("an agent reads the list of its project (§9.4)"),
+  "conversations.get": members,
+  "conversations.create": peopleAfterVisibility("only a human creates a group chat (§9.2, M-085)"),
+  "conversations.update": members,
+  "conversations.pin": peopleAfterVisibility("pins are a human's own (M-188)"),
+  "conversations.unpin": peopleAfterVisibility("pins are a human's own (M-188)"),
+  "conversations.setMeatProxy": peopleAfterVisibility("the meat-proxy mode is a human's own"),
+  "participants.add": members,
+  "participants.update": members,
+  "participants.remove": members,
+  "messages.list": members,
+  "messages.post": members,
+  "messages.routing": members,
+  "messages.typing": people(`${AGENT_API}: POST /api/agent-api/conversations/{id}/typing`),
+  "messages.markRead": people(`${AGENT_API}: reading a room's messages there marks them read`),
+  "messages.redact": peopleAfterVisibility("no agent redacts (§8.5)"),
+  "events.list": members,
+  "events.post": members,
+  "polls.create": people(`${AGENT_API}: POST /api/agent-api/polls`),
+  "polls.vote": members,
+  "polls.close": peopleAfterVisibility("only people close a poll (OQ-B-25)"),
+  "polls.get": members,
+  "reactions.add": members,
+  "reactions.remove": members,
+  "agents.mine": people(),
+  "agents.mintPairingCode": people(),
+  "links.get": people(),
+  "links.approve": people(),
+};
+
+/** The credential a caller came with. */
+export function credentialKind(caller: Caller, bySession: boolean): CredentialKind {
+  if (caller.kind === "agent") return "agent_token";
+  return bySession ? "session" : "human_token";
+}
+
+/** What the table answers a caller of operation `name` (null: let it through). */
+export function accessRefusal(
+  name: string,
+  who: { caller: Caller | null; session: string | null; admin: "ok" | "hidden" | "unauthenticated" },
+): HubError | null {
+  const entry = ACCESS[name];
+  if (!entry) return HubError.notFound("no such procedure");
+  if (entry.who === "anyone") return null;
+  if (entry.who.includes("admin")) {
+    if (who.admin === "hidden") return HubError.notFound("no such route");
+    return who.admin === "ok" ? null : HubError.unauthenticated();
+  }
+  if (!who.caller) return HubError.unauthenticated();
+  const kind = credentialKind(who.caller, who.session !== null);
+  if (entry.who.includes(kind)) return null;
+  // B-010/B-011: the agent API answers a person's credential exactly like none.
+  if (!entry.who.includes("session") && !entry.who.includes("human_token")) return HubError.unauthenticated();
+  return HubError.forbidden("humans_only", kind === "agent_token" ? entry.why : undefined);
+}
+
+const KIND_WORDS: Record<CredentialKind, string> = {
+  session: "session",
+  human_token: "person's token",
+  agent_token: "agent token",
+  admin: "operator",
+};
+
+/** The table as Markdown (docs/api.md), one row per operation; `routeOf` names its REST route, if any. */
+export function accessTable(routeOf: (name: string) => string = () => ""): string {
+  const rows = Object.entries(ACCESS).map(([name, entry]) => {
+    const who = entry.who === "anyone" ? "anyone" : entry.who.map((k) => KIND_WORDS[k]).join(", ");
+    const agentRefused = entry.who !== "anyone" && !entry.who.includes("agent_token") && !entry.who.includes("admin");
+    const note = entry.why
+      ? entry.who !== "anyone" && entry.who.includes("agent_token") && entry.why
+        ? `agent token: humans_only from the hub after the visibility check — ${entry.why}`
+        : `agent token: humans_only — ${entry.why}`
+      : agentRefused && entry.who.includes("session")
+        ? "agent token: humans_only"
+        : "";
+    const route = routeOf(name);
+    return `| \`${name}\` | ${route ? `\`${route}\`` : "tRPC only"} | ${who} | ${note} |`;
+  });
+  return ["| operation | REST route | accepts | refused |", "| --- | --- | --- | --- |", ...rows].join("\n");
+}
