@@ -1,6 +1,6 @@
 import { DEFAULT_PING_RATE, parseAllowList, parsePingRate, type PingRate } from "@maity/domain";
 import { UPLOAD_HARD_CAP_BYTES } from "@maity/domain";
-import { DEFAULT_GROUP_CHAT_QUOTA } from "@maity/hub";
+import { DEFAULT_GROUP_CHAT_QUOTA, DEFAULT_WEBHOOK_CONCURRENCY } from "@maity/hub";
 import { z } from "zod";
 
 // The server's settings (issue 13 #8): one zod schema of the environment, read once at start by the
@@ -122,6 +122,12 @@ export const SETTINGS = {
       ctx.addIssue({ code: "custom", message: `not a host name, IP address or CIDR range: ${invalid.join(", ")}` });
       return z.NEVER;
     }),
+  ),
+  webhookConcurrency: setting(
+    "MAITY_WEBHOOK_CONCURRENCY",
+    `\`${DEFAULT_WEBHOOK_CONCURRENCY}\``,
+    "webhook requests this instance has in flight at most; each agent's deliveries still go one at a time, in order",
+    count(DEFAULT_WEBHOOK_CONCURRENCY, "a whole number of requests, at least 1"),
   ),
   // Issue 16: files.
   fileKey: setting(

@@ -28,6 +28,7 @@ export type HubSettings = Pick<
   | "pingRate"
   | "publicUrl"
   | "webhookAllow"
+  | "webhookConcurrency"
   | "fileKey"
   | "uploadMaxBytes"
   | "s3Bucket"
@@ -95,7 +96,7 @@ export function getHub(settings: HubSettings, log: (line: string) => void = (lin
       groupChatQuota: settings.groupChatQuota,
       pingRate: settings.pingRate,
       ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
-      webhooks: { allow: settings.webhookAllow },
+      webhooks: { allow: settings.webhookAllow, concurrency: settings.webhookConcurrency },
       files: {
         store: fileStoreOf(settings),
         keys: fileKeys(await fileKeyOf(settings)),

@@ -21,6 +21,7 @@ describe("the server's settings (issue 13 #8)", () => {
       pingRate: { pings: 60, windowSeconds: 600 },
       publicUrl: undefined,
       webhookAllow: [],
+      webhookConcurrency: 16,
       fileKey: undefined,
       uploadMaxBytes: 25 * 1024 * 1024,
       s3Bucket: undefined,
@@ -44,7 +45,9 @@ describe("the server's settings (issue 13 #8)", () => {
       MAITY_PING_RATE: "3/60",
       MAITY_PUBLIC_URL: "https://hub.example.org/",
       MAITY_WEBHOOK_ALLOW: "127.0.0.1, localhost,10.0.0.0/8",
+      MAITY_WEBHOOK_CONCURRENCY: "64",
     });
+    expect(settings.webhookConcurrency).toBe(64);
     expect(settings.webhookAllow).toEqual(["127.0.0.1", "localhost", "10.0.0.0/8"]);
     expect(settings).toMatchObject({
       host: "0.0.0.0",
@@ -66,6 +69,8 @@ describe("the server's settings (issue 13 #8)", () => {
     ["MAITY_PING_RATE", "0/600", /MAITY_PING_RATE/],
     ["MAITY_PUBLIC_URL", "hub.example.org", /MAITY_PUBLIC_URL: an http\(s\) URL/],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL: a postgresql:\/\/ URL/],
+    ["MAITY_WEBHOOK_CONCURRENCY", "0", /MAITY_WEBHOOK_CONCURRENCY: a whole number of requests/],
+    ["MAITY_WEBHOOK_CONCURRENCY", "2.5", /MAITY_WEBHOOK_CONCURRENCY: a whole number of requests/],
     [
       "MAITY_WEBHOOK_ALLOW",
       "localhost, 10.0.0.0/99",

@@ -30,7 +30,7 @@ export { APPEND_LOCK_KEY } from "./delivery/append.ts";
 export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed, type FeedBatch, forAgent } from "./delivery/feed.ts";
 export { DEFAULT_LIMITS, DEFAULT_LOGIN, type LimitSettings, type LoginSettings } from "./auth/limits.ts";
 export { type CredentialCacheSettings, DEFAULT_CREDENTIAL_CACHE } from "./auth/credentialCache.ts";
-export { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./delivery/webhooks.ts";
+export { DEFAULT_WEBHOOK_CONCURRENCY, signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./delivery/webhooks.ts";
 export { PAIRING_TTL_MS, LINK_TTL_MS } from "./agents/pairing.ts";
 export { DEMO_LOGINS, seedDemo } from "./admin/seed.ts";
 export { hashPassword, sha256, verifyPassword } from "./auth/credentials.ts";
@@ -91,7 +91,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
   const library = libraryService(db, blobs, fileKeys);
-  const webhooks = webhookService(db, agents, options.webhooks, {
+  const webhooks = webhookService(db, database.sql, agents, options.webhooks, {
     sign: signerOf(fileKeys, options.publicUrl ?? ""),
     count: library.agentFileCount,
   });

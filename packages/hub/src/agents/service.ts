@@ -98,11 +98,20 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
 
   /** §3 the context envelope, built fresh (B-041). */
   async function envelope(agent: AgentCaller, row: KeyRow): Promise<ContextEnvelope> {
+    return (await envelopes(row))(agent);
+  }
+
+  /** The envelope of a room for any of its agents: the roster read once (webhook deliveries batch it). */
+  async function envelopes(row: KeyRow): Promise<(agent: AgentCaller) => ContextEnvelope> {
     const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
+    const entries = await roster(row, participants);
+    return (agent) => envelopeFor(agent, row, entries);
+  }
+
+  function envelopeFor(agent: AgentCaller, row: KeyRow, entries: Awaited<ReturnType<typeof roster>>): ContextEnvelope {
     const group = row.kind === "group";
     const policy = replyPolicyOf(row.policy.replyPolicy);
     const designated = group ? row.policy.designatedAgentId : null;
-    const entries = await roster(row, participants);
     const you = entries.find((r) => r.id === agent.id);
     const name = you?.name ?? agent.handle;
     return {
@@ -154,6 +163,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
   const service = {
     room,
     envelope,
+    envelopes,
     historyFloor,
 
     /** GET /me (B-012): who the token is, and the protocol version (B-029). */

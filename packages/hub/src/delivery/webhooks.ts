@@ -6,24 +6,21 @@ import type { LookupFunction } from "node:net";
 import {
   addressRefusal,
   allowsName,
-  budgetHistory,
-  HISTORY_TURNS_MAX,
-  type HistoryTurn,
   HubError,
   parseAllowList,
   parseIp,
-  type WebhookDelivery,
   type WebhookSet,
   type WebhookView,
   type webhookInput,
 } from "@maity/domain";
 import type { z } from "zod";
-import type { Db } from "@maity/db";
-import { type Signer, signAgentMessage } from "../files/render.ts";
+import type { Db, SqlExecutor } from "@maity/db";
+import type { Signer } from "../files/render.ts";
 import type { AgentService } from "../agents/service.ts";
-import { agentMessageSelect, eventMessage, renderForAgent, toUpdatesEvent } from "../messages/agentView.ts";
 import type { AgentCaller } from "../access/caller.ts";
 import type { KeyRow } from "../access/visibility.ts";
+import { bodyBuilder } from "./webhookBodies.ts";
+import { type Sendable, type Sent, webhookWorker } from "./webhookWorker.ts";
 
 // Webhook contract v2 (004 §11, B-162…B-177): an agent that takes pushes instead of polling names a
 // URL; every message in its rooms but its own is POSTed there with the context envelope, its verdict
@@ -34,7 +31,8 @@ import type { KeyRow } from "../access/visibility.ts";
 export const WEBHOOK_SIGNATURE_HEADER = "x-maity-signature";
 /** Pauses before each retry — three retries (OQ-B-21); after the last one the delivery is failed. */
 export const DEFAULT_WEBHOOK_BACKOFF_MS = [5_000, 30_000, 120_000];
-const LOCK_MS = 60_000;
+/** Requests in flight at most, over all agents (MAITY_WEBHOOK_CONCURRENCY). */
+export const DEFAULT_WEBHOOK_CONCURRENCY = 16;
 
 type Resolved = { address: string; family: number };
 /** A host name's addresses, as `dns.promises.lookup(name, {all: true})` answers them. */
@@ -48,6 +46,8 @@ export interface WebhookOptions {
    * public (local development; MAITY_WEBHOOK_ALLOW at the composition root). Default: none.
    */
   allow?: readonly string[];
+  /** Requests in flight at most (default DEFAULT_WEBHOOK_CONCURRENCY); each agent's one at a time. */
+  concurrency?: number;
   /** How host names are resolved (tests simulate DNS); default the system resolver. */
   lookup?: WebhookLookup;
 }
@@ -70,11 +70,12 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 }
 
 /** `sha256=<hex>` of the exact body bytes, keyed by the webhook's secret. */
-export const signWebhook = (secret: string, body: string): string =>
+export const signWebhook = (secret: string, body: string | Uint8Array): string =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
 export function webhookService(
   db: Db,
+  sql: SqlExecutor,
   agents: AgentService,
   options: WebhookOptions = {},
   files: { sign?: Signer; count?: (agent: AgentCaller, row: KeyRow) => Promise<number> } = {},
@@ -88,6 +89,13 @@ export function webhookService(
     throw new Error(`webhook allow list: not a host name, IP address or CIDR: ${parsedAllow.invalid.join(", ")}`);
   }
   const allow = parsedAllow.list;
+  const prepareBodies = bodyBuilder({
+    db,
+    sql,
+    agents,
+    ...(files.sign ? { sign: files.sign } : {}),
+    ...(files.count ? { count: files.count } : {}),
+  });
 
   /**
    * Issue 13 #1 (SSRF): the addresses a webhook URL may be sent to. An IP literal must be public (or
@@ -122,7 +130,7 @@ export function webhookService(
   }
 
   /** One POST to a checked address; answers the status (the body is not read), or throws. */
-  function post(url: URL, addresses: Resolved[], headers: Record<string, string>, text: string): Promise<number> {
+  function post(url: URL, addresses: Resolved[], headers: Record<string, string>, bytes: Buffer): Promise<number> {
     return new Promise((resolve, reject) => {
       const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(
         {
@@ -136,7 +144,7 @@ export function webhookService(
           lookup: pinnedLookup(addresses),
           agent: false,
           signal: AbortSignal.timeout(timeoutMs),
-          headers: { ...headers, "content-length": String(Buffer.byteLength(text)) },
+          headers: { ...headers, "content-length": String(bytes.byteLength) },
         },
         (res) => {
           resolve(res.statusCode ?? 0);
@@ -144,227 +152,49 @@ export function webhookService(
         },
       );
       req.on("error", reject);
-      req.end(text);
+      req.end(bytes);
     });
   }
 
-  let running: Promise<void> | null = null;
-  let again = false;
-  let timer: NodeJS.Timeout | null = null;
-  let closed = false;
-
-  /** The body of one delivery, rendered for the receiving agent; null when it left the room since. */
-  async function bodyFor(deliveryId: string, agentId: string, seq: number): Promise<WebhookDelivery | null> {
-    const agent = await db.agent.findUnique({
-      where: { id: agentId },
-      select: { id: true, handle: true, ownerId: true },
-    });
-    const event = await db.event.findUnique({ where: { seq }, select: agentMessageSelect });
-    if (!agent || !event?.conversation) return null;
-    const caller: AgentCaller = {
-      kind: "agent",
-      id: agent.id,
-      handle: agent.handle,
-      ownerId: agent.ownerId,
-      instanceId: null,
-    };
-    const row = await agents.room(caller, event.conversation.id);
-    if (!row) return null;
-    const [rendered] = await renderForAgent(db, agent.id, [event]);
-    if (!rendered) return null;
-    const [context, fileCount] = await Promise.all([agents.envelope(caller, row), files.count?.(caller, row) ?? 0]);
-    // B-175: the turns before this message, newest 20 read, and how many older ones exist; a
-    // visitor's start at its placement (B-301).
-    const floor = await agents.historyFloor(caller, row);
-    const before = await db.event.findMany({
-      where: { conversationId: row.key, kind: "message", seq: { lt: seq, gt: floor } },
-      orderBy: { seq: "desc" },
-      take: HISTORY_TURNS_MAX,
-      select: agentMessageSelect,
-    });
-    const earlier =
-      before.length < HISTORY_TURNS_MAX
-        ? 0
-        : await db.event.count({
-            where: { conversationId: row.key, kind: "message", seq: { lt: before.at(-1)?.seq ?? 0, gt: floor } },
-          });
-    const turns = (await renderForAgent(db, agent.id, before.reverse())).map(
-      ({ message }): HistoryTurn => ({
-        id: message.id,
-        senderId: message.senderId,
-        senderName: message.sender.name,
-        senderType: message.senderType,
-        content: message.content,
-        createdAt: message.createdAt,
-        replyTo: message.replyTo,
-      }),
-    );
-    const event_ = toUpdatesEvent(rendered);
-    return {
-      event: "message.created" as const,
-      deliveryId,
-      conversationId: event_.conversationId,
-      conversation: event_.conversation,
-      // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
-      project: { ...event_.project, notes: { pinned: [], shelfCount: 0, fileCount } },
-      // B-181, B-185: the files signed when the body is made (each attempt anew).
-      message: eventMessage(files.sign ? signAgentMessage(rendered.message, files.sign) : rendered.message),
-      sender: rendered.message.sender,
-      replyTo: rendered.message.replyTo,
-      participants: context.participants,
-      instructions: context.instructions,
-      context,
-      // B-164: the same signal as `→ you should respond`.
-      you: { ...context.you, shouldRespond: rendered.message.shouldRespond },
-      history: budgetHistory(turns, earlier),
-    };
-  }
-
-  async function attempt(delivery: { id: string; agentId: string; eventSeq: number; attempts: number }): Promise<void> {
-    const hook = await db.webhook.findUnique({
-      where: { agentId: delivery.agentId },
-      select: { url: true, secret: true },
-    });
-    const body = hook ? await bodyFor(delivery.id, delivery.agentId, delivery.eventSeq) : null;
-    if (!hook || !body) {
-      await db.webhookDelivery.update({
-        where: { id: delivery.id },
-        data: {
-          status: "dropped",
-          lockedUntil: null,
-          lastError: hook ? "no longer in the conversation" : "webhook removed",
-        },
-      });
-      return;
-    }
-    const text = JSON.stringify(body);
-    let status: number | null = null;
-    let error: string | null = null;
-    const url = new URL(hook.url);
+  /** One POST: the address checked again at every delivery (issue 13 #1), then sent pinned to it, signed. */
+  async function deliver({ claim, url: hookUrl, secret, bytes }: Sendable): Promise<Sent> {
+    const url = new URL(hookUrl);
     const to = await target(url);
-    if (!to.ok && to.refused) {
-      // Issue 13 #1: refused at once and never retried, whether or not anything listens there, so the
-      // delivery counts of GET /webhook tell nothing about the hub's network.
-      await db.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: "pending" },
-        data: { status: "failed", lockedUntil: null, lastStatus: null, lastError: `address not allowed: ${to.reason}` },
-      });
-      return;
-    }
-    if (!to.ok) error = to.reason;
-    else {
-      try {
-        status = await post(
-          url,
-          to.addresses,
-          {
-            "content-type": "application/json",
-            "user-agent": "maity-hub-webhook/2",
-            "x-maity-event": "message.created",
-            "x-maity-delivery": delivery.id,
-            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(hook.secret, text),
-          },
-          text,
-        );
-      } catch (e) {
-        error = e instanceof Error ? e.message : String(e);
-      }
-    }
-    if (status !== null && status >= 200 && status < 300) {
-      await db.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: "pending" },
-        data: { status: "delivered", deliveredAt: new Date(), lockedUntil: null, lastStatus: status, lastError: null },
-      });
-      return;
-    }
-    const pause = backoff[delivery.attempts - 1];
-    // Conditional: a DELETE /webhook while this was in flight keeps the row dropped.
-    await db.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: "pending" },
-      data:
-        pause === undefined
-          ? { status: "failed", lockedUntil: null, lastStatus: status, lastError: error ?? `answered ${status}` }
-          : {
-              nextAttemptAt: new Date(Date.now() + pause),
-              lockedUntil: null,
-              lastStatus: status,
-              lastError: error ?? `answered ${status}`,
-            },
-    });
-  }
-
-  /** Sends what is due; several app instances share the table: a conditional update claims a row. */
-  async function drain(): Promise<void> {
-    for (;;) {
-      const now = new Date();
-      // In seq order per agent (issue 12): only each agent's oldest pending delivery is due, so a
-      // receiver sees its messages in the log's order; different agents are sent in parallel.
-      const due = (
-        await db.$queryRawUnsafe<{ id: string; agent_id: string; event_seq: number; attempts: number }[]>(
-          `SELECT id, agent_id, event_seq, attempts FROM (
-             SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, attempts, next_attempt_at, locked_until
-             FROM webhook_deliveries WHERE status = 'pending' ORDER BY agent_id, event_seq) head
-           WHERE next_attempt_at <= $1::timestamp AND (locked_until IS NULL OR locked_until < $1::timestamp)
-           ORDER BY event_seq LIMIT 20`,
-          now.toISOString(),
-        )
-      ).map((r) => ({ id: r.id, agentId: r.agent_id, eventSeq: Number(r.event_seq), attempts: Number(r.attempts) }));
-      if (due.length === 0 || closed) break;
-      await Promise.all(
-        due.map(async (d) => {
-          const claimed = await db.webhookDelivery.updateMany({
-            where: { id: d.id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-            data: { lockedUntil: new Date(Date.now() + LOCK_MS), attempts: { increment: 1 } },
-          });
-          if (claimed.count === 1)
-            await attempt({ ...d, attempts: d.attempts + 1 }).catch((e: unknown) =>
-              console.error("maity: webhook delivery failed", e),
-            );
-        }),
+    // Issue 13 #1: refused at once and never retried, whether or not anything listens there, so the
+    // delivery counts of GET /webhook tell nothing about the hub's network.
+    if (!to.ok && to.refused) return { status: null, error: null, refused: `address not allowed: ${to.reason}` };
+    if (!to.ok) return { status: null, error: to.reason };
+    try {
+      const status = await post(
+        url,
+        to.addresses,
+        {
+          "content-type": "application/json",
+          "user-agent": "maity-hub-webhook/2",
+          "x-maity-event": "message.created",
+          "x-maity-delivery": claim.id,
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, bytes),
+        },
+        bytes,
       );
+      return { status, error: null };
+    } catch (e) {
+      return { status: null, error: e instanceof Error ? e.message : String(e) };
     }
-    // Wake up for the next retry that is waiting.
-    const next = closed
-      ? null
-      : await db.webhookDelivery.findFirst({
-          where: { status: "pending" },
-          orderBy: { nextAttemptAt: "asc" },
-          select: { nextAttemptAt: true },
-        });
-    if (timer) clearTimeout(timer);
-    timer = next ? setTimeout(kick, Math.max(10, next.nextAttemptAt.getTime() - Date.now())) : null;
   }
 
-  /** Start sending (once at a time; a kick while sending runs one more round). */
-  function kick(): void {
-    if (closed) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await drain().catch((e: unknown) => console.error("maity: webhook worker", e));
-      } while (again && !closed);
-      running = null;
-    })();
-  }
+  // The worker (OQ-B-21, B-163, webhookWorker.ts): different agents at once, at most `concurrency`
+  // requests in flight; each agent's one at a time, in seq order.
+  const worker = webhookWorker({
+    sql,
+    prepare: prepareBodies,
+    send: deliver,
+    backoff,
+    concurrency: Math.max(1, Math.floor(options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY)),
+  });
 
   return {
-    kick,
-    /** Resume what a previous process left pending. */
-    start: kick,
-    /** Waits for the round in flight (tests, shutdown). */
-    async idle(): Promise<void> {
-      while (running) await running;
-    },
-    async close(): Promise<void> {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      while (running) await running;
-    },
-
+    ...worker,
     /** POST /webhook (B-162): set (or replace) the URL; the secret is shown in this answer only. */
     async set(agent: AgentCaller, data: z.output<typeof webhookInput>): Promise<WebhookSet> {
       const url = new URL(data.url);

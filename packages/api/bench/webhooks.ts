@@ -1,0 +1,445 @@
+// pnpm bench:webhooks — the hub's webhook deliveries beside a bare Node loop sending the same signed
+// bodies to the same receiver, in one run. 100 agents with a webhook sit in one group chat (OPEN
+// policy, so every human message wakes each of them: 004 §4), with a receiver on 127.0.0.1 in a
+// worker thread (webhook-receiver.ts). Each round:
+//   A. the hub: a human posts N messages through REST (startApiServer); the time runs from just
+//      before the first POST to the receiver's last request — 100 × N deliveries;
+//   B. the bare loop: the bodies the receiver got in A, signed again with each agent's secret
+//      (HMAC-SHA256, as the hub signs), POSTed by node:http exactly as the hub posts (a connection
+//      per request), each agent's in order, at most MAITY_WEBHOOK_CONCURRENCY requests at once.
+// Both phases are checked: every agent received every message exactly once, in seq order, with a
+// good signature. Prints deliveries per second of both, the ratio hub ÷ bare, the hub's SQL
+// statements per delivery (the write's own statements taken out) and this process's CPU.
+//
+// §9.2 caps a group chat at 12 participants; the bench seats the 89 others by SQL on purpose, to
+// measure a fan-out of 100 per message (the delivery path never reads the cap).
+//
+// Engines: PGlite in memory; then PostgreSQL when DATABASE_URL=postgresql://… (a throwaway
+// database beside it, dropped at the end). `--only=pglite|postgresql`. BENCH_MESSAGES (default 20),
+// BENCH_ROUNDS (default 2); BENCH_STATEMENTS=1 lists the hub's statements of the run by text,
+// BENCH_PROFILE=dir writes a CPU profile of each phase. Compare the ratios of one run, not absolute
+// figures across runs.
+import { createHmac } from "node:crypto";
+import { request } from "node:http";
+import { cpus, loadavg } from "node:os";
+import { Worker } from "node:worker_threads";
+import { Session } from "node:inspector/promises";
+import { writeFile } from "node:fs/promises";
+import { type Database, openDatabase } from "@maity/db";
+import { freshDatabase } from "@maity/db/testing";
+import { type AgentCaller, createHub, type HumanCaller } from "@maity/hub";
+import { readSettings } from "../src/config.ts";
+import { startApiServer } from "../src/node.ts";
+import type { PhaseReport, ReceiverReply } from "./webhook-receiver.ts";
+
+const AGENTS = 100;
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** The hub's bound (MAITY_WEBHOOK_CONCURRENCY, its default unless set), the bare loop's too. */
+const CONCURRENCY = readSettings({
+  MAITY_WEBHOOK_CONCURRENCY: process.env.MAITY_WEBHOOK_CONCURRENCY,
+}).webhookConcurrency;
+const ADMIN_TOKEN = "bench-webhooks-admin-token";
+const PHASE_TIMEOUT_MS = 180_000;
+const RUN_BUDGET_MS = 15 * 60_000;
+const UNLIMITED = 1_000_000_000;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+const cpuMs = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+const sign = (secret: string, body: Uint8Array) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+
+/** BENCH_PROFILE=dir: a CPU profile of this thread for each phase (`<engine>-<phase>.cpuprofile`). */
+const profileDir = process.env.BENCH_PROFILE;
+const session = profileDir ? new Session() : null;
+if (session) session.connect();
+async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
+  if (!session) return run();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await run();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    await writeFile(`${profileDir}/${name}.cpuprofile`, JSON.stringify(profile));
+  }
+}
+
+const watchdog = setTimeout(() => {
+  log(`bench:webhooks: still running after ${RUN_BUDGET_MS / 60_000} min, stopping`);
+  process.exit(2);
+}, RUN_BUDGET_MS);
+watchdog.unref();
+
+// ---- the receiver thread -------------------------------------------------------------------------
+
+function startReceiver(secrets: string[]) {
+  const worker = new Worker(new URL("./webhook-receiver.worker.mjs", import.meta.url), {
+    workerData: { receiver: { secrets } },
+  });
+  const waiting: ((reply: ReceiverReply) => void)[] = [];
+  let failure: Error | null = null;
+  worker.on("message", (reply: ReceiverReply) => {
+    if ("failed" in reply) failure = new Error(`receiver: ${reply.failed}`);
+    else waiting.shift()?.(reply);
+  });
+  worker.on("error", (error) => {
+    failure = error;
+  });
+  const ask = (message: object): Promise<ReceiverReply> =>
+    new Promise((resolve, reject) => {
+      if (failure) return reject(failure);
+      waiting.push(resolve);
+      worker.postMessage(message);
+    });
+  const listening = new Promise<number>((resolve) => waiting.push((r) => resolve("listening" in r ? r.listening : 0)));
+  return {
+    listening,
+    phase: (phase: string, keep = false) => worker.postMessage({ phase, keep }),
+    report: async (): Promise<PhaseReport> => {
+      const reply = await ask({ report: true });
+      if (!("report" in reply)) throw new Error("receiver: no report");
+      return reply.report;
+    },
+    bodies: async () => {
+      const reply = await ask({ bodies: true });
+      if (!("bodies" in reply)) throw new Error("receiver: no bodies");
+      return reply.bodies;
+    },
+    /** Waits until the phase has `count` requests; its report. */
+    async until(count: number): Promise<PhaseReport> {
+      const deadline = Date.now() + PHASE_TIMEOUT_MS;
+      // Polled by count only (a full report every 20 ms would load this thread, the hub's).
+      for (;;) {
+        const reply = await ask({ count: true });
+        const got = "count" in reply ? reply.count : 0;
+        if (got >= count) return this.report();
+        if (Date.now() > deadline) throw new Error(`receiver: ${got} of ${count} after the timeout`);
+        await sleep(20);
+      }
+    },
+    stop: async () => {
+      worker.postMessage({ stop: true });
+      await new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    },
+  };
+}
+
+/** Every agent got exactly `expected`, in that order, and every signature was good. */
+function check(report: PhaseReport, expected: number[]): string[] {
+  const problems: string[] = [];
+  if (report.badSignatures) problems.push(`${report.badSignatures} bad signatures`);
+  for (let i = 0; i < AGENTS; i++) {
+    const got = report.seqs[i] ?? [];
+    if (got.length !== expected.length || got.some((s, j) => s !== expected[j]))
+      problems.push(`agent ${i}: got [${got.slice(0, 8).join(",")}…] (${got.length}), wanted ${expected.length}`);
+  }
+  return problems;
+}
+
+// ---- the bare loop ---------------------------------------------------------------------------------
+
+/** POSTs as the hub does (node:http, no keep-alive); answers the status. */
+function post(port: number, path: string, headers: Record<string, string>, body: Uint8Array): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        hostname: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        agent: false,
+        signal: AbortSignal.timeout(10_000),
+        headers: { ...headers, "content-length": String(body.byteLength) },
+      },
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.destroy();
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Each agent's bodies in order, at most CONCURRENCY requests in flight, signed as the hub signs. */
+async function bareLoop(port: number, secrets: string[], bodies: { buffer: ArrayBuffer; lengths: number[][] }) {
+  const queues: Uint8Array[][] = [];
+  let offset = 0;
+  for (const [i, lengths] of bodies.lengths.entries()) {
+    queues[i] = lengths.map((length) => {
+      const view = new Uint8Array(bodies.buffer, offset, length);
+      offset += length;
+      return view;
+    });
+  }
+  let next = 0;
+  let failures = 0;
+  const lane = async () => {
+    while (next < queues.length) {
+      const agent = next++;
+      for (const body of queues[agent] ?? []) {
+        const status = await post(
+          port,
+          `/hook/${agent}`,
+          {
+            "content-type": "application/json",
+            "user-agent": "maity-hub-webhook/2",
+            "x-maity-event": "message.created",
+            "x-maity-delivery": "bare",
+            "x-maity-signature": sign(secrets[agent] as string, body),
+          },
+          body,
+        );
+        if (status < 200 || status >= 300) failures += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return failures;
+}
+
+// ---- one engine ------------------------------------------------------------------------------------
+
+interface Phase {
+  deliveries: number;
+  ms: number;
+  /** The hub's: from the first POST to the last one's answer. */
+  postsMs: number;
+  cpuMs: number;
+  statements: number;
+  problems: string[];
+}
+interface EngineResult {
+  engine: string;
+  hub: Phase[];
+  bare: Phase[];
+  writeStatements: number;
+  /** The bytes of the hub's bodies (what the bare loop sends again). */
+  bodyBytes: number;
+  load: number[];
+  seconds: number;
+}
+
+async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefined): Promise<EngineResult> {
+  const t0 = performance.now();
+  const loadBefore = loadavg()[0] ?? 0;
+  let database: Database;
+  if (engine === "pglite") database = await openDatabase({ dataDir: "memory://" });
+  else {
+    process.env.TEST_DATABASE_URL = pgUrl;
+    database = await freshDatabase();
+  }
+  const hub = createHub(database, {
+    limits: { agent: UNLIMITED, updates: UNLIMITED, ws: UNLIMITED, preauth: UNLIMITED },
+    webhooks: { allow: ["127.0.0.1"], concurrency: CONCURRENCY },
+  });
+  await hub.start();
+  const api = await startApiServer(hub, { adminToken: ADMIN_TOKEN });
+  const secrets = Array.from({ length: AGENTS }, (_, i) => `bench-secret-of-agent-${String(i).padStart(3, "0")}`);
+  const receiver = startReceiver(secrets);
+  const port = await receiver.listening;
+  try {
+    // Setup through the hub's services: a writer, a project, 100 agents with webhooks, one more without.
+    await hub.admin.createHuman({ handle: "writer", name: "Writer", password: "bench-password" });
+    await hub.admin.createProject({ owner: "writer", slug: "bench", name: "Bench" });
+    const ref = { owner: "writer", slug: "bench" };
+    const writer: HumanCaller = { kind: "human", id: "hum-writer", handle: "writer", name: "Writer" };
+    const agents: AgentCaller[] = [];
+    for (let i = 0; i <= AGENTS; i++) {
+      const handle = `agent-${String(i).padStart(3, "0")}`;
+      const agent = await hub.admin.createAgent({ owner: "writer", handle, description: `Bench agent ${i}.` });
+      await hub.admin.addMember(ref, { member_id: agent.id });
+      agents.push({ kind: "agent", id: agent.id, handle, ownerId: writer.id, instanceId: null });
+    }
+    const quiet = agents.pop() as AgentCaller; // no webhook: its direct conversation measures the write alone
+    for (const [i, agent] of agents.entries())
+      await hub.webhooks.set(agent, { url: `http://127.0.0.1:${port}/hook/${i}`, secret: secrets[i] as string });
+    const { view } = await hub.groups.create(writer, ref, {
+      title: "Bench",
+      participants: agents.slice(0, 11).map((a) => a.id),
+    });
+    const [room] = await database.sql.query<{ id: string; head: number }>(
+      "SELECT id, (SELECT coalesce(max(seq), 0)::int FROM events) AS head FROM conversations WHERE public_id = $1",
+      [view.id],
+    );
+    if (!room) throw new Error("no group chat");
+    await database.sql.query(
+      `INSERT INTO participations (id, conversation_id, member_id, member_kind, joined_seq, read_marker_seq)
+       SELECT 'bench-' || m, $1, m, 'agent', $2, $2 FROM unnest($3::text[]) AS m`,
+      [room.id, room.head, agents.slice(11).map((a) => a.id)],
+    );
+    await hub.groups.update(writer, ref, view.id, { reply_policy: "OPEN" });
+    const token = (await hub.admin.mintToken({ member_id: writer.id })).token;
+    const postMessage = async (conversation: string, body: string): Promise<number> => {
+      const res = await fetch(`${api.url}/api/projects/writer/bench/conversations/${conversation}/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ body }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const answer = (await res.json()) as { seq: number };
+      if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${JSON.stringify(answer)}`);
+      return answer.seq;
+    };
+    let said = 0;
+    const line = () => `Status update ${++said}: the nightly build finished; please check your part and report.`;
+    log(`${engine}: ${AGENTS} agents with webhooks in one group chat (${view.id}), receiver on 127.0.0.1:${port}`);
+
+    // Warm up (JIT, connections, plans), unrecorded.
+    receiver.phase("warm-up");
+    for (let i = 0; i < 3; i++) await postMessage(view.id, line());
+    await receiver.until(3 * AGENTS);
+    await hub.webhooks.idle();
+
+    // The write's own statements (a message to an agent without a webhook: nothing is queued).
+    let statements = 0;
+    const texts = new Map<string, number>();
+    const stop = database.observeQueries((text) => {
+      statements += 1;
+      if (process.env.BENCH_STATEMENTS) {
+        const key = text.replace(/\s+/g, " ").slice(0, 110);
+        texts.set(key, (texts.get(key) ?? 0) + 1);
+      }
+    });
+    const before = statements;
+    await postMessage(quiet.id, line());
+    const writeStatements = statements - before;
+
+    const result: EngineResult = { engine, hub: [], bare: [], writeStatements, bodyBytes: 0, load: [], seconds: 0 };
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        // A. the hub.
+        receiver.phase(`hub ${round}`, true);
+        await sleep(50);
+        const startStatements = statements;
+        const cpu = process.cpuUsage();
+        const start = now();
+        const seqs: number[] = [];
+        let postedAt = 0;
+        const hubReport = await profiled(`${engine}-hub-${round}`, async () => {
+          for (let i = 0; i < MESSAGES; i++) seqs.push(await postMessage(view.id, line()));
+          postedAt = now();
+          const report = await receiver.until(MESSAGES * AGENTS);
+          await hub.webhooks.idle();
+          return report;
+        });
+        const hubCpu = cpuMs(cpu);
+        const [rows] = await database.sql.query<{ delivered: number; retried: number }>(
+          `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+                  count(*) FILTER (WHERE attempts <> 1)::int AS retried
+           FROM webhook_deliveries WHERE event_seq = ANY($1::int[])`,
+          [seqs],
+        );
+        const hubProblems = check(hubReport, seqs);
+        if (rows?.delivered !== MESSAGES * AGENTS || rows.retried)
+          hubProblems.push(`rows: ${JSON.stringify(rows)} of ${MESSAGES * AGENTS}`);
+        result.hub.push({
+          deliveries: hubReport.requests,
+          ms: hubReport.lastAt - start,
+          postsMs: postedAt - start,
+          cpuMs: hubCpu,
+          statements: statements - startStatements - MESSAGES * writeStatements,
+          problems: hubProblems,
+        });
+
+        // B. the bare loop, the same bodies.
+        const bodies = await receiver.bodies();
+        result.bodyBytes += bodies.buffer.byteLength;
+        receiver.phase(`bare ${round}`);
+        await sleep(50);
+        const bareCpu = process.cpuUsage();
+        const bareStart = now();
+        const failures = await profiled(`${engine}-bare-${round}`, () => bareLoop(port, secrets, bodies));
+        const bareReport = await receiver.until(MESSAGES * AGENTS);
+        const bareProblems = check(bareReport, seqs);
+        if (failures) bareProblems.push(`${failures} requests not answered 2xx`);
+        result.bare.push({
+          deliveries: bareReport.requests,
+          ms: bareReport.lastAt - bareStart,
+          postsMs: 0,
+          cpuMs: cpuMs(bareCpu),
+          statements: 0,
+          problems: bareProblems,
+        });
+        const [h, b] = [result.hub.at(-1) as Phase, result.bare.at(-1) as Phase];
+        log(
+          `  round ${round}: hub ${fmt((h.deliveries * 1000) / h.ms, 0)}/s, bare ${fmt((b.deliveries * 1000) / b.ms, 0)}/s; ` +
+            `${fmt(h.statements / h.deliveries, 2)} statements a delivery; the ${MESSAGES} posts took ${fmt(h.postsMs, 0)} of the hub's ${fmt(h.ms, 0)} ms; ` +
+            `${h.problems.length + b.problems.length} problems`,
+        );
+      }
+    } finally {
+      stop();
+    }
+    if (process.env.BENCH_STATEMENTS)
+      for (const [text, n] of [...texts].sort((a, b) => b[1] - a[1]).slice(0, 40))
+        log(`${String(n).padStart(7)}  ${text}`);
+    result.load = [loadBefore, loadavg()[0] ?? 0];
+    result.seconds = (performance.now() - t0) / 1000;
+    return result;
+  } finally {
+    await receiver.stop();
+    await api.close();
+    await hub.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+const pgUrl =
+  process.env.DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL)
+    ? process.env.DATABASE_URL
+    : undefined;
+const engines = (["pglite", "postgresql"] as const).filter((e) => (only ? e === only : e === "pglite" || pgUrl));
+if (engines.includes("postgresql") && !pgUrl) throw new Error("--only=postgresql needs DATABASE_URL=postgresql://…");
+const results: EngineResult[] = [];
+for (const engine of engines) results.push(await runEngine(engine, pgUrl));
+
+const sum = (phases: Phase[], f: (p: Phase) => number) => phases.reduce((s, p) => s + f(p), 0);
+const rate = (phases: Phase[]) => (sum(phases, (p) => p.deliveries) * 1000) / sum(phases, (p) => p.ms);
+console.log(
+  `\nbench:webhooks — ${AGENTS} webhook agents in one group chat, ${MESSAGES} messages a round (${MESSAGES * AGENTS} deliveries), ` +
+    `${ROUNDS} rounds; at most ${CONCURRENCY} requests in flight (MAITY_WEBHOOK_CONCURRENCY); receiver on 127.0.0.1 in a worker thread`,
+);
+let failed = false;
+for (const r of results) {
+  const deliveries = sum(r.hub, (p) => p.deliveries);
+  console.log(`\n${r.engine}:`);
+  console.log("side   deliveries/s   rounds            CPU ms/delivery   SQL statements/delivery");
+  for (const [name, phases] of [
+    ["hub", r.hub],
+    ["bare", r.bare],
+  ] as const) {
+    const rounds = phases.map((p) => fmt((p.deliveries * 1000) / p.ms, 0)).join(", ");
+    console.log(
+      `${name.padEnd(5)}  ${fmt(rate(phases), 0).padStart(12)}   ${rounds.padEnd(16)}  ${fmt(sum(phases, (p) => p.cpuMs) / sum(phases, (p) => p.deliveries), 3).padStart(15)}   ${name === "hub" ? fmt(sum(phases, (p) => p.statements) / deliveries, 2) : "–"}`,
+    );
+  }
+  const perRound = r.hub.map((h, i) => {
+    const b = r.bare[i] as Phase;
+    return ((h.deliveries / h.ms) * 100) / (b.deliveries / b.ms);
+  });
+  console.log(
+    `hub ÷ bare: ${fmt((100 * rate(r.hub)) / rate(r.bare))} % (rounds ${perRound.map((p) => `${fmt(p)} %`).join(", ")}); ` +
+      `the hub's time runs from the first POST (${r.writeStatements} statements each, not counted above) to the last receipt; ` +
+      `bodies of ${fmt(r.bodyBytes / deliveries / 1024)} kB on average`,
+  );
+  const problems = [...r.hub, ...r.bare].flatMap((p) => p.problems);
+  console.log(
+    problems.length
+      ? `check FAILED: ${problems.slice(0, 5).join("; ")}`
+      : `check: every agent received every message exactly once, in seq order, signed (hub and bare, ${ROUNDS} rounds)`,
+  );
+  if (problems.length) failed = true;
+  console.log(
+    `${r.seconds.toFixed(0)} s; load average ${r.load.map((l) => l.toFixed(1)).join(" → ")} on ${cpus().length} cores`,
+  );
+}
+if (failed) process.exitCode = 1;

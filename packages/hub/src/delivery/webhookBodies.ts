@@ -1,0 +1,297 @@
+import {
+  budgetHistory,
+  type ContextEnvelope,
+  type UpdatesEvent,
+  HISTORY_TURNS_MAX,
+  type HistoryTurn,
+  historyFloorOf,
+  isVisiting,
+  type WebhookDelivery,
+} from "@maity/domain";
+import { randomUUID } from "node:crypto";
+import type { Db, SqlExecutor } from "@maity/db";
+import type { AgentCaller } from "../access/caller.ts";
+import { agentsInRoom } from "../access/agentsInRoom.ts";
+import { type KeyRow, readKeys } from "../access/visibility.ts";
+import type { AgentService } from "../agents/service.ts";
+import { type Signer, signAgentMessage } from "../files/render.ts";
+import {
+  type AgentMessageRow,
+  agentMessageSelect,
+  forReader,
+  renderAgentEvents,
+  toUpdatesEvent,
+} from "../messages/agentView.ts";
+import { rawOf } from "../raw.ts";
+
+// The bodies of a batch of claimed webhook deliveries (004 §11, B-163…B-177), built together: what
+// every delivery of one message shares — the message, its history, the room's roster — is read and
+// rendered once for the batch; what is the receiving agent's own — whether it is still in the room
+// (hidden = missing), its verdict, its history floor (B-301), its file count (B-168), `you` — per
+// agent. The same body as one delivery built alone.
+
+/** A claimed delivery with what the claim read beside it (webhookQueue.ts). */
+export interface Claim {
+  id: string;
+  agentId: string;
+  eventSeq: number;
+  attempts: number;
+  /** The webhook now; null when it was removed since. */
+  url: string | null;
+  secret: string | null;
+  handle: string;
+  ownerId: string;
+  ownerBayId: string;
+  conversationKey: string;
+  /** The agent has a later delivery pending: its outcome is worth a round at once. */
+  more: boolean;
+}
+
+export type Prepared = { claim: Claim; url: string; secret: string; bytes: Buffer } | { claim: Claim; drop: string };
+
+export interface BodyDeps {
+  db: Db;
+  sql: SqlExecutor;
+  agents: AgentService;
+  sign?: Signer;
+  count?: (agent: AgentCaller, row: KeyRow) => Promise<number>;
+}
+
+/**
+ * The history turns before each (conversation, seq, floor), newest HISTORY_TURNS_MAX, and how many
+ * messages of the readable history there are before it (B-175, B-177).
+ */
+const HISTORY_SQL = `
+SELECT s.k, s.seq AS for_seq, s.floor, h.seq,
+       (SELECT count(*)::int FROM events e WHERE e.conversation_id = s.k AND e.kind = 'message'
+          AND e.seq < s.seq AND e.seq > s.floor) AS total
+FROM unnest($1::text[], $2::int[], $3::int[]) AS s(k, seq, floor)
+LEFT JOIN LATERAL (
+  SELECT e.seq FROM events e WHERE e.conversation_id = s.k AND e.kind = 'message' AND e.seq < s.seq AND e.seq > s.floor
+  ORDER BY e.seq DESC LIMIT ${HISTORY_TURNS_MAX}) h ON true`;
+
+/** Whether a project has any file a listing could count (B-168): none, and every count is 0. */
+const ANY_FILE_SQL = `
+SELECT EXISTS (SELECT 1 FROM attachments a WHERE a.deleted_at IS NULL AND (a.library_project_id = $1
+  OR (a.event_seq IS NOT NULL AND a.conversation_id IN (SELECT c.id FROM conversations c WHERE c.project_id = $1)))) AS any`;
+
+const callerOf = (c: Claim): AgentCaller => ({
+  kind: "agent",
+  id: c.agentId,
+  handle: c.handle,
+  ownerId: c.ownerId,
+  instanceId: null,
+});
+
+/**
+ * How long what one message's deliveries share is reused by the next batches of its fan-out: the
+ * bodies of one message to many agents read the room and the history as they were when its first
+ * batch was built (a retry, seconds later, reads them anew). Whether each agent is still in the
+ * room is asked fresh for every batch.
+ */
+export const SHARED_TTL_MS = 1_000;
+
+type Rendered = Awaited<ReturnType<typeof renderAgentEvents>>[number];
+type Room = { row: KeyRow; envelope: (agent: AgentCaller) => ContextEnvelope; files: boolean };
+type Cached<T> = { at: number; value: T };
+
+/** Builds the bodies of claimed deliveries; what a message's deliveries share lives SHARED_TTL_MS. */
+export function bodyBuilder(deps: BodyDeps) {
+  const { db, sql, agents } = deps;
+  const raw = rawOf(sql);
+  const messages = new Map<
+    number,
+    Cached<{
+      rendered: Rendered;
+      event: UpdatesEvent;
+      asked: WebhookDelivery["message"];
+      told: WebhookDelivery["message"];
+    }>
+  >();
+  const shared: SharedJson = new WeakMap();
+  const histories = new Map<string, Cached<HistoryTurn[]>>();
+  const rooms = new Map<string, Cached<Room>>();
+  const prune = (now: number) => {
+    for (const map of [messages, histories, rooms] as Map<unknown, Cached<unknown>>[])
+      for (const [k, v] of map) if (now - v.at >= SHARED_TTL_MS) map.delete(k);
+  };
+
+  /** The room as one of the batch's agents reads it (readKeys), its envelope and whether it has files. */
+  async function roomOf(key: string, list: Claim[], now: number): Promise<Room | null> {
+    const cached = rooms.get(key);
+    if (cached) return cached.value;
+    let row: KeyRow | undefined;
+    for (const c of list) {
+      [row] = await readKeys(raw, callerOf(c), { conversationKey: key, observed: false, lean: true });
+      if (row) break;
+    }
+    if (!row) return null;
+    const envelope = await agents.envelopes(row);
+    const files = deps.count
+      ? ((await sql.query<{ any: boolean }>(ANY_FILE_SQL, [row.projectId]))[0]?.any ?? false)
+      : false;
+    const room = { row, envelope, files };
+    rooms.set(key, { at: now, value: room });
+    return room;
+  }
+
+  return async function prepare(claims: Claim[]): Promise<Prepared[]> {
+    const now = Date.now();
+    prune(now);
+    const hooked = claims.filter((c) => c.url !== null && c.secret !== null);
+    // Still in the room (hidden = missing): which of the batch's agents are, in one statement a room.
+    const rows = new Map<string, KeyRow>();
+    const roomByClaim = new Map<string, Room>();
+    const byRoom = new Map<string, Claim[]>();
+    for (const c of hooked) byRoom.set(c.conversationKey, [...(byRoom.get(c.conversationKey) ?? []), c]);
+    for (const [key, list] of byRoom) {
+      const room = await roomOf(key, list, now);
+      if (!room) continue;
+      const inRoom = await agentsInRoom(raw, room.row, [...new Set(list.map((c) => c.agentId))]);
+      for (const c of list) {
+        const own = inRoom.get(c.agentId);
+        if (own) {
+          rows.set(c.id, own);
+          roomByClaim.set(c.id, room);
+        }
+      }
+    }
+    const live = hooked.filter((c) => rows.has(c.id));
+    // The messages and their histories not built in the last SHARED_TTL_MS: read and rendered together.
+    const seqs = [...new Set(live.map((c) => c.eventSeq))].filter((s) => !messages.has(s));
+    const events = seqs.length
+      ? await db.event.findMany({ where: { seq: { in: seqs } }, select: agentMessageSelect })
+      : [];
+    const bayOf = new Map(events.map((e) => [e.seq, e.conversation?.project.bayId ?? ""]));
+    for (const [seq, m] of messages) bayOf.set(seq, m.value.rendered.row.conversation?.project.bayId ?? "");
+    const floorOf = (c: Claim): number =>
+      historyFloorOf(isVisiting(c.ownerBayId, bayOf.get(c.eventSeq) ?? ""), (rows.get(c.id) as KeyRow).windowSeq);
+    const wanted = new Map<string, { k: string; seq: number; floor: number }>();
+    for (const c of live) {
+      const floor = floorOf(c);
+      const key = `${c.eventSeq} ${floor}`;
+      if (!histories.has(key)) wanted.set(key, { k: c.conversationKey, seq: c.eventSeq, floor });
+    }
+    const found = new Map<string, { seqs: number[]; earlier: number }>();
+    if (wanted.size) {
+      const list = [...wanted.values()];
+      const history = await sql.query<{ for_seq: number; floor: number; seq: number | null; total: number }>(
+        HISTORY_SQL,
+        [list.map((w) => w.k), list.map((w) => w.seq), list.map((w) => w.floor)],
+      );
+      for (const f of history) {
+        const key = `${Number(f.for_seq)} ${Number(f.floor)}`;
+        const h = found.get(key) ?? { seqs: [], earlier: Math.max(0, Number(f.total) - HISTORY_TURNS_MAX) };
+        if (f.seq !== null) h.seqs.push(Number(f.seq));
+        found.set(key, h);
+      }
+    }
+    const loaded = new Set(events.map((e) => e.seq));
+    const olderSeqs = [...new Set([...found.values()].flatMap((h) => h.seqs))].filter((s) => !loaded.has(s));
+    const older = olderSeqs.length
+      ? await db.event.findMany({ where: { seq: { in: olderSeqs } }, select: agentMessageSelect })
+      : [];
+    const rendered = new Map(
+      (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[])).map((r) => [r.row.seq, r]),
+    );
+    for (const seq of seqs) {
+      const r = rendered.get(seq);
+      // B-181, B-185: the files signed when the bodies are made.
+      if (!r) continue;
+      const event = toUpdatesEvent({
+        message: deps.sign ? signAgentMessage(r.message, deps.sign) : r.message,
+        row: r.row,
+      });
+      // The message as each reader gets it: its own verdict (B-164), one copy a verdict.
+      const asked = { ...event.message, shouldRespond: true };
+      const told = { ...event.message, shouldRespond: false };
+      messages.set(seq, { at: now, value: { rendered: r, event, asked, told } });
+    }
+    for (const [key, h] of found) histories.set(key, { at: now, value: turnsOf(h, rendered) });
+
+    return Promise.all(
+      claims.map(async (c): Promise<Prepared> => {
+        if (c.url === null || c.secret === null) return { claim: c, drop: "webhook removed" };
+        const row = rows.get(c.id);
+        const room = roomByClaim.get(c.id);
+        const m = messages.get(c.eventSeq)?.value;
+        const history = histories.get(`${c.eventSeq} ${row ? floorOf(c) : 0}`)?.value;
+        if (!row || !room || !m || !history) return { claim: c, drop: "no longer in the conversation" };
+        const caller = callerOf(c);
+        const context = room.envelope(caller);
+        const fileCount = room.files && deps.count ? await deps.count(caller, row) : 0;
+        const shouldRespond = forReader(m.rendered.message, m.rendered.respond, c.agentId).shouldRespond;
+        const body: WebhookDelivery = {
+          event: "message.created" as const,
+          deliveryId: c.id,
+          conversationId: m.event.conversationId,
+          conversation: m.event.conversation,
+          // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
+          project: { ...m.event.project, notes: { pinned: [], shelfCount: 0, fileCount } },
+          message: shouldRespond ? m.asked : m.told,
+          sender: m.rendered.message.sender,
+          replyTo: m.rendered.message.replyTo,
+          participants: context.participants,
+          instructions: context.instructions,
+          context,
+          // B-164: the same signal as `→ you should respond`.
+          you: { ...context.you, shouldRespond },
+          history,
+        };
+        return { claim: c, url: c.url, secret: c.secret, bytes: Buffer.from(serialize(body, shared)) };
+      }),
+    );
+  };
+}
+
+// The JSON of what a fan-out's bodies share (the roster, the history, the message) is made once:
+// each body's own JSON has a mark where a shared part goes (a NUL and a per-process nonce, which no
+// stored text holds), filled in one pass. The bytes are JSON.stringify's, key order included.
+const NONCE = randomUUID().replace(/-/g, "");
+const MARK = new RegExp(`"\\\\u0000${NONCE}(\\d+)\\\\u0000"`, "g");
+type SharedJson = WeakMap<object, string>;
+
+/** JSON.stringify(body), with the roster, the history and the message's JSON reused from `shared`. */
+function serialize(body: WebhookDelivery, shared: SharedJson): string {
+  const parts: string[] = [];
+  const mark = (value: object): string => {
+    let json = shared.get(value);
+    if (json === undefined) {
+      json = JSON.stringify(value);
+      shared.set(value, json);
+    }
+    parts.push(json);
+    return `\u0000${NONCE}${parts.length - 1}\u0000`;
+  };
+  const participants = mark(body.participants);
+  const skeleton = {
+    ...body,
+    message: mark(body.message),
+    participants,
+    context: { ...body.context, participants },
+    history: mark(body.history),
+  };
+  return JSON.stringify(skeleton).replace(MARK, (_, i: string) => parts[Number(i)] ?? "null");
+}
+
+/** B-175…B-177: the turns before a message, budgeted (the newest 20 read, and how many older exist). */
+function turnsOf(h: { seqs: number[]; earlier: number }, rendered: Map<number, Rendered>): HistoryTurn[] {
+  const turns = [...h.seqs]
+    .sort((a, b) => a - b)
+    .flatMap((s): HistoryTurn[] => {
+      const m = rendered.get(s)?.message;
+      if (!m) return [];
+      return [
+        {
+          id: m.id,
+          senderId: m.senderId,
+          senderName: m.sender.name,
+          senderType: m.senderType,
+          content: m.content,
+          createdAt: m.createdAt,
+          replyTo: m.replyTo,
+        },
+      ];
+    });
+  return budgetHistory(turns, h.earlier);
+}

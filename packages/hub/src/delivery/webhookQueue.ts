@@ -1,0 +1,130 @@
+import type { SqlExecutor } from "@maity/db";
+import type { Claim } from "./webhookBodies.ts";
+
+// The webhook queue's one statement (004 §11, OQ-B-21): it writes the outcomes of the attempts that
+// ended since the last round and claims the next due deliveries, with what sending them needs (the
+// webhook, the agent, the message's room) — one round trip a round, however many deliveries it
+// carries. Several app instances share the table: a row is claimed by a conditional update (it must
+// still be pending and unlocked when the update reaches it, so two instances never both take it).
+//
+// Order per agent (each receiver sees its messages in the log's order): only an agent's oldest
+// pending delivery is ever due, and never while it is locked (in flight somewhere) or waiting for
+// its retry. An outcome written in this statement is not yet visible to its own reads, so the rows
+// it ends for good are left out of the heads by id: the agent's next delivery is due at once.
+
+/** How an attempt ended, as the row keeps it. */
+export type Outcome =
+  | { id: string; status: "delivered"; lastStatus: number; at: Date }
+  | { id: string; status: "pending"; lastStatus: number | null; lastError: string; nextAttemptAt: Date }
+  | { id: string; status: "failed"; lastStatus: number | null; lastError: string }
+  | { id: string; status: "dropped"; lastError: string }
+  /** Claimed but never sent (the worker closed): pending again at once, the attempt not counted. */
+  | { id: string; status: "released" };
+
+// $1 outcomes (jsonb), $2 ids ended for good, $3 now, $4 agents busy here, $5 how many to claim,
+// $6 the lock's end, $7 the outcomes' ids (so the update reads them by key, not by a scan of the queue).
+const ROUND_SQL = `
+WITH done AS (
+  UPDATE webhook_deliveries d SET status = CASE WHEN o.status = 'released' THEN 'pending' ELSE o.status END,
+         locked_until = NULL,
+         attempts = CASE WHEN o.status = 'released' THEN d.attempts - 1 ELSE d.attempts END,
+         last_status = CASE WHEN o.status = 'released' THEN d.last_status ELSE o.last_status END,
+         last_error = CASE WHEN o.status = 'released' THEN d.last_error ELSE o.last_error END,
+         delivered_at = o.delivered_at, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
+  FROM jsonb_to_recordset($1::jsonb) AS o(id text, status text, last_status int, last_error text,
+                                          delivered_at timestamp, next_attempt_at timestamp)
+  WHERE d.id = ANY($7::text[]) AND d.id = o.id AND d.status = 'pending'
+  RETURNING d.id),
+heads AS (
+  SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, next_attempt_at, locked_until
+  FROM webhook_deliveries
+  WHERE status = 'pending' AND NOT (id = ANY($2::text[])) AND NOT (agent_id = ANY($4::text[]))
+  ORDER BY agent_id, event_seq),
+due AS (
+  SELECT id FROM heads
+  WHERE next_attempt_at <= $3::timestamp AND (locked_until IS NULL OR locked_until < $3::timestamp)
+  ORDER BY event_seq LIMIT $5::int),
+claimed AS (
+  UPDATE webhook_deliveries d SET locked_until = $6::timestamp, attempts = d.attempts + 1
+  FROM due WHERE d.id = due.id AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < $3::timestamp)
+  RETURNING d.id, d.agent_id, d.event_seq, d.attempts)
+SELECT c.id, c.agent_id, c.event_seq, c.attempts, w.url, w.secret, a.handle, a.owner_id, h.bay_id AS owner_bay_id,
+       e.conversation_id,
+       EXISTS (SELECT 1 FROM webhook_deliveries n WHERE n.agent_id = c.agent_id AND n.event_seq > c.event_seq
+               AND n.status = 'pending') AS more,
+       (SELECT (extract(epoch FROM min(greatest(x.next_attempt_at, coalesce(x.locked_until, x.next_attempt_at)))) * 1000)::float8
+        FROM heads x WHERE NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) AS wake
+FROM (SELECT 1) one
+LEFT JOIN claimed c ON true
+LEFT JOIN webhooks w ON w.agent_id = c.agent_id
+LEFT JOIN agents a ON a.id = c.agent_id
+LEFT JOIN humans h ON h.id = a.owner_id
+LEFT JOIN events e ON e.seq = c.event_seq`;
+
+type RoundRow = {
+  id: string | null;
+  agent_id: string;
+  event_seq: number;
+  attempts: number;
+  url: string | null;
+  secret: string | null;
+  handle: string | null;
+  owner_id: string | null;
+  owner_bay_id: string | null;
+  conversation_id: string | null;
+  more: boolean | null;
+  /** Epoch ms (the columns hold UTC). */
+  wake: number | string | null;
+};
+
+/**
+ * One round: `outcomes` written, then up to `limit` due deliveries of agents not in `busy` claimed
+ * until `lockMs` from now. Answers the claims and when the next delivery not claimed falls due (a
+ * retry's pause, another instance's lock), or null when none is waiting.
+ */
+export async function round(
+  sql: SqlExecutor,
+  outcomes: Outcome[],
+  busy: Iterable<string>,
+  limit: number,
+  lockMs: number,
+): Promise<{ claims: Claim[]; wake: Date | null }> {
+  const now = Date.now();
+  const rows = await sql.query<RoundRow>(ROUND_SQL, [
+    JSON.stringify(
+      outcomes.map((o) => ({
+        id: o.id,
+        status: o.status,
+        last_status: "lastStatus" in o ? o.lastStatus : null,
+        last_error: "lastError" in o ? o.lastError : null,
+        delivered_at: o.status === "delivered" ? o.at.toISOString() : null,
+        next_attempt_at: o.status === "pending" ? o.nextAttemptAt.toISOString() : null,
+      })),
+    ),
+    outcomes.filter((o) => o.status !== "pending" && o.status !== "released").map((o) => o.id),
+    new Date(now).toISOString(),
+    [...busy],
+    limit,
+    new Date(now + lockMs).toISOString(),
+    outcomes.map((o) => o.id),
+  ]);
+  const wake = rows[0]?.wake ?? null;
+  const claims: Claim[] = [];
+  for (const r of rows) {
+    if (r.id === null) continue;
+    claims.push({
+      id: r.id,
+      agentId: r.agent_id,
+      eventSeq: Number(r.event_seq),
+      attempts: Number(r.attempts),
+      url: r.url,
+      secret: r.secret,
+      handle: r.handle ?? "",
+      ownerId: r.owner_id ?? "",
+      ownerBayId: r.owner_bay_id ?? "",
+      conversationKey: r.conversation_id ?? "",
+      more: r.more === true,
+    });
+  }
+  return { claims, wake: wake === null ? null : new Date(Number(wake)) };
+}
