@@ -10,6 +10,7 @@ import type { Db, SqlRunner } from "@maity/db";
 import { projectOf, resolveConversation } from "../access.ts";
 import type { LiveBus } from "../bus.ts";
 import type { Caller } from "../caller.ts";
+import { MARK_READ_SQL } from "../counters.ts";
 import { withMedia } from "../polls.ts";
 import type { KeyRow } from "../read.ts";
 import { type MessageRow, messageSelect, readerOf, renderEvent, renderMessage } from "./render.ts";
@@ -21,10 +22,8 @@ export function messageReads(db: Db, sql: SqlRunner, bus: LiveBus) {
   /** The participant's read marker moves up to `highest` (§9.2 Read and unread); an observer marks nothing. */
   async function markRead(caller: Caller, row: KeyRow, highest: number): Promise<void> {
     if (row.access === "observer" || row.marker === null || highest <= row.marker) return;
-    await db.participation.updateMany({
-      where: { conversationId: row.key, memberId: caller.id, leftAt: null, readMarkerSeq: { lt: highest } },
-      data: { readMarkerSeq: highest },
-    });
+    // The counters move with the marker, in the same statement (counters.ts).
+    await sql.query(MARK_READ_SQL, [row.key, caller.id, highest]);
     bus.publish({
       type: "read",
       seq: highest,
