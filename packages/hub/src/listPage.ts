@@ -21,23 +21,23 @@ import {
 // Activity: the last message when it is inside the caller's window, else a group chat's created_at
 // or the direct conversation's agent's joined_at (§9.3 "Across projects"). Names compare as bytes
 // (COLLATE "C"), as the cursor's keys compare in the domain (compareListKeys).
+
 const LIST_SQL = `${ACCESS_SQL},
 keyed AS (
-  SELECT v.id, v.access, v.unread, v.mentions_unread,
-         (b.handle || '/' || pr.slug) COLLATE "C" AS full_name, c.public_id COLLATE "C" AS public_id,
+  SELECT v.id, v.access, v.window_seq, v.marker, v.unread, v.mentions_unread,
+         (b.handle || '/' || pr.slug) COLLATE "C" AS full_name, v.public_id COLLATE "C" AS public_id,
          CASE WHEN coalesce(v.unread, 0) > 0 THEN (CASE WHEN pn.human_id IS NULL THEN 1 ELSE 0 END)
               ELSE (CASE WHEN pn.human_id IS NULL THEN 3 ELSE 2 END) END AS band,
-         coalesce(CASE WHEN c.last_seq > v.window_seq THEN c.last_message_at END,
-                  CASE WHEN c.kind = 'direct' THEN am.joined_at END, c.created_at) AS activity
+         coalesce(CASE WHEN v.last_seq > v.window_seq THEN v.last_message_at END,
+                  CASE WHEN v.kind = 'direct' THEN am.joined_at END, v.created_at) AS activity
   FROM visible v
-  JOIN conversations c ON c.id = v.id
-  JOIN projects pr ON pr.id = c.project_id
+  JOIN projects pr ON pr.id = v.project_id
   JOIN bays b ON b.id = pr.bay_id
-  LEFT JOIN pins pn ON pn.human_id = $1 AND pn.conversation_id = c.id
-  LEFT JOIN memberships am ON c.kind = 'direct' AND am.project_id = c.project_id AND am.member_id = c.agent_id
+  LEFT JOIN pins pn ON pn.human_id = $1 AND pn.conversation_id = v.id
+  LEFT JOIN memberships am ON v.kind = 'direct' AND am.project_id = v.project_id AND am.member_id = v.agent_id
 ),
 page AS (
-  SELECT id, band, activity, full_name FROM keyed
+  SELECT id, access, window_seq, marker, unread, mentions_unread, band, activity, full_name FROM keyed
   WHERE $8::int IS NULL OR band > $8::int OR (band = $8::int AND (activity < $9::timestamp
     OR (activity = $9::timestamp AND (full_name > $10::text OR (full_name = $10::text AND public_id > $11::text)))))
   ORDER BY band, activity DESC, full_name, public_id
@@ -49,8 +49,8 @@ totals AS (
 ),
 details AS (
   ${CONVERSATION_COLUMNS}${DETAIL_COLUMNS},
-         pg.band, pg.activity AS list_activity, pg.full_name AS list_project
-  FROM page pg JOIN visible v ON v.id = pg.id${DETAIL_JOINS}
+         v.band, v.activity AS list_activity, v.full_name AS list_project
+  FROM page v${DETAIL_JOINS}
 )
 SELECT t.total_unread, t.total_mentions, d.* FROM totals t LEFT JOIN details d ON true
 ORDER BY d.band, d.list_activity DESC, d.list_project COLLATE "C", d.id COLLATE "C"`;

@@ -103,10 +103,13 @@ WITH my_projects AS (
 ),
 mine AS (
   SELECT c.id, p.joined_seq AS window_seq, p.read_marker_seq AS marker, p.unread, p.mentions_unread,
-         CASE WHEN c.kind = 'direct' THEN 'party' ELSE 'participant' END AS access
+         CASE WHEN c.kind = 'direct' THEN 'party' ELSE 'participant' END AS access,
+         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at
   FROM participations p JOIN conversations c ON c.id = p.conversation_id
   WHERE p.member_id = $1 AND p.left_at IS NULL
-    AND c.project_id IN (SELECT project_id FROM my_projects)
+    -- By the membership's unique index, row by row: the planner has no statistics for a CTE.
+    AND EXISTS (SELECT 1 FROM memberships m WHERE m.project_id = c.project_id AND m.member_id = $1 AND m.status = 'active')
+    AND ($3::text IS NULL OR c.project_id = $3)
     AND ($5::text IS NULL OR c.public_id = $5)
     AND ($7::text IS NULL OR c.id = $7)
     AND (c.kind = 'group' OR EXISTS (
@@ -114,7 +117,8 @@ mine AS (
 ),
 observed AS (
   SELECT c.id, MIN(p.joined_seq) AS window_seq, NULL::int AS marker, NULL::int AS unread, NULL::int AS mentions_unread,
-         'observer' AS access
+         'observer' AS access,
+         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at
   FROM agents a
   JOIN participations p ON p.member_id = a.id AND p.left_at IS NULL
   JOIN conversations c ON c.id = p.conversation_id AND c.kind = 'group'
