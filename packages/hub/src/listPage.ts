@@ -24,22 +24,33 @@ import {
 
 const LIST_SQL = `${ACCESS_SQL},
 keyed AS (
-  SELECT v.id, v.access, v.window_seq, v.marker, v.unread, v.mentions_unread,
-         (b.handle || '/' || pr.slug) COLLATE "C" AS full_name, v.public_id COLLATE "C" AS public_id,
+  SELECT v.id, v.access, v.window_seq, v.marker, v.unread, v.mentions_unread, v.project_id, v.public_id,
          CASE WHEN coalesce(v.unread, 0) > 0 THEN (CASE WHEN pn.human_id IS NULL THEN 1 ELSE 0 END)
               ELSE (CASE WHEN pn.human_id IS NULL THEN 3 ELSE 2 END) END AS band,
          coalesce(CASE WHEN v.last_seq > v.window_seq THEN v.last_message_at END,
                   CASE WHEN v.kind = 'direct' THEN am.joined_at END, v.created_at) AS activity
   FROM visible v
-  JOIN projects pr ON pr.id = v.project_id
-  JOIN bays b ON b.id = pr.bay_id
   LEFT JOIN pins pn ON pn.human_id = $1 AND pn.conversation_id = v.id
   LEFT JOIN memberships am ON v.kind = 'direct' AND am.project_id = v.project_id AND am.member_id = v.agent_id
 ),
+-- Names only for the candidates: the rows after the cursor's (band, activity), cut at the page
+-- WITH TIES (the page is among them whatever the names), and the cursor's own tie group.
+candidates AS (
+  (SELECT * FROM keyed
+   WHERE $8::int IS NULL OR band > $8::int OR (band = $8::int AND activity < $9::timestamp)
+   ORDER BY band, activity DESC FETCH FIRST ($12::int) ROWS WITH TIES)
+  UNION ALL
+  (SELECT * FROM keyed WHERE band = $8::int AND activity = $9::timestamp)
+),
 page AS (
-  SELECT id, access, window_seq, marker, unread, mentions_unread, band, activity, full_name FROM keyed
-  WHERE $8::int IS NULL OR band > $8::int OR (band = $8::int AND (activity < $9::timestamp
-    OR (activity = $9::timestamp AND (full_name > $10::text OR (full_name = $10::text AND public_id > $11::text)))))
+  SELECT k.id, k.access, k.window_seq, k.marker, k.unread, k.mentions_unread, k.band, k.activity,
+         (b.handle || '/' || pr.slug) COLLATE "C" AS full_name, k.public_id COLLATE "C" AS public_id
+  FROM candidates k
+  JOIN projects pr ON pr.id = k.project_id
+  JOIN bays b ON b.id = pr.bay_id
+  WHERE $8::int IS NULL OR k.band <> $8::int OR k.activity <> $9::timestamp
+    OR (b.handle || '/' || pr.slug) COLLATE "C" > $10::text
+    OR ((b.handle || '/' || pr.slug) COLLATE "C" = $10::text AND k.public_id COLLATE "C" > $11::text)
   ORDER BY band, activity DESC, full_name, public_id
   LIMIT $12::int
 ),
