@@ -79,7 +79,7 @@ const ROOM_SQL = `SELECT c.id, c.public_id, c.kind, c.project_id, c.closed_at IS
  FROM bays b JOIN projects pr ON pr.bay_id = b.id JOIN conversations c ON c.project_id = pr.id
  WHERE b.handle = $1 AND pr.slug = $2 AND c.public_id = $3
    AND EXISTS (SELECT 1 FROM memberships m WHERE m.project_id = pr.id AND m.member_id = $4 AND m.status = 'active')`;
-/** 3–8, one transaction: the append lock, the event, its audience, the verdicts, the head, the writer's marker. */
+/** 3–8, one transaction: the append lock, the event, its audience, the verdicts, the head, the marker and counters. */
 const LOCK_SQL = "SELECT pg_advisory_xact_lock($1)";
 const EVENT_SQL = `INSERT INTO events (kind, type, project_id, conversation_id, from_id, to_id, body, mentions, sent_at)
  VALUES ('message', 'chat', $1, $2, $3, $4, $5, '[]', $6::timestamptz AT TIME ZONE 'UTC') RETURNING seq`;
@@ -88,8 +88,15 @@ const VERDICTS_SQL =
   "INSERT INTO routing_verdicts (event_seq, agent_id, should_respond, reason) SELECT $1, unnest($2::text[]), false, 'not_addressed'";
 const HEAD_SQL = `UPDATE conversations SET last_seq = $2, last_message_at = $3::timestamptz AT TIME ZONE 'UTC'
  WHERE id = $1 AND (last_seq IS NULL OR last_seq < $2)`;
-const MARKER_SQL =
-  "UPDATE participations SET read_marker_seq = $3 WHERE conversation_id = $1 AND member_id = $2 AND left_at IS NULL";
+/**
+ * The writer's marker and every participant's counters (§9.2 unread, mentions_unread), as the hub's
+ * write keeps them: one UPDATE over the chat's participations (the bench's bodies mention nobody).
+ */
+const MARKER_SQL = `UPDATE participations SET
+   read_marker_seq = CASE WHEN member_id = $2 THEN GREATEST(read_marker_seq, $3) ELSE read_marker_seq END,
+   unread = CASE WHEN member_id = $2 THEN 0 ELSE unread + 1 END,
+   mentions_unread = CASE WHEN member_id = $2 THEN 0 ELSE mentions_unread END
+ WHERE conversation_id = $1 AND left_at IS NULL`;
 
 const ROUTE = /^\/api\/projects\/([^/]+)\/([^/]+)\/conversations\/([^/]+)\/messages$/;
 

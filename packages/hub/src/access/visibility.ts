@@ -53,7 +53,7 @@ export interface KeyRow {
   pinned: boolean;
 }
 
-type RawKeyRow = {
+export type RawKeyRow = {
   key: string;
   id: string;
   kind: "direct" | "group";
@@ -96,24 +96,33 @@ const dateOrNull = (v: Date | string | null): Date | null => (v === null ? null 
 // caller owns is in while the caller is not (§9.2 "reads along"); across projects only where the
 // caller is a member (§9.3 "Only memberships count"), in one project's routes also from outside.
 /** Who sees which conversation, and how (participant, party, observer): decided here only. */
-const ACCESS_SQL = `
+export const ACCESS_SQL = `
 WITH my_projects AS (
   SELECT m.project_id FROM memberships m
   WHERE m.member_id = $1 AND m.status = 'active' AND ($3::text IS NULL OR m.project_id = $3)
 ),
 mine AS (
-  SELECT c.id, p.joined_seq AS window_seq, p.read_marker_seq AS marker,
-         CASE WHEN c.kind = 'direct' THEN 'party' ELSE 'participant' END AS access
+  SELECT c.id, p.joined_seq AS window_seq, p.read_marker_seq AS marker, p.unread, p.mentions_unread,
+         CASE WHEN c.kind = 'direct' THEN 'party' ELSE 'participant' END AS access,
+         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at
   FROM participations p JOIN conversations c ON c.id = p.conversation_id
   WHERE p.member_id = $1 AND p.left_at IS NULL
-    AND c.project_id IN (SELECT project_id FROM my_projects)
+    -- An array computed once, not a join: with no statistics the planner joined 2,000
+    -- participations to the CTE row by row (bench:list).
+    AND c.project_id = ANY (ARRAY(SELECT project_id FROM my_projects))
+    -- One conversation asked for: its participations by their conversation's index, not all of the caller's.
+    AND ($7::text IS NULL OR p.conversation_id = $7)
+    AND ($5::text IS NULL OR p.conversation_id IN (
+      SELECT cc.id FROM conversations cc WHERE cc.public_id = $5 AND ($3::text IS NULL OR cc.project_id = $3)))
     AND ($5::text IS NULL OR c.public_id = $5)
     AND ($7::text IS NULL OR c.id = $7)
     AND (c.kind = 'group' OR EXISTS (
       SELECT 1 FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id AND am.status = 'active'))
 ),
 observed AS (
-  SELECT c.id, MIN(p.joined_seq) AS window_seq, NULL::int AS marker, 'observer' AS access
+  SELECT c.id, MIN(p.joined_seq) AS window_seq, NULL::int AS marker, NULL::int AS unread, NULL::int AS mentions_unread,
+         'observer' AS access,
+         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at
   FROM agents a
   JOIN participations p ON p.member_id = a.id AND p.left_at IS NULL
   JOIN conversations c ON c.id = p.conversation_id AND c.kind = 'group'
@@ -128,33 +137,35 @@ visible AS (SELECT * FROM mine UNION ALL SELECT * FROM observed)
 `;
 
 /** The conversation's own columns and the caller's access, as both selects start. */
-const CONVERSATION_COLUMNS = `SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
+export const CONVERSATION_COLUMNS = `SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
        b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name,
        (pr.archived_at IS NOT NULL) AS project_archived,
        v.access, v.window_seq, v.marker,
        c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
        c.reply_policy, c.designated_agent_id, c.max_agent_rounds, c.custom_rules,`;
 
-const KEYS_SQL = `${ACCESS_SQL}
-${CONVERSATION_COLUMNS}
+/**
+ * The list's columns of one visible conversation `v` (joined to `c`, `pr`, `b` and its last
+ * message `lm`): unread and mentions_unread are the participation's counters (counters.ts), an
+ * observer's null (§9.3).
+ */
+export const DETAIL_COLUMNS = `
        (SELECT am.joined_at FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id) AS agent_joined_at,
        lm.seq AS last_seq, lm.from_id AS last_from, left(lm.body, $6) AS last_body, lm.sent_at AS last_sent_at, lm.redacted AS last_redacted,
-       CASE WHEN v.access = 'observer' THEN NULL WHEN c.last_seq IS NULL OR c.last_seq <= GREATEST(v.window_seq, v.marker) THEN 0 ELSE (
-         SELECT count(*)::int FROM events e
-         WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > GREATEST(v.window_seq, v.marker) AND e.from_id <> $1
-       ) END AS unread,
-       CASE WHEN v.access = 'observer' THEN NULL WHEN c.kind = 'direct' OR c.last_seq IS NULL OR c.last_seq <= GREATEST(v.window_seq, v.marker) THEN 0 ELSE (
-         SELECT count(*)::int FROM events e
-         WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > GREATEST(v.window_seq, v.marker) AND e.from_id <> $1
-           AND e.mentions @> jsonb_build_array(jsonb_build_object('member_id', $1::text))
-       ) END AS mentions_unread,
-       EXISTS (SELECT 1 FROM pins pn WHERE pn.human_id = $1 AND pn.conversation_id = c.id) AS pinned
-FROM visible v
+       v.unread, v.mentions_unread,
+       EXISTS (SELECT 1 FROM pins pn WHERE pn.human_id = $1 AND pn.conversation_id = c.id) AS pinned`;
+
+/** From the visible rows to their conversation, project, Bay and last message. */
+export const DETAIL_JOINS = `
 JOIN conversations c ON c.id = v.id
 JOIN projects pr ON pr.id = c.project_id
 JOIN bays b ON b.id = pr.bay_id
 -- conversations.last_seq is the newest message: inside the window exactly when above its start.
 LEFT JOIN events lm ON lm.seq = c.last_seq AND c.last_seq > v.window_seq`;
+
+const KEYS_SQL = `${ACCESS_SQL}
+${CONVERSATION_COLUMNS}${DETAIL_COLUMNS}
+FROM visible v${DETAIL_JOINS}`;
 
 /** The same access, without the list's counts, last message and pin: what a write needs (issue 12). */
 const WRITE_KEYS_SQL = `${ACCESS_SQL}
@@ -189,7 +200,12 @@ export async function readKeys(db: RawQueryable, caller: Caller, query: KeysQuer
     PREVIEW_LIMIT,
     query.conversationKey ?? null,
   );
-  return rows.map((r) => ({
+  return rows.map(keyRowOf);
+}
+
+/** A key row as the driver returns it, typed. */
+export function keyRowOf(r: RawKeyRow): KeyRow {
+  return {
     key: r.key,
     id: r.id,
     kind: r.kind,
@@ -227,7 +243,7 @@ export async function readKeys(db: RawQueryable, caller: Caller, query: KeysQuer
     unread: r.unread === null ? null : Number(r.unread),
     mentionsUnread: r.mentions_unread === null ? null : Number(r.mentions_unread),
     pinned: r.pinned,
-  }));
+  };
 }
 
 /** The §9.3 order key: band, activity (last message, else created_at / the agent's joined_at), project, id. */

@@ -1,8 +1,11 @@
 import type { Tx } from "@maity/db";
-import { logHead } from "../delivery/append.ts";
+import { logHead, takeAppendLock } from "../delivery/append.ts";
 
 /** §9.1: a direct conversation exists while the agent is a member; its id is the agent's member id. */
 export async function ensureDirectConversation(tx: Tx, projectId: string, agentId: string): Promise<void> {
+  // Under the append lock, like a group chat's join: a message is either before the marker set
+  // below or written after this participation exists, and then counts in its unread (counters.ts).
+  await takeAppendLock(tx);
   const agent = await tx.agent.findUniqueOrThrow({ where: { id: agentId }, select: { ownerId: true } });
   const existing = await tx.conversation.findUnique({
     where: { projectId_publicId: { projectId, publicId: agentId } },

@@ -164,6 +164,9 @@ export async function endParticipation(
   reason: string,
   actorId: string,
 ): Promise<{ participation: Participation; bus: BusMessage } | null> {
+  // The append lock before the participation's row: a chat write holds the lock and then updates
+  // every participation of the chat (its counters), so the other order could deadlock.
+  await takeAppendLock(tx);
   const open = await tx.participation.findFirst({
     where: { conversationId: conversationKey, memberId, leftAt: null },
     select: { id: true },

@@ -8,7 +8,6 @@ import {
   type MeItem,
   type PersonName,
   type meatProxyInput,
-  pageAfter,
   type ProjectRef,
   PINS_MAX,
   projectFullName,
@@ -18,7 +17,8 @@ import type { Db } from "@maity/db";
 import { memberProject, projectOf, resolveConversation } from "../access/resolve.ts";
 import { renderProject } from "../access/projects.ts";
 import type { Caller } from "../access/caller.ts";
-import { type KeyRow, listKeyOf, readKeys, readParticipants, renderItem, renderView } from "../access/visibility.ts";
+import { type ListPageQuery, readListPage } from "./listPage.ts";
+import { type KeyRow, readParticipants, renderItem, renderView } from "../access/visibility.ts";
 
 // §9.3: the conversation list of one project and across projects, the conversation GET, pins and
 // the per-chat meat-proxy choice.
@@ -31,16 +31,20 @@ function listQueryOf(q: z.output<typeof listConversationsQuery>) {
 }
 
 export function conversationService(db: Db) {
-  /** One page in band order, then the details of that page only (statement 2). */
-  async function page(caller: Caller, rows: KeyRow[], limit: number, cursor: ReturnType<typeof decodeListCursor>) {
-    const { items, next } = pageAfter(rows, listKeyOf, limit, cursor);
+  /**
+   * One page in band order with the totals (statement 1, listPage.ts: ordered and cut in SQL over
+   * the participations' counters), then the participants of that page only (statement 2).
+   */
+  async function page(caller: Caller, query: ListPageQuery) {
+    const { rows, next, totals } = await readListPage(db, caller, query);
     const participants = await readParticipants(
       db,
-      items.map((r) => r.key),
+      rows.map((r) => r.key),
     );
     return {
-      rows: items,
-      items: items.map((r) => renderItem(r, participants.get(r.key) ?? [], { id: caller.id })),
+      rows,
+      totals,
+      items: rows.map((r) => renderItem(r, participants.get(r.key) ?? [], { id: caller.id })),
       next_cursor: next ? encodeListCursor(next) : null,
     };
   }
@@ -86,11 +90,12 @@ export function conversationService(db: Db) {
           }));
         if (!agentThere) throw HubError.notFound("project not found");
       }
-      const rows = await readKeys(db, caller, {
+      const { items, next_cursor } = await page(caller, {
         projectId: project.id,
         observed: q.observed && caller.kind === "human",
+        limit: q.limit,
+        cursor: q.cursor,
       });
-      const { items, next_cursor } = await page(caller, rows, q.limit, q.cursor);
       return { items, next_cursor };
     },
 
@@ -104,14 +109,7 @@ export function conversationService(db: Db) {
     ): Promise<{ items: MeItem[]; next_cursor: string | null; totals: { unread: number; mentions_unread: number } }> {
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "an agent reads the list of its project");
       const q = listQueryOf(query);
-      const rows = await readKeys(db, caller, { projectId: null, observed: q.observed });
-      const totals = { unread: 0, mentions_unread: 0 };
-      for (const r of rows) {
-        if (r.access === "observer") continue;
-        totals.unread += r.unread ?? 0;
-        totals.mentions_unread += r.mentionsUnread ?? 0;
-      }
-      const result = await page(caller, rows, q.limit, q.cursor);
+      const result = await page(caller, { projectId: null, observed: q.observed, limit: q.limit, cursor: q.cursor });
       const items = result.items.map((item, i) => {
         const r = result.rows[i] as KeyRow;
         return {
@@ -124,7 +122,7 @@ export function conversationService(db: Db) {
           },
         } as MeItem;
       });
-      return { items, next_cursor: result.next_cursor, totals };
+      return { items, next_cursor: result.next_cursor, totals: result.totals };
     },
 
     /** GET …/conversations/{id}: a direct one answers its list item (§9.1), a group chat its view (§9.2). */

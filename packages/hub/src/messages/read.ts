@@ -10,6 +10,7 @@ import type { Db, SqlRunner } from "@maity/db";
 import { memberProject, resolveConversation } from "../access/resolve.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
+import { MARK_READ_SQL } from "../conversations/counters.ts";
 import { withMedia } from "./media.ts";
 import type { KeyRow } from "../access/visibility.ts";
 import { type MessageRow, messageSelect, readerOf, renderEvent, renderMessage } from "./render.ts";
@@ -21,10 +22,8 @@ export function messageReads(db: Db, sql: SqlRunner, bus: LiveBus) {
   /** The participant's read marker moves up to `highest` (§9.2 Read and unread); an observer marks nothing. */
   async function markRead(caller: Caller, row: KeyRow, highest: number): Promise<void> {
     if (row.access === "observer" || row.marker === null || highest <= row.marker) return;
-    await db.participation.updateMany({
-      where: { conversationId: row.key, memberId: caller.id, leftAt: null, readMarkerSeq: { lt: highest } },
-      data: { readMarkerSeq: highest },
-    });
+    // The counters move with the marker, in the same statement (counters.ts).
+    await sql.query(MARK_READ_SQL, [row.key, caller.id, highest]);
     bus.publish({
       type: "read",
       seq: highest,

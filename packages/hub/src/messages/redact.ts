@@ -2,7 +2,9 @@ import { HubError, isHubError, type Message, type ProjectRef, type redactInput, 
 import type { z } from "zod";
 import type { Db } from "@maity/db";
 import { conversationNotFound, projectOf, refuseObserver, resolveConversation } from "../access/resolve.ts";
+import { takeAppendLock } from "../delivery/append.ts";
 import type { LiveBus } from "../delivery/bus.ts";
+import { REDACTION_COUNTERS_SQL } from "../conversations/counters.ts";
 import type { Caller } from "../access/caller.ts";
 import { deleteBlobs, tombstoneFiles } from "../files/library.ts";
 import type { BlobStore } from "../files/store.ts";
@@ -30,6 +32,8 @@ export function messageRedaction(db: Db, bus: LiveBus, blobs: BlobStore | undefi
       const row = await resolveRedactor(caller, ref, conversationId);
       if (seq === null) throw HubError.notFound("message not found");
       const redacted = await db.$transaction(async (tx) => {
+        // Under the append lock: a write's counters and this one's never wait on each other (counters.ts).
+        await takeAppendLock(tx);
         const event = await tx.event.findFirst({
           where: { seq, conversationId: row.key, kind: "message" },
           select: { seq: true, redacted: true },
@@ -37,6 +41,8 @@ export function messageRedaction(db: Db, bus: LiveBus, blobs: BlobStore | undefi
         if (!event) throw HubError.notFound("message not found");
         let blobKeys: string[] = [];
         if (!event.redacted) {
+          // §9.2: mentions_unread counts messages that mention the reader; the erased mentions no longer do.
+          await tx.$executeRawUnsafe(REDACTION_COUNTERS_SQL, seq);
           await tx.event.update({ where: { seq }, data: { redacted: true, body: null, mentions: [] } });
           await tx.redaction.create({ data: { eventSeq: seq, byId: caller.id, reason: data.reason ?? null } });
           // §8.5, M-039: the files are tombstoned with the redaction; their bytes go once it commits.

@@ -74,8 +74,12 @@ SELECT
 
 /**
  * The write, one statement: the event, its audience, the verdicts, the webhook deliveries, the
- * conversation's head (only forward), the writer's read marker (whoever speaks has read up to
- * there, §9.2) and the idempotency key (a key older than its life is replaced).
+ * conversation's head (only forward), the participants' counters and the idempotency key (a key
+ * older than its life is replaced). One UPDATE over the audience's participations: the writer's
+ * marker moves to the message (whoever speaks has read up to there, §9.2), so its unread and
+ * mentions_unread are 0 (no message is newer: appends are serialised by the lock); every other
+ * participant's unread grows by one, and mentions_unread where the message mentions it (§9.2 Read
+ * and unread; increments in SQL, so concurrent writers never lose one).
  */
 export const WRITE_SQL = `
 WITH e AS (
@@ -92,9 +96,15 @@ w AS (INSERT INTO webhook_deliveries (id, agent_id, event_seq)
       SELECT h.id, h.agent_id, e.seq FROM e, unnest($16::text[], $17::text[]) AS h(id, agent_id)),
 c AS (UPDATE conversations SET last_seq = e.seq, last_message_at = e.sent_at FROM e
       WHERE conversations.id = $2 AND (conversations.last_seq IS NULL OR conversations.last_seq < e.seq)),
-r AS (UPDATE participations SET read_marker_seq = e.seq FROM e
-      WHERE participations.conversation_id = $2 AND participations.member_id = $3 AND participations.left_at IS NULL
-        AND participations.read_marker_seq < e.seq),
+r AS (UPDATE participations p SET
+        read_marker_seq = CASE WHEN p.member_id = $3 THEN GREATEST(p.read_marker_seq, e.seq) ELSE p.read_marker_seq END,
+        unread = CASE WHEN p.member_id = $3 THEN 0
+          WHEN e.seq > GREATEST(p.joined_seq, p.read_marker_seq) THEN p.unread + 1 ELSE p.unread END,
+        mentions_unread = CASE WHEN p.member_id = $3 THEN 0
+          WHEN e.seq > GREATEST(p.joined_seq, p.read_marker_seq)
+           AND $8::jsonb @> jsonb_build_array(jsonb_build_object('member_id', p.member_id)) THEN p.mentions_unread + 1
+          ELSE p.mentions_unread END
+      FROM e WHERE p.conversation_id = $2 AND p.left_at IS NULL),
 k AS (INSERT INTO idempotency_keys (caller_id, key, request_hash, response, created_at)
       SELECT $3, $18::text, $19::text, json_build_object('seq', e.seq)::jsonb, e.sent_at FROM e WHERE $18::text IS NOT NULL
       ON CONFLICT (caller_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created_at = EXCLUDED.created_at)
