@@ -192,6 +192,7 @@ describe("GET /api/health (issue 2 §7)", () => {
             expect.stringMatching(/_agent_protocol$/),
             expect.stringMatching(/_files_polls_reactions$/),
             expect.stringMatching(/_login_limits$/),
+            expect.stringMatching(/_participation_counters$/),
           ],
           pending: [],
         },

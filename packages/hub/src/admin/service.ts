@@ -19,7 +19,7 @@ import { hashPassword, mintSecret, sha256 } from "../auth/credentials.ts";
 import { findProject, renderProject } from "../access/projects.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import { closeDirectFor, ensureDirectConversation } from "../conversations/direct.ts";
-import { endParticipation, HUB_ACTOR, prunePins } from "../conversations/groups.ts";
+import { endParticipation, HUB_ACTOR, prunePins } from "../conversations/participation.ts";
 
 const isUniqueViolation = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
