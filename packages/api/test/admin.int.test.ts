@@ -191,6 +191,7 @@ describe("GET /api/health (issue 2 §7)", () => {
             expect.stringMatching(/_pings$/),
             expect.stringMatching(/_agent_protocol$/),
             expect.stringMatching(/_files_polls_reactions$/),
+            expect.stringMatching(/_participation_counters$/),
           ],
           pending: [],
         },
