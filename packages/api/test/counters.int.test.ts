@@ -2,6 +2,7 @@ import { isHubError, listMessagesQuery } from "@maity/domain";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { type AgentCaller, type Caller, createHub, type Hub, type HumanCaller } from "@maity/hub";
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 
 // §9.2 "Read and unread" kept as counters on the participation (M-166, M-117, M-058, M-186, M-224):
@@ -210,6 +211,16 @@ describe("participation counters", () => {
     const rows = await expectCountersEqualRecount(w);
     expect(rows.some((r) => Number(r.unread) > 0)).toBe(true);
     expect(rows.some((r) => Number(r.mentions_unread) > 0)).toBe(true);
+
+    // The migration's backfill computes the same counters from the log as the writes kept.
+    const migration = readFileSync(
+      new URL("../../../prisma/migrations/20261206210000_participation_counters/migration.sql", import.meta.url),
+      "utf8",
+    );
+    const backfill = migration.slice(migration.indexOf("UPDATE"));
+    await w.database.sql.query("UPDATE participations SET unread = 0, mentions_unread = 0");
+    await w.database.sql.exec(backfill);
+    expect(await expectCountersEqualRecount(w)).toStrictEqual(rows);
 
     // M-224: the list's totals are the sums of the caller's counters, the list's items show them.
     for (const h of w.humans) {

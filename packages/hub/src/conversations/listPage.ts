@@ -25,12 +25,13 @@ import {
 const LIST_SQL = `${ACCESS_SQL},
 keyed AS (
   SELECT v.id, v.access, v.window_seq, v.marker, v.unread, v.mentions_unread, v.project_id, v.public_id,
-         CASE WHEN coalesce(v.unread, 0) > 0 THEN (CASE WHEN pn.human_id IS NULL THEN 1 ELSE 0 END)
-              ELSE (CASE WHEN pn.human_id IS NULL THEN 3 ELSE 2 END) END AS band,
+         CASE WHEN coalesce(v.unread, 0) > 0 THEN (CASE WHEN v.id = ANY (pinned.ids) THEN 0 ELSE 1 END)
+              ELSE (CASE WHEN v.id = ANY (pinned.ids) THEN 2 ELSE 3 END) END AS band,
          coalesce(CASE WHEN v.last_seq > v.window_seq THEN v.last_message_at END,
                   CASE WHEN v.kind = 'direct' THEN am.joined_at END, v.created_at) AS activity
+  -- The caller's pins (at most 20, §9.3) read once, not probed for every conversation.
   FROM visible v
-  LEFT JOIN pins pn ON pn.human_id = $1 AND pn.conversation_id = v.id
+  CROSS JOIN (SELECT ARRAY(SELECT conversation_id FROM pins WHERE human_id = $1) AS ids) pinned
   LEFT JOIN memberships am ON v.kind = 'direct' AND am.project_id = v.project_id AND am.member_id = v.agent_id
 ),
 -- Names only for the candidates: the rows after the cursor's (band, activity), cut at the page
