@@ -24,7 +24,7 @@ import {
 } from "../access/resolve.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
-import { payloadView } from "../access/visibility.ts";
+import { payloadView } from "./render.ts";
 
 /** §1.7 open group chats per project (documented default; MAITY_GROUP_CHAT_QUOTA overrides). */
 export const DEFAULT_GROUP_CHAT_QUOTA = 100;

@@ -4,7 +4,8 @@ import type { Db, Tx } from "@maity/db";
 import { logHead, takeAppendLock } from "../delivery/append.ts";
 import type { BusMessage, LogEvent } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
-import { payloadView, readKeys, readParticipants, renderView } from "../access/visibility.ts";
+import { readKeys, readParticipants } from "../access/visibility.ts";
+import { payloadView, renderView } from "./render.ts";
 
 // A group chat's participations and the events that record their changes (§9.2 "Who takes part"):
 // the view after a change, ending a participation (leave, removal, the operator's removal from the

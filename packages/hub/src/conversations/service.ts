@@ -18,7 +18,8 @@ import { memberProject, projectOf, resolveConversation } from "../access/resolve
 import { renderProject } from "../access/projects.ts";
 import type { Caller } from "../access/caller.ts";
 import { type ListPageQuery, readListPage } from "./listPage.ts";
-import { type KeyRow, readParticipants, renderItem, renderView } from "../access/visibility.ts";
+import { type KeyRow, readParticipants } from "../access/visibility.ts";
+import { renderItem, renderView } from "./render.ts";
 
 // §9.3: the conversation list of one project and across projects, the conversation GET, pins and
 // the per-chat meat-proxy choice.
