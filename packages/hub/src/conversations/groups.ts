@@ -22,6 +22,7 @@ import {
   resolveConversation,
   resolveManaged,
 } from "../access/resolve.ts";
+import { takeAppendLock } from "../delivery/append.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
 import { payloadView } from "./render.ts";
@@ -200,6 +201,9 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
           }
         }
         if (!Object.keys(update).length) return null;
+        // Lock order (docs/development.md "Counters"): the append lock before the conversation's row,
+        // as every chat write takes them; the other order could deadlock with a write on PostgreSQL.
+        await takeAppendLock(tx);
         await tx.conversation.update({ where: { id: row.key }, data: update });
         return emitUpdated(tx, row.key, caller.id, changed);
       });
