@@ -20,6 +20,7 @@ import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { createHub } from "@maity/hub";
 import { startApiServer } from "../src/node.ts";
+import { benchEngines } from "./engines.ts";
 import { type Sql, startLimitServer } from "./send-limit.ts";
 
 // The limit takes the hub's own gap-free append lock (packages/hub/src/delivery/append.ts): the same
@@ -360,13 +361,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
 
 // ---------------------------------------------------------------------------------------------
 
-const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
-const pgUrl =
-  process.env.DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL)
-    ? process.env.DATABASE_URL
-    : undefined;
-const engines = (["pglite", "postgresql"] as const).filter((e) => (only ? e === only : e === "pglite" || pgUrl));
-if (engines.includes("postgresql") && !pgUrl) throw new Error("--only=postgresql needs DATABASE_URL=postgresql://…");
+const { engines, pgUrl } = benchEngines();
 const started = performance.now();
 const results: EngineResult[] = [];
 for (const engine of engines) results.push(await runEngine(engine, pgUrl));

@@ -30,6 +30,7 @@ import { freshDatabase } from "@maity/db/testing";
 import { type AgentCaller, createHub, type HumanCaller } from "@maity/hub";
 import { readSettings } from "../src/config.ts";
 import { startApiServer } from "../src/node.ts";
+import { benchEngines } from "./engines.ts";
 import type { PhaseReport, ReceiverReply } from "./webhook-receiver.ts";
 
 const AGENTS = 100;
@@ -392,13 +393,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
 
 // ---------------------------------------------------------------------------------------------------
 
-const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
-const pgUrl =
-  process.env.DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL)
-    ? process.env.DATABASE_URL
-    : undefined;
-const engines = (["pglite", "postgresql"] as const).filter((e) => (only ? e === only : e === "pglite" || pgUrl));
-if (engines.includes("postgresql") && !pgUrl) throw new Error("--only=postgresql needs DATABASE_URL=postgresql://…");
+const { engines, pgUrl } = benchEngines();
 const results: EngineResult[] = [];
 for (const engine of engines) results.push(await runEngine(engine, pgUrl));
 
