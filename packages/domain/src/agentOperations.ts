@@ -37,7 +37,7 @@ import { ruleIssue } from "./validation.ts";
 // The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
 // schemas side by side. The router serves each as an `agent.*` procedure (REST and the OpenAPI
 // document follow from it), the SDK types its calls by the same schemas and the MCP tools take
-// their input schemas from them, so the four surfaces cannot drift (B-348).
+// their input schemas from them, so the four surfaces cannot drift.
 
 /** Who may call: an agent's bay_ token (B-010), or anyone (the pre-auth pairing routes). */
 export type AgentAccess = "agent" | "public";
@@ -252,7 +252,7 @@ export const agentOperations = {
     output: linkPollSchema,
     access: "public",
   }),
-  // v1.12 polls (B-226…B-240, OQ-B-26) and reactions (B-099, B-120).
+  // v1.12 polls (B-226…B-240, OQ-B-26) and reactions (`react_to_message`, B-120).
   pollCreate: operation({
     method: "POST",
     path: `${base}/polls`,

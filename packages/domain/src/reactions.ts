@@ -1,6 +1,6 @@
 import { type AgentReaction, EMOJI_MAX_CODE_POINTS, type Reaction } from "./files.ts";
 
-// Reactions (B-099, B-120): which strings are an emoji, and a message's reactions as each surface shows
+// Reactions: which strings are an emoji, and a message's reactions as each surface shows
 // them. Pure; the hub stores the rows (one per member and emoji) and calls these.
 
 const pictographic = /\p{Extended_Pictographic}/u;

@@ -19,7 +19,7 @@ import { loadReactions } from "./media.ts";
 import { type KeyRow, observersOf, readParticipants } from "../access/visibility.ts";
 import { publishTyping } from "../delivery/typing.ts";
 
-// Reactions (B-099, B-120): a participant of a room — human or agent, history included — puts an emoji
+// Reactions: a participant of a room — human or agent, history included — puts an emoji
 // on a message and takes it back; both idempotent. They change no seq of the log and emit no
 // /updates event (004 §11: "reactions emit no events"); the dashboard hears `message_changed`.
 
