@@ -1,11 +1,11 @@
 import { HubError, isHubError } from "@maity/domain";
 
-// Request bodies are read chunk by chunk and never past their route family's limit (issue 13 #2: a
-// chunked body without Content-Length was buffered whole — 200 MB — before any size check). REST,
+// Request bodies are read chunk by chunk and never past their route family's limit (a
+// chunked body without Content-Length could otherwise be buffered whole before any size check). REST,
 // tRPC and the agent API all read through `limitBody`; the Node dispatch (node.ts) closes the
 // connection after an answer that left the rest of a body unread, so nothing more is taken in.
 
-/** A small limit for what anyone may send without a credential: login and agent pairing (issue 13 #2). */
+/** A small limit for what anyone may send without a credential: login and agent pairing. */
 export const PREAUTH_BODY_MAX_BYTES = 16 * 1024;
 
 /** The refusal of a body over `limit` bytes: 413, the limit named (`details.limit`, `fields.body`). */

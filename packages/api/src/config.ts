@@ -3,7 +3,7 @@ import { UPLOAD_HARD_CAP_BYTES } from "@maity/domain";
 import { DEFAULT_GROUP_CHAT_QUOTA, DEFAULT_WEBHOOK_CONCURRENCY } from "@maity/hub";
 import { z } from "zod";
 
-// The server's settings (issue 13 #8): one zod schema of the environment, read once at start by the
+// The server's settings: one zod schema of the environment, read once at start by the
 // app server (apps/web/server.ts); services and handlers get typed options, never `process.env`.
 // A bad value stops the start with the variable named. README's "Configuration" table is generated
 // from `SETTINGS` (`pnpm docs:settings` prints it), and a test keeps the two equal.
@@ -129,7 +129,7 @@ export const SETTINGS = {
     "webhook requests this instance has in flight at most; each agent's deliveries still go one at a time, in order",
     count(DEFAULT_WEBHOOK_CONCURRENCY, "a whole number of requests, at least 1"),
   ),
-  // Issue 16: files.
+  // Files (004 §13): where they live and the key of their names and URLs.
   fileKey: setting(
     "MAITY_FILE_KEY",
     "generated into `<MAITY_DATA_DIR>/file.key`",

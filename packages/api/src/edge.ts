@@ -1,10 +1,10 @@
 import { HubError } from "@maity/domain";
 import { readCookie, SESSION_COOKIE } from "./session.ts";
 
-// What every HTTP surface refuses before a handler sees the request (issue 13): malformed
-// percent-encoding (#4) and cross-site changes riding on the session cookie (#6).
+// What every HTTP surface refuses before a handler sees the request: malformed
+// percent-encoding (a client error, never a 500) and cross-site changes riding on the session cookie (CSRF).
 
-/** A path segment, percent-decoded; malformed encoding is the client's error, named (issue 13 #4), not a 500. */
+/** A path segment, percent-decoded; malformed encoding is the client's error, named, not a 500. */
 export function decodeSegment(raw: string, field: string): string {
   try {
     return decodeURIComponent(raw);
@@ -45,11 +45,11 @@ function sameOrigin(origin: string, req: Request, publicUrl: string | undefined)
 }
 
 /**
- * Issue 13 #6 (CSRF): a change (any method but GET/HEAD/OPTIONS) authenticated by the session cookie
+ * CSRF: a change (any method but GET/HEAD/OPTIONS) authenticated by the session cookie
  * must come from the hub's own pages — an Origin naming the hub's host (or, without Origin,
  * `Sec-Fetch-Site: same-origin|none`), else `forbidden` (reason `cross_site`) — and send JSON, else
  * `unsupported_media_type` (a cross-site HTML form can only send form or text/plain bodies). A route that
- * takes an upload (`multipart`, issue 16) accepts multipart/form-data too — but only with an Origin
+ * takes an upload (`multipart`, B-186) accepts multipart/form-data too — but only with an Origin
  * header naming the hub (a cross-site form can send multipart; Sec-Fetch-Site alone is not enough).
  * Bearer calls carry no ambient credential and are not concerned. One rule for REST and tRPC.
  */

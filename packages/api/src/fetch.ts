@@ -9,7 +9,7 @@ import { isInternal, toTRPCError } from "./trpc.ts";
 
 const ENDPOINT = "/api/trpc";
 
-/** A call's body limit: the routes' 256 KiB, the pre-auth routes' small one (issue 13 #2). */
+/** A call's body limit: the routes' 256 KiB, the pre-auth routes' small one. */
 function bodyLimitOf(req: Request): number {
   const paths = new URL(req.url).pathname.slice(ENDPOINT.length + 1).split(",");
   // What anyone may send without a credential: login and the agent API's pairing routes.
@@ -19,7 +19,7 @@ function bodyLimitOf(req: Request): number {
 
 /**
  * tRPC over fetch at /api/trpc, with the caller from bearer or session cookie. tRPC reads the body
- * itself and had no limit (issue 13 #2): it reads it through `limitBody`, which fails the read with
+ * itself and had no limit: it reads it through `limitBody`, which fails the read with
  * 413 PAYLOAD_TOO_LARGE (hubError `too_large`, the limit named) as soon as it passes the limit.
  */
 export function handleTrpc(hub: Hub, req: Request, options: ApiOptions = {}): Promise<Response> {
@@ -30,11 +30,11 @@ export function handleTrpc(hub: Hub, req: Request, options: ApiOptions = {}): Pr
     req: limited,
     router: appRouter,
     createContext: async ({ resHeaders }) => {
-      // Issue 13 #6: the same cross-site rule as REST (tRPC itself only asks for a JSON content type).
+      // CSRF: the same cross-site rule as REST (tRPC itself only asks for a JSON content type).
       const refusal = cookieChangeRefusal(limited, hub.publicUrl);
       if (refusal) throw toTRPCError(refusal);
       const { caller, session, bearer } = await callerFromRequest(hub, limited);
-      // Issue 13 #7: what a live stream re-checks when its member's credentials change.
+      // What a live stream re-checks (B-156: revocation ends it) when its member's credentials change.
       const token = bearer ? parseBearer(limited.headers.get("authorization")) : null;
       const instanceId = limited.headers.get("x-agent-instance");
       const credential = token ? { token, instanceId } : session ? { session } : null;
@@ -54,7 +54,7 @@ export function handleTrpc(hub: Hub, req: Request, options: ApiOptions = {}): Pr
         baseUrl,
       };
     },
-    // Issue 13 #3: the caller reads "internal error" (trpc.ts); the detail is the server's to log.
+    // No internal detail leaks: the caller reads "internal error" (trpc.ts); the detail is the server's to log.
     onError: ({ error, path }) => {
       if (isInternal(error)) console.error(`tRPC ${path ?? "?"}:`, error.cause ?? error);
     },

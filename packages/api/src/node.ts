@@ -69,7 +69,7 @@ export function toRequest(req: IncomingMessage, res: ServerResponse): Request {
  * Node's request body as a stream read only as fast as it is taken (the socket pauses in between).
  * Cancelling it — a reader that stops at its limit (body.ts) — only stops reading: unlike
  * `Readable.toWeb`, it does not destroy the socket, so the 413 can still be written; `serveApi`
- * then closes the connection (issue 13 #2).
+ * then closes the connection, so an oversized body is never read whole.
  */
 /** How to detach `bodyOf`'s stream from its request (a lingering close reads no more). */
 const stoppers = new WeakMap<IncomingMessage, () => void>();
@@ -78,7 +78,7 @@ const stoppers = new WeakMap<IncomingMessage, () => void>();
 const LINGER_MS = 2_000;
 
 /**
- * Closes the connection after an answer that left a body unread (issue 13 #2), gracefully: Node
+ * Closes the connection after an answer that left a body unread, gracefully: Node
  * ends a `connection: close` answer with `socket.destroySoon()` — FIN, then destroy at once, which
  * resets a client still writing its body, and the client may lose the answer (seen with 20 clients
  * at once: EPIPE before the 413). So: FIN after the answer, read nothing more (the client's writes
@@ -230,7 +230,7 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
         })
         .then((response) => {
           // An answer given before the body was all read (a 413, or a refusal that never read it):
-          // close the connection after it: at most a bounded rest is taken in and dropped (issue 13 #2).
+          // close the connection after it: at most a bounded rest is taken in and dropped.
           if (!req.complete) closeAfterAnswer(req, res);
           return writeResponse(response, res);
         })
@@ -263,7 +263,7 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
 /**
  * Node's HTTP parser refuses a head it cannot read (431 past 16 KiB of headers and URL, 400 for
  * bad syntax) before any handler runs, with an empty body. Answer in the API's own shape, with a
- * code (issue 13: every 4xx carries one), and close.
+ * code (every 4xx carries one), and close.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return void socket.destroy();

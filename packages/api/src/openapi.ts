@@ -93,8 +93,8 @@ const MAITY_ERRORS = [
   ["404", "not_found: what the caller may not see answers like what does not exist"],
   ["405", "method_not_allowed: the route exists for another method (the Allow header names it)"],
   ["409", "conversation_closed, conversation_quota, project_closed or conflict"],
-  ["413", "too_large: the body passed its limit (details.limit); issue 13 #2"],
-  ["415", "unsupported_media_type: a change made with the session cookie that is not JSON; issue 13 #6"],
+  ["413", "too_large: the body passed its limit (details.limit); read no further"],
+  ["415", "unsupported_media_type: a change made with the session cookie that is not JSON (CSRF)"],
   ["429", "rate_limited"],
 ] as const;
 
@@ -131,7 +131,7 @@ export function openApiDocument(): unknown {
     const parameters: unknown[] = [];
     const bodyProperties: Record<string, JsonSchema> = {};
     const multipart = route.meta.body === "multipart";
-    // Issue 16: an upload's own fields ride in the query (or as multipart fields); the body is the file.
+    // B-196: an upload's own fields ride in the query (or as multipart fields); the body is the file.
     const inQuery = route.meta.method === "GET" || route.meta.method === "DELETE" || multipart;
     for (const [name, schema] of Object.entries(properties)) {
       if (route.keys.includes(name)) parameters.push({ name, in: "path", required: true, schema });

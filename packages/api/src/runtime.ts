@@ -39,7 +39,7 @@ export type HubSettings = Pick<
   | "s3ForcePathStyle"
 >;
 
-/** Issue 16: the file store — the S3 bucket when MAITY_S3_BUCKET is set, else `<MAITY_DATA_DIR>/files`. */
+/** The file store — the S3 bucket when MAITY_S3_BUCKET is set, else `<MAITY_DATA_DIR>/files`. */
 export function fileStoreOf(settings: Partial<HubSettings> & Pick<HubSettings, "dataDir">): BlobStore {
   if (!settings.s3Bucket) return localBlobStore(join(settings.dataDir, "files"));
   return s3BlobStore({
@@ -53,7 +53,7 @@ export function fileStoreOf(settings: Partial<HubSettings> & Pick<HubSettings, "
 }
 
 /**
- * Issue 16: the file key — MAITY_FILE_KEY, else `<MAITY_DATA_DIR>/file.key`, generated (mode 0600) on the
+ * The file key — MAITY_FILE_KEY, else `<MAITY_DATA_DIR>/file.key`, generated (mode 0600) on the
  * first start and read on later ones. A damaged key file stops the start, naming it: a new key would
  * make every stored name unreadable and every signed URL invalid.
  */

@@ -6,7 +6,7 @@ import { parseBearer } from "@maity/domain";
 export const SESSION_COOKIE = "maity_session";
 
 /**
- * A cookie's value, or null. Malformed percent-encoding is no cookie (issue 13 #4, was a 500): the
+ * A cookie's value, or null. Malformed percent-encoding is no cookie (never a 500): the
  * caller is then unauthenticated — not refused with 400, which would also refuse the login that
  * replaces the broken cookie.
  */

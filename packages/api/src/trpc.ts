@@ -15,16 +15,16 @@ export interface Context {
   secure: boolean;
   /** The operator's bearer (MAITY_ADMIN_TOKEN): "hidden" when the hub runs without one. */
   admin: "ok" | "hidden" | "unauthenticated";
-  /** The credential the caller came with, which a live stream watches (issue 13 #7); absent in process. */
+  /** The credential the caller came with, which a live stream watches (revocation ends it); absent in process. */
   credential?: Credential | null;
-  /** The client's address (x-maity-remote, set by the Node dispatch) for the login limits (issue 13 #5). */
+  /** The client's address (x-maity-remote, set by the Node dispatch) for the login limits. */
   address?: string;
   /** Aborts when the client goes away: a held read (/updates) stops holding. */
   signal?: AbortSignal;
   /** Where the hub is reached (MAITY_PUBLIC_URL, else the request's origin): pairing answers carry it. */
   baseUrl?: string;
   /**
-   * Issue 16: set by the REST adapter only — the request's body stream and content type, which a
+   * Set by the REST adapter only — the request's body stream and content type, which a
    * multipart route (`meta.body`) reads itself. A REST-only route refuses a call without it (tRPC).
    */
   rest?: { body: ReadableStream<Uint8Array> | null; contentType: string | null };
@@ -44,14 +44,14 @@ export interface RestMeta {
   respond?: (output: never) => { status: number; body: unknown };
   /** The REST body's schema when `respond` reshapes the output. */
   responseSchema?: import("zod").ZodType;
-  /** Issue 16: the body is multipart/form-data, handed to the procedure as a stream (ctx.rest), not JSON. */
+  /** The body is multipart/form-data, handed to the procedure as a stream (ctx.rest), not JSON. */
   body?: "multipart";
-  /** Issue 16: the procedure answers a StreamAnswer (bytes and headers), not JSON. REST only. */
+  /** The procedure answers a StreamAnswer (bytes and headers), not JSON. REST only. */
   stream?: true;
   /** Refusals in the agent protocol's `{error, code}` style although the route is not an agent operation. */
   style?: "agent";
 }
-/** A streamed answer (issue 16 downloads): the REST adapter sends it as it is. */
+/** A streamed answer (downloads): the REST adapter sends it as it is. */
 export interface StreamAnswer {
   status: number;
   headers: Record<string, string>;
@@ -93,7 +93,7 @@ const t = initTRPC
   .create({
     errorFormatter({ shape, error, input, type }) {
       const hub = hubErrorOfTrpc(error, input, type);
-      // Issue 13 #3: an unexpected error (a database's, a bug's) answers the generic message and no
+      // An unexpected error (a database's, a bug's) answers the generic message and no
       // stack; its detail goes to the server log only (fetch.ts onError).
       if (!hub && isInternal(error)) {
         const { stack: _stack, ...data } = shape.data;
@@ -177,7 +177,7 @@ export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, caller: ctx.caller } });
 });
 
-/** Issue 16: routes that stream a body in or out are served by the REST adapter only, never over tRPC. */
+/** Routes that stream a body in or out are served by the REST adapter only, never over tRPC. */
 export const restOnly = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.rest) throw toTRPCError(HubError.notFound("no such procedure"));
   return next({ ctx: { ...ctx, rest: ctx.rest } });

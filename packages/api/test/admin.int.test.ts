@@ -22,7 +22,7 @@ describe("operator routes: guard", () => {
   });
 });
 
-describe("operator routes: the HTTP contract of issue 2", () => {
+describe("operator routes: the HTTP contract of /api/admin/*", () => {
   beforeAll(async () => {
     expect(
       (await admin("POST", "/api/admin/humans", { handle: "alice", name: "Alice", password: "alice-password" })).status,
@@ -177,7 +177,7 @@ async function counts() {
   return { humans, agents, projects, memberships, tokens };
 }
 
-describe("GET /api/health (issue 2 §7)", () => {
+describe("GET /api/health", () => {
   it("reports the database engine, the migration state and where files are stored", async () => {
     const res = await rest("GET", "/api/health");
     expect(res.status).toBe(200);

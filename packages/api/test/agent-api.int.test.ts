@@ -4,7 +4,7 @@ import { handleRest } from "../src/rest/index.ts";
 import { PROTOCOL_VERSION } from "@maity/domain";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
-// Agent protocol identity (issue 5, first part): B-010 B-011 B-012 B-029 B-031.
+// Agent protocol identity (004 §1): B-010 B-011 B-012 B-029 B-031.
 const hub = await testHub();
 const rest = restClient(hub);
 afterAll(() => hub.close());

@@ -13,7 +13,7 @@ import { ADMIN, restClient } from "./helpers.ts";
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-describe.skipIf(!onPostgres)("two app instances on one PostgreSQL (issue 5 live bus)", () => {
+describe.skipIf(!onPostgres)("two app instances on one PostgreSQL (the live bus)", () => {
   let a: ReturnType<typeof createHub>;
   let b: ReturnType<typeof createHub>;
   let apiA: ApiServer;

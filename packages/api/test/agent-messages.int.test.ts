@@ -706,7 +706,7 @@ describe("POST /api/agent-api/conversations/:id/messages (§7)", () => {
             to_instance: null,
             redacted: false,
             redaction: null,
-            // Issue 15: a reply names the seq it answers (the dashboard quotes it).
+            // A reply names the seq it answers (the dashboard quotes it).
             reply_to: seqOf(ask.id),
           },
         ],

@@ -15,7 +15,7 @@ import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
 const BACKOFF = [50, 50];
 const TIMEOUT = 1500;
-// Issue 13 #1: the receivers listen on 127.0.0.1, which only the operator's allow list opens; the
+// The receivers listen on 127.0.0.1, which (against SSRF) only the operator's allow list opens; the
 // example names resolve to a public address here, without asking real DNS.
 const LOCAL_RECEIVERS = {
   allow: ["127.0.0.1"],
@@ -286,11 +286,7 @@ describe("POST / GET / DELETE /api/agent-api/webhook (B-162)", () => {
     ["not a URL", { url: "hooks.example.com/x" }, { url: "an http(s) URL" }],
     ["url not a string", { url: 42 }, { url: "an http(s) URL" }],
     ["no url", { secret: "0123456789abcdef" }, { url: "required" }],
-    [
-      "credentials in the URL (issue 13 #1)",
-      { url: "https://user:pw@hooks.example.com/x" },
-      { url: "no user name or password" },
-    ],
+    ["credentials in the URL", { url: "https://user:pw@hooks.example.com/x" }, { url: "no user name or password" }],
     [
       "url over 2000 characters",
       { url: `https://hooks.example.com/${"a".repeat(2000)}` },

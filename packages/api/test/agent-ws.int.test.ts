@@ -315,7 +315,7 @@ describe("closing (B-149 B-155 B-156 B-157)", () => {
     expect(await c.closed).toEqual({ code: 4001, reason: "credential revoked" });
   });
 
-  it("issue 13 #7 B-156 no message posted after the revocation reaches the socket while the check is under way", async () => {
+  it("B-156 no message posted after the revocation reaches the socket while the check is under way", async () => {
     const { token } = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "agt-a" } })).body;
     const c = connect(token, { hello: { t: "hello", resume: null } });
     await c.frame(isCursor);

@@ -170,7 +170,7 @@ describe("sending files (agent API)", () => {
     expect(await count()).toBe(before + 1);
   });
 
-  it("issue 12 a retried send with files (same Idempotency-Key) answers the first message", async () => {
+  it("a retried send with files (same Idempotency-Key) answers the first message", async () => {
     const id = await uploaded(hub, "agt-a");
     const body = { content: "once", attachments: [{ attachmentId: id }], clientMessageId: `retry-${id}` };
     const first = await send(body);

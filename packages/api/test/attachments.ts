@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Hub } from "@maity/hub";
 
-// Issue 16 test helper: files as the upload route (files-core) leaves them, without the route.
+// Test helper: files as the upload route (files-core) leaves them, without the route.
 
 /** An uploaded file as the upload route leaves it (another branch builds the route): bytes, then the row. */
 export async function uploaded(

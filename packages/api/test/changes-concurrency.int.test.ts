@@ -4,9 +4,9 @@ import type { ApiServer } from "../src/node.ts";
 import { restClient } from "./helpers.ts";
 import { adminPoster, openLiveFeed, startInstances } from "./load.ts";
 
-// Issue 16 "votes and reactions reach every reader of the dashboard live", under load: many
+// Votes and reactions reach every reader of the dashboard live, under load: many
 // writers, many listeners, received = acknowledged (as delivery-concurrency.int.test.ts proves for
-// messages, issue 12).
+// messages).
 //
 // One group chat of 12: 6 people listening on the dashboard's live.feed (tRPC subscription over
 // SSE) and 6 writers — 3 people over Maity REST (PUT/DELETE …/reactions/{emoji}, POST
@@ -416,7 +416,7 @@ afterAll(async () => {
   await instances?.close();
 });
 
-describe(`issue 16: every acknowledged vote and reaction reaches every live.feed listener as message_changed (${onPostgres ? "PostgreSQL, two app instances" : "PGlite, one instance"})`, () => {
+describe(`every acknowledged vote and reaction reaches every live.feed listener as message_changed (${onPostgres ? "PostgreSQL, two app instances" : "PGlite, one instance"})`, () => {
   it(`B-228 B-229 ${WRITERS.length} writers (people over Maity REST, agents over the agent API) write ${WRITERS.length * 3 * PER_LANE} reactions and votes concurrently: every write answers 200 with the writer's own state`, () => {
     expect(refused).toEqual([]);
     expect(wrongAnswers).toEqual([]);

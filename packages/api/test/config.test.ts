@@ -5,10 +5,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { readSettings, SettingsError, settingsTable } from "../src/config.ts";
 
-// Issue 13 #8: one schema of the environment, read once; bad values are refused with the variable
+// One schema of the environment, read once; bad values are refused with the variable
 // named; README's table is the schema's own.
 
-describe("the server's settings (issue 13 #8)", () => {
+describe("the server's settings: one schema, read once", () => {
   it("an empty environment gives the documented defaults", () => {
     expect(readSettings({})).toEqual({
       host: "127.0.0.1",

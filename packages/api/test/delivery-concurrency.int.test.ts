@@ -8,7 +8,7 @@ import type { ApiServer } from "../src/node.ts";
 import { restClient } from "./helpers.ts";
 import { adminPoster, openLiveFeed, startInstances } from "./load.ts";
 
-// Issue 12 "Proof under load": every message the hub acknowledged (answered 201) reaches every
+// Proof under load: every message the hub acknowledged (answered 201) reaches every
 // listener exactly once, in seq order (M-022), whatever the concurrency and the engine.
 //
 // On PostgreSQL 8 humans post 504 messages into one group chat over HTTP REST, 2 posts in flight
@@ -25,7 +25,7 @@ import { adminPoster, openLiveFeed, startInstances } from "./load.ts";
 //   - agent 3's webhook: a receiver on 127.0.0.1 that checks every signature;
 //   - a human's dashboard feed: the tRPC subscription live.feed as text/event-stream.
 //
-// What this catches on PostgreSQL (issue 12, "Messages are lost on PostgreSQL"): the log's seq is a
+// What this catches on PostgreSQL (messages were lost there): the log's seq is a
 // serial taken at insert, so two writers can commit N+1 before N; a reader that sees N+1 moves its
 // position past N, and N is never delivered to it. PGlite serialises writes on its one connection.
 
@@ -48,7 +48,7 @@ const SECRET = "delivery-concurrency-secret-0123";
 const OPTIONS: HubOptions = {
   limits: { agent: 1_000_000, updates: 1_000_000, ws: 1_000_000 },
   // The receiver answers 200 at once: a retry could only come from this busy process missing the timeout.
-  // Issue 13 #1: the receiver is on 127.0.0.1, reachable only through the operator's allow list.
+  // The receiver is on 127.0.0.1, reachable (against SSRF) only through the operator's allow list.
   webhooks: { backoffMs: [50, 100, 200], timeoutMs: 30_000, allow: ["127.0.0.1"] },
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -337,7 +337,7 @@ afterAll(async () => {
   }
 });
 
-describe(`issue 12: every acknowledged message reaches every listener exactly once, in seq order (${onPostgres ? "PostgreSQL, two app instances" : "PGlite, one instance"})`, () => {
+describe(`every acknowledged message reaches every listener exactly once, in seq order (${onPostgres ? "PostgreSQL, two app instances" : "PGlite, one instance"})`, () => {
   const expectEvery = (l: Listener, inOrder = true) => {
     const v = verdict(l);
     const message = `${l.name} lost ${v.lost.length} of ${acknowledged.size} acknowledged messages${list(v.lost, 1000)}, ${v.steppedOver} of them below a seq it received; doubled ${v.doubled.length}; out of order ${v.outOfOrder.length}`;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
-// Issue 12: idempotent sends on both surfaces, the write's fixed statement count, listeners that
+// Idempotent sends on both surfaces, the write's fixed statement count, listeners that
 // cost nothing per message, and the recovery answers (409 CURSOR_EXPIRED, a history cursor past
 // the log's integer seq).
 
@@ -94,7 +94,7 @@ beforeAll(async () => {
 });
 afterAll(() => hub.close());
 
-describe("idempotent sends (issue 12)", () => {
+describe("idempotent sends: a retry answers the first message", () => {
   it("Maity POST …/messages with an Idempotency-Key: a repeat answers the first message with 200 and writes nothing; another body is 409 naming the key", async () => {
     const count = () => hub.db.event.count({ where: { kind: "message", conversation: { publicId: group3 } } });
     const before = await count();
@@ -223,7 +223,7 @@ describe("idempotent sends (issue 12)", () => {
   });
 });
 
-describe("the write and the listeners (issue 12)", () => {
+describe("the write and the listeners", () => {
   const maintainer = { kind: "human" as const, id: "hum-maintainer", handle: "maintainer", name: "Maintainer" };
   const ref = { owner: "maintainer", slug: "maity" };
 

@@ -932,7 +932,7 @@ describe("§9.1 mentions and attachments", () => {
     for (const who of ["ben", "agt-b"])
       for (const i of (await read(who, "agt-b", "after=0&limit=200")).items) expect(i.attachments).toEqual([]);
     const before = await state();
-    // Issue 16: attachments are attachment ids (strings); anything else is refused naming the field.
+    // Attachments are attachment ids (strings); anything else is refused naming the field.
     const attach = await rest("POST", `${conv("agt-b")}/messages`, {
       token: T.ben,
       body: { body: "with a file", attachments: [{ id: "att-1" }] },

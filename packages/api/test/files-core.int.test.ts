@@ -11,7 +11,7 @@ import { handleRest } from "../src/rest/index.ts";
 import { SESSION_COOKIE } from "../src/session.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
-// Issue 16, files core (B-184 … B-197): the upload pipeline on both surfaces, the signed download, the
+// Files core (B-184 … B-197): the upload pipeline on both surfaces, the signed download, the
 // sweep and the local store. Every file is made here (sharp makes the images).
 
 // sharp is a dependency of @maity/hub, which makes the images it stores; the test borrows it from there.

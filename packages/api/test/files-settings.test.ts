@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readSettings, SettingsError } from "../src/config.ts";
 import { fileKeyOf, fileStoreOf } from "../src/runtime.ts";
 
-// Issue 16: the file key (MAITY_FILE_KEY or a generated data-folder file.key), the plan limit (B-188)
+// The file key (MAITY_FILE_KEY or a generated data-folder file.key), the plan limit (B-188)
 // and the store chosen by MAITY_S3_BUCKET.
 
 const dirs: string[] = [];

@@ -10,7 +10,7 @@ import { appRouter } from "../src/routers/index.ts";
 import { handleMcp } from "../../mcp/src/http.ts";
 import { testHub } from "./helpers.ts";
 
-// Issue 13 (hardening), "a fuzz test drives every route with malformed input": every REST route of
+// A fuzz test drives every route with malformed input, so none answers 5xx: every REST route of
 // the OpenAPI document, every agent API route and every tRPC procedure, through the Node dispatch
 // the app server runs, with malformed path segments, queries and bodies (NUL, unpaired surrogates,
 // broken percent-encoding, wrong types, deep and huge values, non-JSON). Asserted for every answer:
@@ -127,7 +127,7 @@ for (const [path, methods] of Object.entries(doc.paths)) {
     const fields = Object.keys(op.requestBody?.content["application/json"]?.schema.properties ?? {});
     const query = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
     targets.push({
-      // Issue 16: the signed download answers in the agent protocol's style too (B-185).
+      // The signed download answers in the agent protocol's style too (B-185).
       family: path.startsWith("/api/agent-api") || path.startsWith("/api/files/") ? "agent" : "rest",
       method: method.toUpperCase(),
       path,
@@ -179,7 +179,7 @@ function namesCause(family: Target["family"], body: unknown): boolean {
   return typeof hub?.code === "string" && (hub.code !== "invalid" || Object.keys(hub.details?.fields ?? {}).length > 0);
 }
 
-describe("fuzzing every route (issue 13)", () => {
+describe("fuzzing every route with malformed input", () => {
   it(`answers ${targets.length} routes' malformed requests without a 5xx, with a code, writing nothing`, async () => {
     const problems: string[] = [];
     for (const [i, target] of targets.entries()) {

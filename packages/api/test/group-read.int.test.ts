@@ -1410,7 +1410,7 @@ describe("the group message and its two write routes (§9.2 Message shape, §8.4
         {
           status: 400,
           body: {
-            // Issue 16: a body may be empty only when files are attached.
+            // A body may be empty only when files are attached.
             error: {
               code: "invalid",
               message: "body: required without attachments",

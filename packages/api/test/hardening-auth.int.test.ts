@@ -6,9 +6,9 @@ import { handleRest } from "../src/rest/index.ts";
 import { handleTrpc } from "../src/fetch.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
-// Issue 13 "Hardening", finding 5 (login has no rate limit) and finding 7 (revocation does not
-// reach open connections). Runs on PGlite and on PostgreSQL (TEST_DATABASE_URL); the two-instance
-// part on PostgreSQL only (PGlite belongs to one process).
+// Login is rate limited, and revocation reaches open connections (held /updates, SSE streams).
+// Runs on PGlite and on PostgreSQL (TEST_DATABASE_URL); the two-instance part on PostgreSQL only
+// (PGlite belongs to one process).
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const M = "/api/projects/maintainer/maity";
@@ -50,7 +50,7 @@ const logout = (hub: Hub, cookie: string) =>
     hub,
     new Request(`${BASE}/api/trpc/auth.logout`, {
       method: "POST",
-      // Issue 13 #6: a cookie change comes from the hub's own origin, as the dashboard's does.
+      // CSRF: a cookie change comes from the hub's own origin, as the dashboard's does.
       headers: { cookie, "content-type": "application/json", origin: BASE },
       body: "{}",
     }),
@@ -104,8 +104,8 @@ async function mint(hub: Hub, memberId: string): Promise<string> {
 const revoke = (hub: Hub, token: string) =>
   restClient(hub)("POST", "/api/admin/tokens/revoke", { token: ADMIN, body: { token } });
 
-describe("issue 13 #5: login is rate limited", () => {
-  it("issue 13 #5 defaults: 30 attempts/min per address, 10 failures per handle per 15 min, 2 hashes", () => {
+describe("login is rate limited", () => {
+  it("defaults: 30 attempts/min per address, 10 failures per handle per 15 min, 2 hashes", () => {
     expect(DEFAULT_LOGIN).toEqual({
       perAddress: 30,
       failuresPerHandle: 10,
@@ -115,7 +115,7 @@ describe("issue 13 #5: login is rate limited", () => {
     });
   });
 
-  it("issue 13 #5 a flood of wrong passwords → 429 Retry-After, a known and an unknown handle alike", async () => {
+  it("a flood of wrong passwords → 429 Retry-After, a known and an unknown handle alike", async () => {
     // 5 failures per handle, one back every 2 s; the address budget out of the way.
     const hub = variant({ login: { failuresPerHandle: 5, failureWindowMs: 10_000, perAddress: 1_000 } });
     const flood = (handle: string, address: string) =>
@@ -151,7 +151,7 @@ describe("issue 13 #5: login is rate limited", () => {
     expect((await login(hub, "guest", "guest-demo", "203.0.113.9")).status).toBe(200);
   });
 
-  it("issue 13 #5 per address: over it 429 Retry-After whatever the handle; other addresses untouched", async () => {
+  it("per address: over it 429 Retry-After whatever the handle; other addresses untouched", async () => {
     const hub = variant({ login: { perAddress: 3 } });
     const here = "192.0.2.10";
     expect((await login(hub, "guest", "wrong-password", here)).status).toBe(401);
@@ -165,7 +165,7 @@ describe("issue 13 #5: login is rate limited", () => {
     expect((await login(hub, "guest", "guest-demo", "192.0.2.11")).status).toBe(200);
   });
 
-  it("issue 13 #5 scrypt is bounded: 100 concurrent logins hash 2 at a time; past the queue, 429", async () => {
+  it("scrypt is bounded: 100 concurrent logins hash 2 at a time; past the queue, 429", async () => {
     const open = { perAddress: 10_000, failuresPerHandle: 10_000 };
     const hub = variant({ login: { ...open, hashes: 2, queue: 1_000 } });
     const answers = await Promise.all(
@@ -183,10 +183,10 @@ describe("issue 13 #5: login is rate limited", () => {
   });
 });
 
-describe("issue 13 #7: revocation reaches held and streaming reads", () => {
+describe("revocation reaches held and streaming reads", () => {
   const hub = base;
 
-  it("issue 13 #7 a held /updates ends with 401 UNAUTHORIZED when its token is revoked", async () => {
+  it("a held /updates ends with 401 UNAUTHORIZED when its token is revoked", async () => {
     const token = await mint(hub, "agt-a");
     const { cursor } = (await updates(hub, "wait=0", token)).body;
     const started = Date.now();
@@ -197,7 +197,7 @@ describe("issue 13 #7: revocation reaches held and streaming reads", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it("issue 13 #7 a held /updates hands no event written after its revocation, bus or not", async () => {
+  it("a held /updates hands no event written after its revocation, bus or not", async () => {
     const token = await mint(hub, "agt-a");
     const maintainer = await mint(hub, "hum-maintainer");
     const { cursor } = (await updates(hub, "wait=0", token)).body;
@@ -215,7 +215,7 @@ describe("issue 13 #7: revocation reaches held and streaming reads", () => {
     expect(event?.deliveredAt).toBeNull();
   });
 
-  it("issue 13 #7 the dashboard's SSE stream ends when its session logs out", async () => {
+  it("the dashboard's SSE stream ends when its session logs out", async () => {
     const { cookie } = await login(hub, "guest", "guest-demo", "192.0.2.50");
     const feed = await openFeed(hub, { cookie: cookie as string });
     expect(await feed.endsWithin(300)).toBe(false);
@@ -226,7 +226,7 @@ describe("issue 13 #7: revocation reaches held and streaming reads", () => {
     expect(feed.text()).toMatch(/UNAUTHORIZED/);
   });
 
-  it("issue 13 #7 an SSE stream on a human's token ends when it is revoked; another's revoking not", async () => {
+  it("an SSE stream on a human's token ends when it is revoked; another's revoking not", async () => {
     const token = await mint(hub, "hum-maintainer");
     const other = await mint(hub, "hum-guest");
     const feed = await openFeed(hub, { authorization: `Bearer ${token}` });
@@ -238,7 +238,7 @@ describe("issue 13 #7: revocation reaches held and streaming reads", () => {
     expect(ended).toBe(true);
   });
 
-  it("issue 13 #7 the SSE stream ends when its session expires (sessionTtlMs)", async () => {
+  it("the SSE stream ends when its session expires (sessionTtlMs)", async () => {
     const short = variant({ sessionTtlMs: 1_500 });
     const { cookie } = await login(short, "guest", "guest-demo", "192.0.2.51");
     const feed = await openFeed(short, { cookie: cookie as string });
@@ -250,7 +250,7 @@ describe("issue 13 #7: revocation reaches held and streaming reads", () => {
   });
 });
 
-describe.skipIf(!onPostgres)("issue 13 #7 on two app instances (PostgreSQL: the bus NOTIFYs)", () => {
+describe.skipIf(!onPostgres)("revocation on two app instances (PostgreSQL: the bus NOTIFYs)", () => {
   let a: Hub;
   let b: Hub;
   beforeAll(async () => {
@@ -265,7 +265,7 @@ describe.skipIf(!onPostgres)("issue 13 #7 on two app instances (PostgreSQL: the 
     await seedDemo(a);
   });
 
-  it("issue 13 #7 a logout through instance A ends the SSE stream held on instance B", async () => {
+  it("a logout through instance A ends the SSE stream held on instance B", async () => {
     const { cookie } = await login(a, "guest", "guest-demo", "192.0.2.60");
     const feed = await openFeed(b, { cookie: cookie as string });
     expect(await feed.endsWithin(300)).toBe(false);
@@ -275,7 +275,7 @@ describe.skipIf(!onPostgres)("issue 13 #7 on two app instances (PostgreSQL: the 
     expect(ended).toBe(true);
   });
 
-  it("issue 13 #7 a revocation through instance A ends a /updates held on instance B with 401", async () => {
+  it("a revocation through instance A ends a /updates held on instance B with 401", async () => {
     const token = await mint(a, "agt-a");
     const { cursor } = (await updates(b, "wait=0", token)).body;
     const held = updates(b, `wait=20&cursor=${cursor}`, token);

@@ -10,9 +10,9 @@ import { handleRest } from "../src/rest/index.ts";
 import { pumpChunked } from "./chunked.ts";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
 
-// Issue 13 (hardening) through the real Node server with raw HTTP: #2 bodies stop at their limit
-// (chunked, no Content-Length, on every route family), #4 malformed percent-encoding is a named
-// 400 or no session, never a 500, #6 a cookie-borne change must be same-origin JSON (CSRF).
+// The HTTP edge through the real Node server with raw HTTP: bodies stop at their limit
+// (chunked, no Content-Length, on every route family), malformed percent-encoding is a named
+// 400 or no session, never a 500, a cookie-borne change must be same-origin JSON (CSRF).
 
 const hub = await testHub();
 const rest = restClient(hub);
@@ -113,7 +113,7 @@ afterAll(async () => {
 // the whole body before refusing it takes it all; one that stops at the limit never does.
 const HUGE = 16 * 1024 * 1024;
 
-describe("issue 13 #2: a body is read only up to its route family's limit, with or without Content-Length", () => {
+describe("a body is read only up to its route family's limit, with or without Content-Length", () => {
   it("REST: a chunked body, no Content-Length → 413 too_large naming the limit, the rest never read", async () => {
     const headers = { ...bearer(token), ...json };
     const res = await send("POST", `${P}/conversations/${chat}/messages`, { headers, stream: HUGE });
@@ -207,7 +207,7 @@ describe("issue 13 #2: a body is read only up to its route family's limit, with 
   });
 });
 
-describe("issue 13 #4: malformed percent-encoding is the client's error, never a 500", () => {
+describe("malformed percent-encoding is the client's error, never a 500", () => {
   const bad = "maity_session=%E0%A4%A";
   it("a session cookie that does not decode is no session: 401 / null on every route family", async () => {
     const restRes = await send("GET", `${P}/members`, { headers: { cookie: bad } });
@@ -232,7 +232,7 @@ describe("issue 13 #4: malformed percent-encoding is the client's error, never a
   });
 });
 
-describe("issue 13 #6: a change made with the session cookie must be same-origin JSON (CSRF)", () => {
+describe("a change made with the session cookie must be same-origin JSON (CSRF)", () => {
   const form = () => ({ cookie, "content-type": "text/plain", origin: "http://evil.example" });
   const writes = () =>
     [

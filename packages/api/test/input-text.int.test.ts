@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
-// Issue 13 #3: NUL and lone surrogates in any stored or queried string answered 500 (PostgreSQL
+// NUL and lone surrogates in any stored or queried string answered 500 (PostgreSQL
 // refuses NUL in text and jsonb; tRPC leaked its error text). Now every surface refuses them with
 // the field named and writes nothing; and an unexpected error answers the generic 500 on every
 // surface, its detail in the server log only. Runs on PGlite and, with TEST_DATABASE_URL, PostgreSQL.
@@ -93,7 +93,7 @@ const agentRefusal = (fields: Record<string, string>) => ({
   body: { error: expect.any(String), code: "INVALID_REQUEST", fields },
 });
 
-describe("issue 13 #3 REST: NUL or a lone surrogate in a JSON body → 400, the field named, nothing written", () => {
+describe("REST: NUL or a lone surrogate in a JSON body → 400, the field named, nothing written", () => {
   const C = () => `${P}/conversations/${chat}`;
   // [route, method, path, body with the bad string in the named field, field]
   const cases: [string, string, () => string, (bad: string) => unknown, string][] = [
@@ -169,7 +169,7 @@ describe("issue 13 #3 REST: NUL or a lone surrogate in a JSON body → 400, the 
     });
 });
 
-describe("issue 13 #3 REST: ids in the path and query strings", () => {
+describe("REST: NUL or a lone surrogate in ids in the path and query strings", () => {
   it("a NUL conversation id in the path → 400 conversation_id named, on every conversation route", async () => {
     const before = await snapshot();
     const C = `${P}/conversations/a%00b`;
@@ -220,7 +220,7 @@ describe("issue 13 #3 REST: ids in the path and query strings", () => {
   });
 });
 
-describe("issue 13 #3 tRPC: refused as invalid with the field named, never PostgreSQL's text", () => {
+describe("tRPC: NUL or a lone surrogate refused as invalid with the field named, never PostgreSQL's text", () => {
   it("auth.login with a NUL or lone-surrogate handle or password → BAD_REQUEST, the field named", async () => {
     const trpc = trpcBrowser(hub);
     for (const [label, value] of BAD) {
@@ -266,7 +266,7 @@ describe("issue 13 #3 tRPC: refused as invalid with the field named, never Postg
   });
 });
 
-describe("issue 13 #3 agent API: INVALID_REQUEST with the field named, nothing written", () => {
+describe("agent API: NUL or a lone surrogate → INVALID_REQUEST with the field named, nothing written", () => {
   const cases: [string, (bad: string) => unknown, string][] = [
     ["content", (bad) => ({ content: bad }), "content"],
     ["a metadata value", (bad) => ({ content: "hi", metadata: { note: bad } }), "metadata.note"],
@@ -353,7 +353,7 @@ describe("issue 13 #3 agent API: INVALID_REQUEST with the field named, nothing w
   });
 });
 
-describe("issue 13 #3 an unexpected database error answers the generic 500 on every surface, the detail logged", () => {
+describe("an unexpected database error answers the generic 500 on every surface, the detail logged", () => {
   /** A database error the hub did not expect: PostgreSQL's (or PGlite's) own text in its message. */
   const failingQuery = () => hub.db.$queryRawUnsafe("SELECT * FROM no_such_table_issue13");
   const leaks = /no_such_table|relation|does not exist|prisma|invocation/i;

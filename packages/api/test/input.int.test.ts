@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest, restRoutes } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
-// Every bad input answers `invalid` naming the field and writes nothing (issue 3 "Done means").
+// Every bad input answers `invalid` naming the field and writes nothing.
 const hub = await testHub();
 const rest = restClient(hub);
 afterAll(() => hub.close());
@@ -261,7 +261,7 @@ describe("every route and the OpenAPI document", () => {
     expect(documented.sort()).toEqual(
       [...restRoutes().map((r) => `${r.meta.method} ${r.meta.path}`), "GET /api/agent-api/ws"].sort(),
     );
-    // The agent API from the same zod schemas its routes parse with (issue 5).
+    // The agent API from the same zod schemas its routes parse with, so the document cannot drift.
     const send = res.body.paths["/api/agent-api/conversations/{conversationId}/messages"].post;
     expect(Object.keys(send.requestBody.content["application/json"].schema.properties)).toEqual([
       "content",

@@ -4,7 +4,7 @@ import { handleRest } from "../src/rest/index.ts";
 import { appRouter } from "../src/routers/index.ts";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
 
-// The dashboard's live feed (issue 4 "Live"): tracked(seq) items, backfill on resume, no doubles.
+// The dashboard's live feed: tracked(seq) items, backfill on resume, no doubles.
 const hub = await testHub();
 const rest = restClient(hub);
 afterAll(() => hub.close());
@@ -47,7 +47,7 @@ beforeAll(async () => {
 });
 
 describe("live.feed", () => {
-  it("pushes a message posted over REST to a participant, tracked by its seq, with the message rendered once (issue 12); redaction comes as its own item", async () => {
+  it("pushes a message posted over REST to a participant, tracked by its seq, with the message rendered once; redaction comes as its own item", async () => {
     const chat = (
       await rest("POST", P, { token: tokens["hum-maintainer"], body: { title: "Live", participants: ["hum-guest"] } })
     ).body.id;
@@ -179,7 +179,7 @@ describe("live.feed", () => {
     owner.stop();
   });
 
-  it("issue 15: a person's messages.typing reaches the chat's other participants as a typing item, not the writer; an observer is refused", async () => {
+  it("a person's messages.typing reaches the chat's other participants as a typing item, not the writer; an observer is refused", async () => {
     const chat = (
       await rest("POST", P, {
         token: tokens["hum-maintainer"],

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/routers/index.ts";
 import { ADMIN, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
-// Issue 16 reactions: people and agents put an emoji on a message of a room they are in and take it
+// Reactions: people and agents put an emoji on a message of a room they are in and take it
 // back; counts and who on both surfaces; observers, redacted messages and non-emoji refused; an
 // agent's 👀 starts its typing indicator; no log event, the dashboard hears message_changed.
 
@@ -45,7 +45,7 @@ const unreact = (by: string, seq: number, emoji: string) =>
   rest("DELETE", `${A}/conversations/${key}/messages/evt-${seq}/reactions?emoji=${encodeURIComponent(emoji)}`, as(by));
 
 describe("reactions", () => {
-  it("issue 12 a repeated send (same Idempotency-Key) answers the message as it reads now, with the reactions it gathered", async () => {
+  it("a repeated send (same Idempotency-Key) answers the message as it reads now, with the reactions it gathered", async () => {
     const send = (by: string) =>
       rest("POST", `${P}/conversations/${cnv}/messages`, {
         ...as(by),

@@ -2,7 +2,7 @@ import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restClient, testHub, trpcBrowser } from "./helpers.ts";
 
-// Issue 15: the open chat quotes what a reply answers, so a message carries reply_to (the seq it
+// The open chat quotes what a reply answers, so a message carries reply_to (the seq it
 // answers) when it was posted as a reply — in the post's answer, the window, the history and the
 // live feed's message — and carries no such field otherwise.
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
     .publicId;
 });
 
-describe("reply_to on a message (issue 15: the quoted reply)", () => {
+describe("reply_to on a message: the quoted reply", () => {
   it("a reply carries the seq it answers; a plain message carries none", async () => {
     const browser = trpcBrowser(hub);
     expect((await browser.mutation("auth.login", { handle: "maintainer", password: "maintainer-demo" })).status).toBe(

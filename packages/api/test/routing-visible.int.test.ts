@@ -2,7 +2,7 @@ import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restClient, testHub, trpcBrowser } from "./helpers.ts";
 
-// Issue 15 "routing made visible": the dashboard asks, for the messages it shows, which agents the
+// Routing made visible: the dashboard asks, for the messages it shows, which agents the
 // hub asked to answer and why — the verdicts stored by the write (004 §4), read by any reader of
 // the chat (observers too), refused like a missing chat to anyone else.
 
@@ -37,7 +37,7 @@ const seqsOf = async () =>
     })
   ).map((e) => e.seq);
 
-describe("messages.routing (issue 15: who was asked to answer, and why)", () => {
+describe("messages.routing: who was asked to answer, and why (004 §4)", () => {
   it("B-060 B-068 the stored verdicts: a mention asks one agent; an agent's reply past the round cap asks nobody, reason round_cap", async () => {
     // The demo's group chat: "@agent-a can we tag today?" under MENTIONS.
     const [first] = await seqsOf();
@@ -123,7 +123,7 @@ describe("messages.routing (issue 15: who was asked to answer, and why)", () => 
   });
 });
 
-describe("projects.names (issue 15: no member id where a name exists)", () => {
+describe("projects.names: no member id where a name exists", () => {
   it("M-240 names of members of the caller's projects, former ones too; an id the caller never meets is left out, as unknown", async () => {
     await hub.admin.createAgent({ owner: "carol", handle: "hidden", description: "Elsewhere." });
     await hub.admin.createAgent({ owner: "maintainer", handle: "gone", description: "Left." });

@@ -15,7 +15,7 @@ beforeAll(async () => {
     .token;
 });
 
-describe("demo data (issue 2 §5)", () => {
+describe("demo data", () => {
   it("seeds the spec's example once", async () => {
     expect(await seedDemo(hub)).toBe(false);
     const members = await hub.db.membership.findMany({
@@ -38,7 +38,7 @@ describe("demo data (issue 2 §5)", () => {
   });
 });
 
-describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by the agent", () => {
+describe("the vertical slice: login → tRPC post → REST read by the agent", () => {
   it("works end to end", async () => {
     const browser = trpcBrowser(hub);
     const maintainer = DEMO_LOGINS[0];
@@ -171,7 +171,7 @@ describe("the vertical slice (issue 2 §6): login → tRPC post → REST read by
   });
 });
 
-describe("tokens (issue 2: stored as SHA-256, revocable, 401 without telling)", () => {
+describe("tokens: stored as SHA-256, revocable, 401 without telling", () => {
   it("the database holds no plaintext token", async () => {
     const rows = await hub.db.accessToken.findMany({ select: { hash: true } });
     expect(rows.length).toBeGreaterThan(0);

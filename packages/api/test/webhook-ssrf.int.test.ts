@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
 import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
 
-// Issue 13 #1 (webhook SSRF, high): POST /api/agent-api/webhook accepted URLs into the hub's own
+// Webhook SSRF: POST /api/agent-api/webhook accepted URLs into the hub's own
 // network (loopback in every spelling, the cloud metadata address, private ranges, unique-local IPv6,
 // credentials in the URL) and delivered to them; GET /webhook's counts then told whether an internal
 // port answered. Now: refused at registration, and again at every delivery on the address actually
@@ -134,8 +134,8 @@ beforeAll(async () => {
   agent = await newAgent(hub, "ssrf-probe");
 });
 
-describe("issue 13 #1 registration refuses what is not public", () => {
-  it.each(FORMS)("issue 13 #1 %s: 400 INVALID_REQUEST naming url, nothing stored", async (_, url) => {
+describe("webhook SSRF: registration refuses what is not public", () => {
+  it.each(FORMS)("%s: 400 INVALID_REQUEST naming url, nothing stored", async (_, url) => {
     const res = await agentApi(hub, agent.token, "POST", "/webhook", { url });
     expect(res).toEqual({
       status: 400,
@@ -148,7 +148,7 @@ describe("issue 13 #1 registration refuses what is not public", () => {
     expect((await agentApi(hub, agent.token, "GET", "/webhook")).status).toBe(404);
   });
 
-  it("issue 13 #1 an IP literal is named with its kind; a name gets one answer whether it resolves inside or not at all", async () => {
+  it("an IP literal is named with its kind; a name gets one answer whether it resolves inside or not at all", async () => {
     expect((await agentApi(hub, agent.token, "POST", "/webhook", { url: `http://127.1:${PORT}/` })).body.error).toBe(
       "webhooks go to public addresses only: 127.0.0.1 is a loopback address",
     );
@@ -171,7 +171,7 @@ describe("issue 13 #1 registration refuses what is not public", () => {
     });
   });
 
-  it("issue 13 #1 credentials in the URL are refused (field url)", async () => {
+  it("credentials in the URL are refused (field url)", async () => {
     const res = await agentApi(hub, agent.token, "POST", "/webhook", { url: `http://user:pw@127.0.0.1:${PORT}/hook` });
     expect(res).toEqual({
       status: 400,
@@ -183,7 +183,7 @@ describe("issue 13 #1 registration refuses what is not public", () => {
     expect(publicOne.body.fields).toEqual({ url: "no user name or password" });
   });
 
-  it("issue 13 #1 a public URL is still accepted", async () => {
+  it("a public URL is still accepted", async () => {
     const other = await newAgent(hub, "ssrf-public");
     expect(
       await agentApi(hub, other.token, "POST", "/webhook", { url: "https://hooks.example.com/maity" }),
@@ -191,10 +191,10 @@ describe("issue 13 #1 registration refuses what is not public", () => {
   });
 });
 
-describe("issue 13 #1 delivery checks the address it connects to, every time", () => {
+describe("webhook SSRF: delivery checks the address it connects to, every time", () => {
   // A webhook stored before the fix (or by hand) is checked at delivery as well: failed at once, never retried.
   it.each([...FORMS, ["user:pw@127.0.0.1", `http://user:pw@127.0.0.1:${PORT}/hook`]])(
-    "issue 13 #1 a stored %s webhook: the delivery fails at once (address not allowed), nothing is sent",
+    "a stored %s webhook: the delivery fails at once (address not allowed), nothing is sent",
     async (_, url) => {
       await hub.db.webhook.upsert({
         where: { agentId: agent.id },
@@ -213,7 +213,7 @@ describe("issue 13 #1 delivery checks the address it connects to, every time", (
     },
   );
 
-  it("issue 13 #1 GET /webhook counts the same whether an internal port answers or not (no oracle)", async () => {
+  it("GET /webhook counts the same whether an internal port answers or not (no oracle)", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const closedPort = (closed.address() as { port: number }).port;
@@ -234,7 +234,7 @@ describe("issue 13 #1 delivery checks the address it connects to, every time", (
     expect(hits).toEqual([]);
   });
 
-  it("issue 13 #1 DNS rebinding: a name public at registration that resolves to 127.0.0.1 at delivery is refused", async () => {
+  it("DNS rebinding: a name public at registration that resolves to 127.0.0.1 at delivery is refused", async () => {
     const rebind = await newAgent(hub, "ssrf-rebind");
     dns.set("rebind.example.com", [PUBLIC]);
     const url = `http://rebind.example.com:${PORT}/hook`;
@@ -256,12 +256,12 @@ describe("issue 13 #1 delivery checks the address it connects to, every time", (
     expect(hits).toEqual([]);
   });
 
-  it("issue 13 #1 the listener on 127.0.0.1 received nothing", () => {
+  it("the listener on 127.0.0.1 received nothing", () => {
     expect(hits).toEqual([]);
   });
 });
 
-describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW) opens local receivers", () => {
+describe("webhook SSRF: the operator's allow list (MAITY_WEBHOOK_ALLOW) opens local receivers", () => {
   // A second app instance on the same database, as the operator configured it (its services only:
   // closing it would close the shared database, so only its webhook worker is stopped).
   const local = createHub(hub.database, {
@@ -269,7 +269,7 @@ describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW) opens loca
   });
   stops.push(() => local.webhooks.close());
 
-  it("issue 13 #1 with 127.0.0.0/8 allowed the local receiver gets the delivery, also through a name pinned to the checked address", async () => {
+  it("with 127.0.0.0/8 allowed the local receiver gets the delivery, also through a name pinned to the checked address", async () => {
     const a = await newAgent(local, "allowed-receiver");
     expect(
       (await agentApi(local, a.token, "POST", "/webhook", { url: `http://127.0.0.1:${PORT}/allowed` })).status,
@@ -306,7 +306,7 @@ describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW) opens loca
     });
   });
 
-  it("issue 13 #1 a redirect is never followed: the 307 is the answer, retried and failed; its target hears nothing", async () => {
+  it("a redirect is never followed: the 307 is the answer, retried and failed; its target hears nothing", async () => {
     const seen: string[] = [];
     const redirector = createServer((req, res) => {
       seen.push(req.url ?? "");
@@ -342,7 +342,7 @@ describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW) opens loca
     }
   });
 
-  it("issue 13 #1 an allow-list entry that is no host name, IP address or CIDR stops the hub at start", () => {
+  it("an allow-list entry that is no host name, IP address or CIDR stops the hub at start", () => {
     // Building the services touches nothing: the hub's own database serves to build a second one.
     expect(() => createHub(hub.database, { webhooks: { allow: ["127.0.0.1", "10.0.0.0/33", "http://x"] } })).toThrow(
       "webhook allow list: not a host name, IP address or CIDR: 10.0.0.0/33, http://x",

@@ -1,4 +1,4 @@
-// Issue 13 #1 (webhook SSRF): which addresses the hub may connect to on an agent's behalf. A webhook
+// Webhook SSRF guard: which addresses the hub may connect to on an agent's behalf. A webhook
 // URL is the agent's, so the hub must not be made to POST into its own network: only public unicast
 // addresses are reachable, unless the operator allows more (MAITY_WEBHOOK_ALLOW, local development).
 // Pure: the hub resolves names and asks here about every address; WHATWG `new URL()` has already
@@ -198,7 +198,7 @@ export function allowsAddress(list: AddressAllowList, address: IpAddress): boole
 }
 
 /**
- * Issue 13 #1: why the hub may not connect to this address (its kind), or null when it may: a
+ * Why the hub may not connect to this address (its kind), or null when it may: a
  * public address, or one the operator allowed. Not an IP address at all is refused as "reserved".
  */
 export function addressRefusal(address: string, list: AddressAllowList = EMPTY_ALLOW_LIST): AddressKind | null {

@@ -104,7 +104,7 @@ export const agentMessageSchema = agentEventMessageSchema.extend({
   conversationId: z.string(),
   /** v1.11 (B-217), v1.12 (B-234): the card's payload on a card message; null otherwise. REST only (B-132). */
   cardPayload: z.record(z.string(), z.unknown()).nullable(),
-  /** Issue 16: who reacted with what, oldest first. REST only (spec §11: reactions emit no events). */
+  /** Who reacted with what, oldest first (B-099). REST only (spec §11: reactions emit no events). */
   reactions: z.array(agentReactionSchema),
   /** v1.12 (B-235): a card.poll message's tally as this reader sees it. REST only (B-132). */
   poll: agentPollSchema.optional(),
@@ -195,7 +195,7 @@ const count = (name: string) =>
 
 /** §7 POST /conversations/:id/messages (B-114); attachments and cards come with their issues. */
 export const agentSendInput = z.strictObject({
-  // Issue 13 #3: every string of a send, metadata's nested strings and keys too, is text().
+  // Every string of a send, metadata's nested strings and keys too, is text(): PostgreSQL refuses NUL.
   content: text("a string")
     .refine((s) => s.trim().length > 0, "required")
     .refine((s) => Array.from(s).length <= MESSAGE_BODY_MAX, `at most ${MESSAGE_BODY_MAX} characters`),
@@ -223,7 +223,7 @@ export const agentSendInput = z.strictObject({
   attachments: sendAttachmentsSchema.optional(),
   /** B-198: the legacy single file (with `metadata: {type}`); never together with `attachments` (B-199). */
   attachmentId: text("an attachment id").min(1, "an attachment id").max(100, "an attachment id").nullable().optional(),
-  /** Issue 12: the client's id of this send; a retry with the same id answers the first message (200). */
+  /** The client's id of this send: a retry with the same id answers the first message (200), never a second. */
   clientMessageId: text("a string of 1–200 characters")
     .min(1, "1–200 characters")
     .max(200, "1–200 characters")
@@ -273,12 +273,12 @@ export const wsHelloSchema = z.object({
 
 /** §11 Webhook contract v2: where to deliver, and the secret that signs each delivery. */
 export const webhookInput = z.strictObject({
-  // Issue 13 #3: a URL may carry a NUL in its path (the parser percent-encodes it; the string keeps it).
+  // text(): a URL may carry a NUL in its path (the parser percent-encodes it; the string keeps it).
   url: z
     .url({ protocol: /^https?$/, error: "an http(s) URL" })
     .refine(isSafeText, TEXT_REFUSED)
     .max(2000, "at most 2000 characters")
-    // Issue 13 #1: credentials in the URL would be sent on every delivery and shown by GET /webhook.
+    // No credentials: in the URL they would be sent on every delivery and shown by GET /webhook.
     .refine((url) => URL.canParse(url) && !new URL(url).username && !new URL(url).password, "no user name or password"),
   secret: text("a string").min(16, "16–200 characters").max(200, "16–200 characters").optional(),
 });

@@ -37,7 +37,7 @@ import { ruleIssue } from "./validation.ts";
 // The agent API (004 §2–§7, §11) as one table of operations: method, path, input and output
 // schemas side by side. The router serves each as an `agent.*` procedure (REST and the OpenAPI
 // document follow from it), the SDK types its calls by the same schemas and the MCP tools take
-// their input schemas from them, so the four surfaces cannot drift (issue 14).
+// their input schemas from them, so the four surfaces cannot drift.
 
 /** Who may call: an agent's bay_ token (B-010), or anyone (the pre-auth pairing routes). */
 export type AgentAccess = "agent" | "public";
@@ -55,7 +55,7 @@ export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Request headers that fill input fields (lower-case header → field). */
   headers?: Record<string, string>;
   access: AgentAccess;
-  /** The request body is multipart/form-data, streamed to the operation (issue 16 uploads), not JSON. */
+  /** The request body is multipart/form-data, streamed to the operation (uploads, B-186), not JSON. */
   body?: "multipart";
   /** The rate budget it spends (B-360; /updates its own, B-141); public routes spend "preauth". */
   bucket: "agent" | "updates" | "preauth";
@@ -78,7 +78,7 @@ const operation = <I extends z.ZodType, O extends z.ZodType>(
 export const agentConversationId = z.string({ error: "a conversation id" }).min(1, "required");
 /** An agent id (list_agents gives them); one not in the room answers like an unknown one. */
 export const agentIdParam = z.string({ error: "an agent id" }).min(1, "required");
-/** Issue 12: the Idempotency-Key header of a send, 1–200 characters. */
+/** The Idempotency-Key header of a send, 1–200 characters: a retry answers the first message. */
 export const idempotencyKeyHeader = text("a string of 1–200 characters")
   .min(1, "1–200 characters")
   .max(200, "1–200 characters");
@@ -252,7 +252,7 @@ export const agentOperations = {
     output: linkPollSchema,
     access: "public",
   }),
-  // v1.12 polls (B-226…B-240, OQ-B-26) and reactions (issue 16).
+  // v1.12 polls (B-226…B-240, OQ-B-26) and reactions (`react_to_message`, B-120).
   pollCreate: operation({
     method: "POST",
     path: `${base}/polls`,
@@ -291,7 +291,7 @@ export const agentOperations = {
     input: z.strictObject({ ...inRoom, messageId: z.string({ error: "a message id" }).min(1), emoji: emojiInput }),
     output: agentReactionsAnswerSchema,
   }),
-  // Issue 16 (B-186 … B-196): multipart/form-data, the file in the part `file`.
+  // B-186 … B-196: multipart/form-data, the file in the part `file`.
   upload: operation({
     method: "POST",
     path: `${base}/attachments`,

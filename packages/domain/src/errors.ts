@@ -10,9 +10,9 @@ export const hubErrorStatus = {
   conversation_closed: 409,
   conversation_quota: 409,
   project_closed: 409,
-  /** A request body over its route's limit (issue 13 #2); `details.limit` names it. */
+  /** A request body over its route's limit (read no further); `details.limit` names it. */
   too_large: 413,
-  /** A cookie-authenticated change that is not JSON (issue 13 #6: cross-site text/plain forms). */
+  /** A cookie-authenticated change that is not JSON (CSRF: a cross-site text/plain form needs no preflight). */
   unsupported_media_type: 415,
   rate_limited: 429,
 } as const;

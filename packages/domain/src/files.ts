@@ -386,7 +386,7 @@ export const projectAttachmentSchema = attachmentSchema.extend({
 });
 export type ProjectAttachment = z.infer<typeof projectAttachmentSchema>;
 
-// ---- polls and reactions: the inputs and the agent's reaction shape (issue 16, v1.12) ----------------
+// ---- polls and reactions: the inputs and the agent's reaction shape (004 v1.12) -----------------------
 
 /** Bounds of the wire only; the poll's own rules (2–10 answers, distinct, B-227) are checkPoll's: INVALID_POLL. */
 const pollQuestion = text("a string").max(1000, "at most 1000 characters");

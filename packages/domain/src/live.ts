@@ -1,7 +1,7 @@
 import { bandOf, compareListKeys } from "./bands.ts";
 import { cutPreview } from "./preview.ts";
 
-// Issue 12: the dashboard updates its list from the live feed's events instead of reading the
+// The dashboard updates its list from the live feed's events instead of reading the
 // list again. These are the §9.3 rules a list item follows when a message arrives or the reader's
 // marker moves, applied to the items the client holds.
 

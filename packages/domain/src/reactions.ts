@@ -1,6 +1,6 @@
 import { type AgentReaction, EMOJI_MAX_CODE_POINTS, type Reaction } from "./files.ts";
 
-// Reactions (issue 16): which strings are an emoji, and a message's reactions as each surface shows
+// Reactions: which strings are an emoji, and a message's reactions as each surface shows
 // them. Pure; the hub stores the rows (one per member and emoji) and calls these.
 
 const pictographic = /\p{Extended_Pictographic}/u;
@@ -11,7 +11,7 @@ const keycap = /^[0-9#*]\uFE0F?\u20E3$/u;
 const segmenter = new Intl.Segmenter("und", { granularity: "grapheme" });
 
 /**
- * Issue 16: one grapheme that is an emoji (a pictograph, a flag or a keycap) of at most
+ * One grapheme that is an emoji (a pictograph, a flag or a keycap) of at most
  * EMOJI_MAX_CODE_POINTS code points; the emoji as given, or null.
  */
 export function checkEmoji(value: string): string | null {

@@ -1,6 +1,6 @@
 // Agent protocol §4 "When to speak" (B-052…B-077): the one routing function. For a message in a
-// GROUP it decides, for every agent participant, whether it should respond. (Issue 5, first part:
-// the rule and its tables; the hub still stores MENTIONS verdicts through decideWake.)
+// GROUP it decides, for every agent participant, whether it should respond (004 §4).
+// The hub still stores MENTIONS verdicts through decideWake.
 
 export const REPLY_POLICIES = ["MENTIONS", "DEDICATED", "ORCHESTRATOR", "ROUTER", "OPEN"] as const;
 export type ReplyPolicy = (typeof REPLY_POLICIES)[number];

@@ -7,7 +7,7 @@ import { ATTACHMENTS_PER_MESSAGE_MAX, attachmentSchema, cardSchema, pollSchema, 
 import { WAKE_REASONS } from "./wake.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
-// string is `text()`: no NUL, no unpaired surrogate (issue 13 #3, text.ts).
+// string is `text()`: no NUL, no unpaired surrogate (PostgreSQL refuses them; text.ts).
 export const handleSchema = text().regex(HANDLE_PATTERN, "lowercase letters, digits and dashes, 1–40 characters");
 export const memberIdSchema = text("a member id (hum-… or agt-…)").regex(
   /^(hum|agt)-[a-z0-9-]{1,80}$/,
@@ -65,7 +65,7 @@ export const tokenOutput = z.object({ token: z.string(), member_id: z.string(), 
 
 export const revokeTokenInput = z.object({ token: text().min(1, "required").max(200, "at most 200 characters") });
 
-// Issue 13 #2: capped so a huge password is refused before scrypt hashes it. 1024, not createHuman's
+// Capped so a huge password is refused before scrypt hashes it. 1024, not createHuman's
 // 200: a password set under a later, longer rule must still log in, and 1 KiB costs scrypt nothing.
 export const LOGIN_PASSWORD_MAX = 1024;
 export const loginInput = z.strictObject({
@@ -105,13 +105,13 @@ export const messageSchema = z.object({
   to_instance: z.string().nullable(),
   redacted: z.boolean(),
   redaction: redactionSchema.nullable(),
-  /** Issue 15: the seq of the message this one answers (posted with reply_to); absent when none. */
+  /** The seq of the message this one answers (posted with reply_to), for the quote; absent when none. */
   reply_to: z.number().int().optional(),
-  /** Issue 16 (v1.11, v1.12): a card.calendar / card.email / card.poll message; absent otherwise. */
+  /** 004 v1.11, v1.12 (B-217, B-226): a card.calendar / card.email / card.poll message; absent otherwise. */
   card: cardSchema.optional(),
-  /** Issue 16: the tally of a card.poll message, as the reader sees it. */
+  /** The tally of a card.poll message, as the reader sees it (B-235). */
   poll: pollSchema.optional(),
-  /** Issue 16: emoji reactions, present when the message has any. */
+  /** Emoji reactions, present when the message has any. */
   reactions: z.array(reactionSchema).optional(),
 });
 export type Message = z.infer<typeof messageSchema>;
@@ -120,7 +120,7 @@ export type Message = z.infer<typeof messageSchema>;
 // 20,000 code points.
 export const REQUEST_BODY_MAX_BYTES = 256 * 1024;
 export const MESSAGE_BODY_MAX = 20_000;
-/** Issue 16 (M-030): the files of a Maity send, attachment ids in render order (1–10). */
+/** M-030: the files of a Maity send, attachment ids in render order (1–10). */
 const messageAttachments = z
   .array(text("an attachment id").min(1, "an attachment id").max(100, "an attachment id"), {
     error: "a list of attachment ids",
@@ -278,7 +278,7 @@ export const healthOutput = z.object({
     migrations: z.object({ applied: z.array(z.string()), pending: z.array(z.string()) }),
   }),
   /**
-   * Issue 16: where uploaded files live — "local" (this machine's data folder: one app instance),
+   * Where uploaded files live — "local" (this machine's data folder: one app instance),
    * "s3" (shared by every instance), "memory" (tests only; nothing survives the process).
    */
   files: z.object({ store: z.enum(["local", "s3", "memory"]) }),
@@ -397,13 +397,13 @@ export const liveEventSchema = z.object({
   member_id: z.string().optional(),
   /** kind message: the message itself, rendered once by the write, so the open chat adds it without a read. */
   message: messageSchema.optional(),
-  /** Issue 16, kind message_changed: what changed on message `seq` — its poll's votes or its reactions. */
+  /** Kind message_changed: what changed on message `seq` — its poll's votes or its reactions. */
   what: z.enum(["poll", "reactions"]).optional(),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;
 
 /**
- * Issue 15 "routing made visible": for each message, the agents the hub asked to answer it and
+ * Routing made visible: for each message, the agents the hub asked to answer it and
  * why — the verdicts stored when it was written (004 §4), never re-derived. The dashboard's.
  */
 export const messageRoutingSchema = z.object({
@@ -419,7 +419,7 @@ export const messageRoutingInput = z.strictObject({
     .max(200, "at most 200"),
 });
 
-/** Issue 15: a member's name as the dashboard shows it (a human's display name, an agent's `owner/handle`). */
+/** A member's name as the dashboard shows it instead of its id (a human's display name, an agent's `owner/handle`). */
 export const personNameSchema = projectMemberSchema.omit({ permissions: true });
 export type PersonName = z.infer<typeof personNameSchema>;
 export const personNamesInput = z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Issue 13 #3: a string the hub stores or queries with holds no U+0000 and no unpaired UTF-16
+// A string the hub stores or queries with holds no U+0000 and no unpaired UTF-16
 // surrogate. PostgreSQL refuses NUL in text and jsonb (a 500 that leaked its error text), jsonb
 // refuses a lone surrogate, and a text column silently turns one into U+FFFD — so they are refused
 // at the schema, with the field named, before anything reaches the database.
@@ -25,7 +25,7 @@ export const text = (error?: string) =>
 
 /**
  * Nesting a caller's JSON object may have (agent `metadata`): deeper overflowed the call stack of
- * JSON.stringify on the write path, a 500 (issue 13 #3, found probing metadata 5,000 levels deep).
+ * JSON.stringify on the write path, a 500 (found probing metadata 5,000 levels deep).
  */
 export const JSON_DEPTH_MAX = 64;
 export const JSON_TOO_DEEP = `at most ${JSON_DEPTH_MAX} levels deep`;

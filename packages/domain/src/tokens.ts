@@ -1,4 +1,4 @@
-// Credential prefixes (issue 2): personal access tokens for humans, agent tokens for agents.
+// Credential prefixes (B-009): personal access tokens for humans, agent tokens for agents.
 export const TOKEN_PREFIX = { human: "mty_", agent: "bay_" } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIX;
 

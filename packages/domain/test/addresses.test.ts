@@ -9,7 +9,7 @@ import {
   webhookInput,
 } from "../src/index.ts";
 
-// Issue 13 #1 (webhook SSRF): which addresses the hub may connect to for a webhook, and the operator's exceptions.
+// Webhook SSRF guard: which addresses the hub may connect to for a webhook, and the operator's exceptions.
 
 const kindOf = (text: string) => {
   const ip = parseIp(text);
@@ -17,7 +17,7 @@ const kindOf = (text: string) => {
   return classifyAddress(ip);
 };
 
-describe("issue 13 #1 classifyAddress: only public unicast is reachable", () => {
+describe("webhook SSRF: classifyAddress: only public unicast is reachable", () => {
   it.each([
     // IPv4
     ["127.0.0.1", "loopback"],
@@ -119,7 +119,7 @@ describe("issue 13 #1 classifyAddress: only public unicast is reachable", () => 
   });
 });
 
-describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW)", () => {
+describe("webhook SSRF: the operator's allow list (MAITY_WEBHOOK_ALLOW)", () => {
   const { list, invalid } = parseAllowList([
     "127.0.0.1",
     " localhost ",
@@ -168,7 +168,7 @@ describe("issue 13 #1 the operator's allow list (MAITY_WEBHOOK_ALLOW)", () => {
   });
 });
 
-describe("issue 13 #1 webhookInput: no credentials in the URL", () => {
+describe("webhook SSRF: webhookInput: no credentials in the URL", () => {
   it.each(["http://user:pw@127.0.0.1/", "https://user@hooks.example.com/x", "https://:pw@hooks.example.com/x"])(
     "%s is refused (field url)",
     (url) => {

@@ -31,7 +31,7 @@ describe("/updates and /ws cursors (B-144)", () => {
   it("history cursors are their own kind (m…) and never 0", () => {
     expect(decodeHistoryCursor(encodeHistoryCursor(77))).toBe(77);
     expect(decodeHistoryCursor("m0")).toBeNull();
-    // Issue 12: past the log's integer seq is no position (was a 500: integer out of range).
+    // Past the log's integer seq is no position (was a 500: integer out of range).
     expect(decodeHistoryCursor("mzzzzzzz")).toBeNull();
     expect(decodeHistoryCursor(encodeHistoryCursor(2_147_483_647))).toBe(2_147_483_647);
     expect(decodeHistoryCursor(encodeUpdatesCursor(77))).toBeNull();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { itemAfterMessage, itemAfterRead, type LiveItem, sortLiveItems } from "../src/live.ts";
 
-// Issue 12: the dashboard's list follows the live feed without reading the list again (§9.2, §9.3).
+// The dashboard's list follows the live feed without reading the list again (§9.2, §9.3).
 
 const item = (over: Partial<LiveItem> = {}): LiveItem => ({
   id: "cnv-1",
@@ -22,7 +22,7 @@ const msg = (over: Partial<Parameters<typeof itemAfterMessage>[1]> = {}) => ({
   ...over,
 });
 
-describe("itemAfterMessage (issue 12, §9.2 Read and unread, §9.3)", () => {
+describe("itemAfterMessage (§9.2 Read and unread, §9.3)", () => {
   it.each([
     ["someone else's message: one more unread", item({ unread: 2 }), msg(), { unread: 3, mentions_unread: 0 }],
     [

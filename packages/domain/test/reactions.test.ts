@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { agentReactions, checkEmoji, maityReactions } from "../src/index.ts";
 
-// Issue 16 reactions: what an emoji is, and a message's reactions on both surfaces.
+// Reactions: what an emoji is, and a message's reactions on both surfaces.
 
 describe("checkEmoji: one grapheme that is an emoji", () => {
   it.each([

@@ -33,7 +33,7 @@ import {
   wsHelloSchema,
 } from "../src/index.ts";
 
-// Issue 13 #3: NUL and unpaired surrogates answered 500 (PostgreSQL refuses NUL; jsonb a lone
+// NUL and unpaired surrogates answered 500 (PostgreSQL refuses NUL; jsonb a lone
 // surrogate) — the one rule refuses them, with the field named, in every input schema.
 
 const NUL = "a\u0000b";
@@ -50,7 +50,7 @@ function fieldsOf(schema: z.ZodType, input: unknown): Record<string, string> | n
   }
 }
 
-describe("issue 13 #3 isSafeText: no U+0000, no unpaired surrogate", () => {
+describe("text input: isSafeText: no U+0000, no unpaired surrogate", () => {
   it.each([
     ["plain", "hello", true],
     ["empty", "", true],
@@ -76,7 +76,7 @@ describe("issue 13 #3 isSafeText: no U+0000, no unpaired surrogate", () => {
   });
 });
 
-describe("issue 13 #3 jsonRefusal: nested JSON values, keys and depth", () => {
+describe("text input: jsonRefusal: nested JSON values, keys and depth", () => {
   it.each([
     ["a flat object", { a: "x", b: 1, c: null, d: true }, null],
     ["a nested value", { a: { b: [1, "ok", NUL] } }, ["a", "b", 2]],
@@ -145,7 +145,7 @@ const schemas: [string, z.ZodType, Record<string, unknown>, string[]][] = [
   ["linkPollInput", linkPollInput, { secret: "s" }, ["secret"]],
 ];
 
-describe("issue 13 #3 every input schema refuses NUL and lone surrogates by field", () => {
+describe("text input: every input schema refuses NUL and lone surrogates by field", () => {
   it.each(schemas)("%s takes its valid input", (_name, schema, valid) => {
     expect(fieldsOf(schema, valid)).toBeNull();
   });
@@ -185,7 +185,7 @@ describe("issue 13 #3 every input schema refuses NUL and lone surrogates by fiel
   });
 });
 
-describe("issue 13 #3 agentSendInput metadata nests at most JSON_DEPTH_MAX levels", () => {
+describe("text input: agentSendInput metadata nests at most JSON_DEPTH_MAX levels", () => {
   it("65 levels (the object itself the first) → fields.metadata too deep", () => {
     let deep: unknown = 1;
     for (let i = 0; i < JSON_DEPTH_MAX; i++) deep = [deep];

@@ -56,14 +56,14 @@ export interface HubOptions {
   replayWindowMs?: number;
   /** Agent protocol rate limits per minute (B-360…B-363). */
   limits?: Partial<LimitSettings>;
-  /** Issue 13 #5: login attempts per address, failures per handle, scrypt hashes at once (DEFAULT_LOGIN). */
+  /** Login attempts per address, failures per handle, scrypt hashes at once (DEFAULT_LOGIN). */
   login?: Partial<LoginSettings>;
   /** How long a dashboard session lasts (default SESSION_TTL_MS, 30 days); live streams end at its expiry. */
   sessionTtlMs?: number;
   /** Authenticated credentials kept in memory (DEFAULT_CREDENTIAL_CACHE; `size: 0` keeps none). */
   credentialCache?: Partial<CredentialCacheSettings>;
   webhooks?: WebhookOptions;
-  /** Issue 16: where files live and the key that encrypts their names and signs their URLs. */
+  /** Where files live and the key that encrypts their names and signs their URLs. */
   files?: FileOptions;
 }
 
@@ -133,17 +133,17 @@ export function createHub(database: Database, options: HubOptions = {}) {
       options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs },
     ),
     webhooks,
-    /** Issue 16: polls (v1.12) and reactions. */
+    /** Polls (004 v1.12, B-226 … B-240) and reactions. */
     polls: pollService(db, bus, messages, agents),
     reactions: reactionService(db, bus, agents),
     pairing: pairingService(db, bus),
     limits,
-    /** Issue 16: the file library and the Maity attachment reads (files/library.ts). */
+    /** The file library and the Maity attachment reads (files/library.ts). */
     library,
-    /** Issue 16: the bytes of attachments, and the key of their names and signed URLs. */
+    /** The bytes of attachments, and the key of their names and signed URLs. */
     blobs,
     fileKeys,
-    /** Issue 16: uploads, the bytes of a stored file, signed URLs, deletions and the sweep. */
+    /** Uploads, the bytes of a stored file, signed URLs, deletions and the sweep. */
     files,
     /** Joins the shared bus (PostgreSQL) and resumes queued webhook deliveries: what a server does at start. */
     async start() {

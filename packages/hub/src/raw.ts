@@ -2,7 +2,7 @@ import type { SqlExecutor } from "@maity/db";
 
 /**
  * What the hub's hand-written reads need: Prisma's client and transactions have it, and so does the
- * driver itself (`rawOf`), which the hot paths use to skip Prisma's per-query work (issue 12).
+ * driver itself (`rawOf`), which the hot paths use to skip Prisma's per-query work.
  */
 export interface RawQueryable {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;

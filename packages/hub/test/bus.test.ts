@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GAP_WAIT_MS, LiveBus, type LogEvent } from "../src/delivery/bus.ts";
 
-// Issue 12 / DESIGN §1: the bus hands the log's events on in seq order, each once, whatever order
+// DESIGN §1: the bus hands the log's events on in seq order, each once, whatever order
 // their publishes arrive in (concurrent requests, other instances' NOTIFYs); a link missing for a
 // moment is read from the log once per process.
 
@@ -26,7 +26,7 @@ async function busAt(head: number, loader: (after: number, upTo: number) => Prom
   return { bus, seen, follower };
 }
 
-describe("LiveBus: the ordered log (issue 12)", () => {
+describe("LiveBus: the ordered log", () => {
   it("delivers out-of-order publishes in seq order, each once; the follower starts at the process's head", async () => {
     const { bus, seen, follower } = await busAt(10);
     expect(follower.head).toBe(10);

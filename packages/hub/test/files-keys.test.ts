@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ephemeralFileKeys, fileKeys } from "../src/files/keys.ts";
 import { memoryBlobStore } from "../src/files/store.ts";
 
-// Issue 16: the file key — names encrypted at rest (B-184), download URLs signed and expiring (B-185).
+// The file key — names encrypted at rest (B-184), download URLs signed and expiring (B-185).
 
 describe("B-184 file names are encrypted at rest", () => {
   const keys = ephemeralFileKeys();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ImageRefusal, processImage } from "../src/files/images.ts";
 import { sniffType } from "../src/files/sniff.ts";
 
-// Issue 16, 004 v1.18: stored photos are upright, ≤ 1600 px, stripped of metadata, JPEG unless their
+// 004 v1.18 (B-189 … B-196): stored photos are upright, ≤ 1600 px, stripped of metadata, JPEG unless their
 // transparency is used; what cannot be improved is kept byte for byte. Every image is made here with sharp.
 
 const solid = (width: number, height: number, alpha?: number) =>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ephemeralFileKeys } from "../src/files/keys.ts";
 import { agentAttachmentMetadata, attachmentsOf, cardOf, signAgentMessage, signerOf } from "../src/files/render.ts";
 
-// Issue 16: stored cards and files are parsed with the wire schemas (never cast); the agent metadata
+// Stored cards and files are parsed with the wire schemas (never cast); the agent metadata
 // carries no name, and each reader's copy is signed afresh (B-181…B-185).
 
 const image = {

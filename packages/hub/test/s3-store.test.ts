@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { s3BlobStore } from "../src/files/s3.ts";
 import type { BlobStore } from "../src/files/store.ts";
 
-// Issue 16: the S3-compatible store through the real SDK, against a tiny S3 stand-in on 127.0.0.1 that
+// The S3-compatible store through the real SDK, against a tiny S3 stand-in on 127.0.0.1 that
 // speaks just PUT, GET, DELETE and ListObjectsV2 (path-style), enough to show the four work.
 
 const objects = new Map<string, { bytes: Buffer; at: Date; type: string }>();

@@ -39,7 +39,7 @@ export async function handleMcp(hub: Hub, req: Request): Promise<Response> {
   const token = parseBearer(req.headers.get("authorization"));
   if (caller?.kind !== "agent" || !token) return unauthorized();
 
-  // Issue 13 #2: the body is read up to the agent API's own limit (256 KiB), no further.
+  // The body is read up to the agent API's own limit (256 KiB), no further.
   let body: string;
   try {
     body = new TextDecoder().decode(await readBody(req, REQUEST_BODY_MAX_BYTES));

@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 // What every tool answers: its result in words and structured, or its refusal as an isError result
 // the model reads and acts on (004 §2), and the annotations that say whether a tool writes.
 
-/** Issue 16's refusals, in words (004 §10, v1.11, v1.12): what happened and what to do. */
+/** Attachment, card and poll refusals, in words (004 §10, v1.11, v1.12): what happened and what to do. */
 const MEDIA_HINTS: Record<string, string> = {
   ATTACHMENT_LINK_FAILED:
     "Nothing was sent. Each attachmentId must be your own upload that no message carries yet: upload the files " +

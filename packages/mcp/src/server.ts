@@ -27,7 +27,7 @@ import { LOCAL_TOOL_DESCRIPTIONS, MCP_INSTRUCTIONS, type MaityToolName, TOOL_DES
 // 004 §2 "MCP-aware clients get native tools": one MCP server over an agent's AgentClient. The
 // local stdio server (`maity mcp`, stdio.ts) and the remote endpoint (POST /api/mcp, @maity/api's
 // mcp.ts) are this same server over two transports. Tool input schemas ARE the agent API's
-// operation schemas (issue 14): a field added to an operation's input appears in its tool with no
+// operation schemas (B-348): a field added to an operation's input appears in its tool with no
 // edit here (test/schema.test.ts). Attachments, notes, summaries and polls come with their issues.
 
 /**
@@ -86,7 +86,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
       (page) => ok(messagesText(page), page),
     ),
   );
-  // The SDK's send retries with one idempotency key (issue 12); a caller's own key is kept.
+  // The SDK's send retries with one idempotency key, so a retry cannot post twice; a caller's own key is kept.
   type SendArgs = Args<"send_message"> & { files?: string[] | undefined };
   const send = async ({ conversationId, idempotencyKey, attachmentIds, files, ...input }: SendArgs) => {
     const ids = [...(attachmentIds ?? [])];

@@ -10,7 +10,7 @@ import { checkUploadExtension, dispositionName, downloadAttachment, safeFileName
 import { attachmentLines, filesText, messageLine, sizeText } from "../src/render.ts";
 import { fakeClient, inMemory } from "./fake.ts";
 
-// Issue 16 over MCP (004 §10 "Attachments through the MCP tools", v1.11, v1.12): the rendering of
+// Files, cards and polls over MCP (004 §10 "Attachments through the MCP tools", v1.11, v1.12): the rendering of
 // attachments, cards and polls, the send's files and cards, and the local disk's guards — the
 // download against a real HTTP server on 127.0.0.1 started here.
 

@@ -2,7 +2,7 @@ import { agentOperations } from "@maity/domain";
 import { describe, expect, it, vi } from "vitest";
 import { fakeClient, inMemory } from "./fake.ts";
 
-// Issue 14: the tools' input schemas are the agent API's operation schemas. Adding a field to an
+// B-348: the tools' input schemas are the agent API's operation schemas. Adding a field to an
 // operation's input (here: a probe field on send, added by mocking @maity/domain's table) shows
 // up in the tool with no edit in @maity/mcp.
 vi.mock("@maity/domain", async (original) => {
@@ -27,7 +27,7 @@ const sendToolFields = (fields: string[]) => [
   "attachmentIds",
 ];
 
-describe("tool input schemas come from the operation table (issue 14, B-348)", () => {
+describe("tool input schemas come from the operation table (B-348)", () => {
   it("a field added to agentOperations.send.input appears in send_message's inputSchema", async () => {
     const { mcp, close } = await inMemory(fakeClient({}));
     const { tools } = await mcp.listTools();

@@ -22,11 +22,11 @@ export { type RestRoute, restRoutes } from "./routes.ts";
 
 const ROUTES = restRoutes();
 const AGENT_API = "/api/agent-api";
-/** Issue 16: room for a multipart body's boundaries, part headers and small fields around the file. */
+/** Room for a multipart body's boundaries, part headers and small fields around the file. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /**
- * The JSON body: at most the route's limit (read no further: issue 13 #2), an object; empty means {}.
+ * The JSON body: at most the route's limit (read no further), an object; empty means {}.
  * Not JSON is `invalid` naming `body`, under the protocol's INVALID_JSON on the agent routes (B-162).
  */
 async function readJson(req: Request, limit: number, style: RestRoute["style"]): Promise<Record<string, unknown>> {
@@ -102,7 +102,7 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     // Who is calling comes first: an outsider learns nothing from how its input is refused.
     if (match.access === "admin" && admin === "hidden") return notFound;
     if (match.access === "admin" && admin !== "ok") throw HubError.unauthenticated();
-    // Issue 13 #6: a cookie-borne change from another site (or not JSON) is refused before anything.
+    // CSRF: a cookie-borne change from another site (or not JSON) is refused before anything.
     // The agent API takes agent tokens only (a cookie is refused below), so it is not concerned.
     const multipart = match.meta.body === "multipart";
     const refusal = match.access === "member" ? cookieChangeRefusal(req, hub.publicUrl, { multipart }) : null;
@@ -136,12 +136,12 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       resHeaders: new Headers(),
       secure: isSecure(req),
       admin,
-      // Issue 13 #7: what a held read (/updates) re-checks while it waits.
+      // What a held read (/updates) re-checks while it waits, so a revoked token ends it (B-011).
       credential: token ? { token, instanceId: req.headers.get("x-agent-instance") } : session ? { session } : null,
       address: clientAddress(req),
       signal: req.signal,
       baseUrl: baseUrlOf(req, hub.publicUrl),
-      // Issue 16: a multipart route reads its own body, up to the upload limit plus the multipart framing;
+      // A multipart route reads its own body, up to the upload limit plus the multipart framing;
       // a declared Content-Length over it is refused before anything is read (413, FILE_TOO_LARGE).
       rest: {
         body: multipart ? uploadBody(hub, req) : null,
@@ -160,13 +160,13 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
   }
 }
 
-/** The request's body for an upload: at most the plan's limit and the multipart framing (issue 16, B-188). */
+/** The request's body for an upload: at most the plan's limit and the multipart framing (B-188). */
 function uploadBody(hub: Hub, req: Request): ReadableStream<Uint8Array> | null {
   const limit = hub.files.maxUploadBytes;
   return limitBody(req, limit + MULTIPART_OVERHEAD_BYTES, () => fileTooLarge(limit)).body;
 }
 
-/** A procedure's streamed answer (issue 16 downloads) as the Response. */
+/** A procedure's streamed answer (a download, B-185) as the Response. */
 function streamResponse(answer: StreamAnswer): Response {
   const body = answer.body ? (Readable.toWeb(answer.body) as ReadableStream<Uint8Array>) : null;
   return new Response(body, { status: answer.status, headers: answer.headers });

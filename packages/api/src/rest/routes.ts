@@ -17,7 +17,7 @@ export interface RestRoute {
   style: "maity" | "agent";
   /** Who may call: a member (bearer or session), the operator, anyone, or an agent's token. */
   access: "member" | "admin" | "public" | "agent";
-  /** The JSON body's limit (issue 13 #2): small where no credential is needed. */
+  /** The JSON body's limit: small where no credential is needed. */
   bodyLimit: number;
 }
 

@@ -91,7 +91,7 @@ export const agentRouter = router({
       signAgentMessage(await ctx.hub.agents.contact(ctx.caller, input), signerFor(ctx)),
   ),
   updates: operation(ops.updates).query(async ({ ctx, input }): Out<"updates"> => {
-    // Issue 13 #7: the held call watches its token; revoked or rotated meanwhile, it answers the
+    // The held call watches its token; revoked or rotated meanwhile, it answers the
     // 401 a revoked token gets (B-011), and no event written after the revocation.
     const watch = await ctx.hub.auth.watch(ctx.caller, ctx.credential ?? null);
     try {
@@ -123,7 +123,7 @@ export const agentRouter = router({
     await ctx.hub.webhooks.remove(ctx.caller);
     return null;
   }),
-  // Issue 16 (B-186): multipart, REST only — the adapter hands over the body stream (ctx.rest).
+  // B-186: multipart, REST only — the adapter hands over the body stream (ctx.rest).
   upload: operation(ops.upload).mutation(async ({ ctx, input }): Out<"upload"> => {
     if (!ctx.rest) throw toTRPCError(HubError.notFound("no such procedure"));
     const { attachmentId, size, mimeType, thumbhash, fileName } = await ctx.hub.files.uploadMultipart(ctx.caller, {
@@ -141,6 +141,6 @@ export const agentRouter = router({
     const { id, ...secret } = input;
     return ctx.hub.pairing.pollLink(id, secret, ctx.baseUrl ?? "");
   }),
-  // Issue 16: v1.12 polls and reactions (routers/polls.ts).
+  // v1.12 polls (B-226 … B-240) and reactions (routers/polls.ts).
   ...agentPollProcedures,
 });

@@ -18,7 +18,7 @@ export const authRouter = router({
         ctx.resHeaders.append("set-cookie", sessionCookie(session, ctx.secure, expiresAt.getTime() - Date.now()));
         return { id: human.id, handle: human.handle, name: human.name };
       } catch (error) {
-        // Issue 13 #5: a refused login says when to come back (429 Retry-After).
+        // A refused login says when to come back (429 Retry-After).
         const wait = isHubError(error) && error.code === "rate_limited" ? error.details.retry_after : undefined;
         if (wait !== undefined) ctx.resHeaders.set("retry-after", String(wait));
         throw error;

@@ -12,7 +12,7 @@ import { isOriginalFlag } from "@maity/hub";
 import { z } from "zod";
 import { authedRestOnly, restOnly, router, type StreamAnswer, toTRPCError } from "../trpc.ts";
 
-// Issue 16: the Maity upload (a project's member, the same pipeline as the agent's POST /attachments)
+// The Maity upload (a project's member, the same pipeline as the agent's POST /attachments)
 // and the signed download (B-185): public, the signature is the credential. Both stream, so both are
 // REST-only (restOnly): the REST adapter hands them the body stream and sends their bytes.
 

@@ -28,7 +28,7 @@ export const appRouter = router({
   admin: adminRouter,
   /** The agent API (/api/agent-api, 004): one operation per procedure (routers/agent.ts). */
   agent: agentRouter,
-  /** Issue 16: the project's file library and the attachment reads (routers/library.ts). */
+  /** The project's file library and the attachment reads (routers/library.ts). */
   library: libraryRouter,
   attachments: attachmentsRouter,
   files: filesRouter,
@@ -39,7 +39,7 @@ export const appRouter = router({
   participants: participantsRouter,
   messages: messagesRouter,
   events: eventsRouter,
-  // Issue 16: v1.12 polls and reactions (routers/polls.ts).
+  // v1.12 polls (B-226 … B-240) and reactions (routers/polls.ts).
   polls: pollsRouter,
   reactions: reactionsRouter,
   agents: agentsRouter,

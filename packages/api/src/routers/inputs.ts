@@ -6,7 +6,7 @@ import { z } from "zod";
 
 export const P = "/api/projects/{owner}/{slug}";
 export const C = `${P}/conversations/{conversation_id}`;
-// Issue 13 #3: ids from the path, the Idempotency-Key header and the seq are text() like any input string.
+// Ids from the path, the Idempotency-Key header and the seq are text() like any input string (no NUL for PostgreSQL).
 export const conversationIdSchema = text("a string").min(1, "required").max(100, "at most 100 characters");
 /** A participant id of the path: any id, unknown ones answer not_found (hidden = missing). */
 export const participantId = text("a string").min(1, "required").max(100, "at most 100 characters");

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { authedProcedure, authedRestOnly, router, type StreamAnswer } from "../trpc.ts";
 import { fileAnswer } from "./files.ts";
 
-// Issue 16: the project's file library (v1.17) and the Maity attachment reads (§8.7: whoever reads the
+// The project's file library (v1.17) and the Maity attachment reads (§8.7: whoever reads the
 // message reads its files, M-142, M-163). Handlers map wire shapes; hub.library holds the rules.
 
 const P = "/api/projects/{owner}/{slug}";

@@ -19,7 +19,7 @@ export const liveRouter = router({
     .input(z.object({ lastEventId: z.string().nullish() }).optional())
     .subscription(async function* ({ ctx, input, signal }) {
       const caller = ctx.caller;
-      // Issue 13 #7: the stream ends when its session is logged out or expires, or its token is
+      // The stream ends when its session is logged out or expires, or its token is
       // revoked — on whichever app instance that happens (the bus); the client hears UNAUTHORIZED.
       const watch = await ctx.hub.auth.watch(caller, ctx.credential ?? (ctx.session ? { session: ctx.session } : null));
       // Follow the ordered log first (events after the process's head, each once, in seq order),
@@ -92,7 +92,7 @@ export const liveRouter = router({
               // A redaction or a moved read marker changes no seq of the log: the feed's position stays.
               if (place) yield at(last, { seq: m.seq, kind: m.type, ...place });
             } else if (m.type === "message_changed") {
-              // Issue 16: a vote or a reaction changed message `seq`; the client reloads it.
+              // A vote or a reaction changed message `seq`; the client reloads it.
               yield at(last, {
                 seq: m.seq,
                 kind: m.type,

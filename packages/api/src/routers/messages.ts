@@ -68,12 +68,12 @@ export const messagesRouter = router({
       );
       return { replayed: written.replayed, message: written.message };
     }),
-  /** Issue 15: who the hub asked to answer each message, and why (the stored verdicts); the dashboard's chips. */
+  /** Who the hub asked to answer each message, and why (the stored verdicts, 004 §4); the dashboard's chips. */
   routing: authedProcedure
     .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...messageRoutingInput.shape }))
     .output(z.array(messageRoutingSchema))
     .query(({ ctx, input }) => ctx.hub.messages.routing(ctx.caller, input, input.conversation_id, input.seqs)),
-  /** Issue 15: the composer says its person is writing (throttled by the dashboard); the others' live feed shows it. */
+  /** The composer says its person is writing (throttled by the dashboard); the others' live feed shows it. */
   typing: authedProcedure
     .input(conversationInput)
     .output(z.object({ ok: z.literal(true) }))
@@ -81,7 +81,7 @@ export const messagesRouter = router({
       await ctx.hub.messages.typing(ctx.caller, input, input.conversation_id);
       return { ok: true as const };
     }),
-  /** The dashboard's "read up to here" after showing messages the live feed brought (issue 12). */
+  /** The dashboard's "read up to here" after showing messages the live feed brought (§9.2 read marker). */
   markRead: authedProcedure
     .input(
       z.strictObject({

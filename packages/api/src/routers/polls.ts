@@ -16,7 +16,7 @@ import {
 import { z } from "zod";
 import { agentProcedure, authedProcedure, router } from "../trpc.ts";
 
-// Polls (004 v1.12, B-226…B-240) and reactions (issue 16) on both surfaces: the Maity routes and
+// Polls (004 v1.12, B-226…B-240) and reactions on both surfaces: the Maity routes and
 // the dashboard's tRPC procedures (`polls.*`, `reactions.*`), and the agent API's operations
 // (spread into the agent router). Handlers only map wire shapes; hub.polls / hub.reactions decide.
 

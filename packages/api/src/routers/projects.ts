@@ -7,7 +7,7 @@ import { P, projectInput } from "./inputs.ts";
 
 export const projectsRouter = router({
   mine: authedProcedure.output(z.array(projectOutput)).query(({ ctx }) => ctx.hub.conversations.projects(ctx.caller)),
-  /** Issue 15: names for the member ids the dashboard shows (senders, observers, former participants). */
+  /** Names for the member ids the dashboard shows (senders, observers, former participants). */
   names: authedProcedure
     .input(personNamesInput)
     .output(z.array(personNameSchema))

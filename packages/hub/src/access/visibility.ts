@@ -155,7 +155,7 @@ const KEYS_SQL = `${ACCESS_SQL}
 ${CONVERSATION_COLUMNS}${DETAIL_COLUMNS}
 FROM visible v${DETAIL_JOINS}`;
 
-/** The same access, without the list's counts, last message and pin: what a write needs (issue 12). */
+/** The same access, without the list's counts, last message and pin: what a write needs (the send's hot path). */
 const WRITE_KEYS_SQL = `${ACCESS_SQL}
 ${CONVERSATION_COLUMNS}
        NULL::timestamp AS agent_joined_at, c.last_seq, NULL::text AS last_from, left(NULL::text, $6) AS last_body,

@@ -27,7 +27,7 @@ const isUniqueViolation = (error: unknown): boolean =>
 const taken = (field: string): HubError =>
   new HubError("conflict", `${field} already taken`, { fields: { [field]: "taken" } });
 
-/** Operator commands (issue 2 §4): the same service behind `pnpm maity admin …` and /api/admin/*. */
+/** Operator commands: the same service behind `pnpm maity admin …` and /api/admin/*. */
 export function adminService(db: Db, bus: LiveBus) {
   return {
     async createHuman(data: z.output<typeof createHumanInput>) {
@@ -187,7 +187,7 @@ export function adminService(db: Db, bus: LiveBus) {
         data: { revokedAt: new Date() },
       });
       // An agent's open /ws sockets re-check their credential and close with 4001 (004 §11); held
-      // /updates and live streams of the token's member end too (issue 13 #7).
+      // /updates and live streams of the token's member end too (B-156: a revoked credential keeps nothing open).
       if (result.count > 0 && row?.agentId) bus.publish({ type: "credentials", agentId: row.agentId });
       if (result.count > 0 && row?.humanId) bus.publish({ type: "credentials", humanId: row.humanId });
       return { revoked: result.count > 0 };

@@ -263,7 +263,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
           rendered.map((r) => r.row.seq),
         );
       }
-      // Issue 16: each poll's tally for this reader and each message's reactions, one batch for the page.
+      // Each poll's tally for this reader and each message's reactions, one batch for the page.
       const page = await withAgentMedia(
         db,
         agent.id,

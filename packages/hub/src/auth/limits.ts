@@ -47,7 +47,7 @@ export function rateLimits(settings: Partial<LimitSettings> = {}, now: () => num
     take(bucket: LimitBucket, key: string): number | null {
       return spend(`${bucket} ${key}`, perMinute[bucket], 60_000);
     },
-    /** A bucket of its own size and window (the login limits, issue 13 #5): `take` for other shapes. */
+    /** A bucket of its own size and window (the login limits): `take` for other shapes. */
     spend,
     /** Gives back a token `spend` took (a login that succeeded is no failure). */
     refund(id: string, capacity: number, windowMs: number): void {
@@ -58,7 +58,7 @@ export function rateLimits(settings: Partial<LimitSettings> = {}, now: () => num
 }
 export type RateLimits = ReturnType<typeof rateLimits>;
 
-/** Issue 13 #5: how much password guessing the hub takes (docs/api.md "Login limits"). */
+/** How much password guessing the hub takes (docs/api.md "Login limits"). */
 export interface LoginSettings {
   /** Login attempts a minute per client address, spent before anything is looked up or hashed. */
   perAddress: number;
@@ -79,7 +79,7 @@ export const DEFAULT_LOGIN: LoginSettings = {
 };
 
 /**
- * At most `max` tasks at once, at most `queueMax` waiting (issue 13 #5: a login flood cannot take
+ * At most `max` tasks at once, at most `queueMax` waiting (a login flood cannot take
  * every core from the event loop). `run` answers null when the line is full: the task did not run.
  */
 export function workGate(max: number, queueMax: number) {

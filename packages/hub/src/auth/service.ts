@@ -13,7 +13,7 @@ export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface AuthOptions {
-  /** Issue 13 #5: login limits and the hash gate (defaults DEFAULT_LOGIN). */
+  /** Login limits and the hash gate (defaults DEFAULT_LOGIN). */
   login?: Partial<LoginSettings>;
   /** How long a dashboard session lasts (default SESSION_TTL_MS, 30 days). */
   sessionTtlMs?: number;
@@ -22,7 +22,7 @@ export interface AuthOptions {
 /** What a held or streaming read came with: a bearer token (and the instance it names) or a session cookie. */
 export type Credential = { token: string; instanceId?: string | null } | { session: string };
 
-/** Issue 13 #7: a held or streaming read's credential, watched while the read lasts. */
+/** A held or streaming read's credential, watched while the read lasts, so revocation ends it. */
 export interface CredentialWatch {
   /** Aborts once the credential is revoked (a bus `credentials` message, from any instance) or expires. */
   readonly ended: AbortSignal;
@@ -31,7 +31,7 @@ export interface CredentialWatch {
   stop(): void;
 }
 
-/** Answered alike for every login limit, and for a known and an unknown handle (issue 13 #5). */
+/** Answered alike for every login limit, and for a known and an unknown handle: no handle oracle. */
 const tooMany = (seconds: number) =>
   new HubError("rate_limited", `too many login attempts; try again in ${seconds} s`, {
     limit: "login",
@@ -56,7 +56,7 @@ export function authService(
 ) {
   const settings = { ...DEFAULT_LOGIN, ...options.login };
   const sessionTtlMs = options.sessionTtlMs ?? SESSION_TTL_MS;
-  // Issue 13 #5: 100 concurrent logins took /api/health to 2.7 s; a few hashes at a time leave the
+  // 100 concurrent logins took /api/health to 2.7 s; a few hashes at a time leave the
   // event loop (and the rest of libuv's thread pool) room to work.
   const hashes = workGate(settings.hashes, settings.queue);
   const failures = (handle: string) => ({
@@ -114,7 +114,7 @@ export function authService(
   const service = {
     /**
      * Password login → a session secret for the cookie. A wrong handle and a wrong password answer
-     * alike. Issue 13 #5: the client address's and the handle's budgets are spent first (429 with
+     * alike. The client address's and the handle's budgets are spent first (429 with
      * `retry_after`, the same for a known and an unknown handle), then the hash waits for the gate.
      */
     async login(data: z.output<typeof loginInput>, client: { address?: string | null } = {}): Promise<LoggedIn> {
@@ -142,10 +142,10 @@ export function authService(
       return { session: secret, human: caller, expiresAt };
     },
 
-    /** Password hashes running and waiting now, and the most that ran at once (issue 13 #5). */
+    /** Password hashes running and waiting now, and the most that ran at once. */
     hashing: () => hashes.stats(),
 
-    /** Ends a session; its live streams end too, on every app instance (issue 13 #7). */
+    /** Ends a session; its live streams end too, on every app instance. */
     async logout(session: string): Promise<void> {
       const id = sha256(session);
       const row = await db.session.findUnique({ where: { id }, select: { humanId: true } });
@@ -180,7 +180,7 @@ export function authService(
     },
 
     /**
-     * Issue 13 #7: watches the credential a held `/updates` or a live stream came with. `ended`
+     * Watches the credential a held `/updates` or a live stream came with. `ended`
      * aborts when a bus `credentials` message names the caller and the credential no longer holds
      * (revoked, rotated, logged out), or when the session expires. Without a credential (an
      * in-process caller) nothing ends it.

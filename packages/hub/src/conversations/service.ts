@@ -188,7 +188,7 @@ export function conversationService(db: Db) {
     },
 
     /**
-     * Issue 15 "no member id where a name exists": the names of members the caller meets — anyone
+     * No member id where a name exists: the names of members the caller meets — anyone
      * who is or was a member of a project the caller is active in (history keeps former members'
      * messages). Ids outside that are left out, as if unknown.
      */

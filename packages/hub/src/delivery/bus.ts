@@ -33,7 +33,7 @@ export interface LogEvent {
  * to `seq` (its other devices clear the badge); `typing`: a member is writing (agent protocol §7);
  * `credentials`: an agent's tokens changed (revoked, rotated by pairing), or a human's (a token
  * revoked, a session logged out): open sockets, held /updates and live streams of that member
- * re-check theirs (issue 13 #7).
+ * re-check theirs (B-156).
  */
 export type BusMessage =
   | LogEvent
@@ -52,7 +52,7 @@ export type BusMessage =
       audience: string[];
     }
   | {
-      /** Issue 16: a vote or a reaction changed message `seq`; the dashboard reloads it (no seq of the log moves). */
+      /** A vote or a reaction changed message `seq`; the dashboard reloads it (no seq of the log moves). */
       type: "message_changed";
       seq: number;
       conversationId: string;

@@ -256,7 +256,7 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
         try {
           if (stream.start.expired) throw new CursorExpired();
           const batch = stopped.aborted ? null : await stream.next(q.wait * 1000, stopped);
-          // Issue 13 #7: a held call whose token was revoked answers as the revoked token would (B-011
+          // A held call whose token was revoked answers as the revoked token would (B-011
           // 401), and events are handed only while the token still holds — read from the database,
           // since the revocation's bus message may arrive after an event written after it.
           const revoked = credential?.ended.aborted || (batch && credential && !(await credential.still()));

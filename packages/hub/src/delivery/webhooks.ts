@@ -42,7 +42,7 @@ export interface WebhookOptions {
   backoffMs?: number[];
   timeoutMs?: number;
   /**
-   * Issue 13 #1: host names, IP literals and CIDR ranges a webhook may reach although they are not
+   * Host names, IP literals and CIDR ranges a webhook may reach although they are not
    * public (local development; MAITY_WEBHOOK_ALLOW at the composition root). Default: none.
    */
   allow?: readonly string[];
@@ -98,7 +98,7 @@ export function webhookService(
   });
 
   /**
-   * Issue 13 #1 (SSRF): the addresses a webhook URL may be sent to. An IP literal must be public (or
+   * SSRF guard: the addresses a webhook URL may be sent to. An IP literal must be public (or
    * allowed); a name must resolve, and every address it resolves to must be public (or allowed), so
    * no answer of a round-robin name reaches inside. Asked at registration and again at every delivery
    * (DNS can change between them); the delivery connects only to the addresses checked here.
@@ -156,11 +156,11 @@ export function webhookService(
     });
   }
 
-  /** One POST: the address checked again at every delivery (issue 13 #1), then sent pinned to it, signed. */
+  /** One POST: the address checked again at every delivery (DNS may change), then sent pinned to it, signed. */
   async function deliver({ claim, url: hookUrl, secret, bytes }: Sendable): Promise<Sent> {
     const url = new URL(hookUrl);
     const to = await target(url);
-    // Issue 13 #1: refused at once and never retried, whether or not anything listens there, so the
+    // Refused at once and never retried, whether or not anything listens there, so the
     // delivery counts of GET /webhook tell nothing about the hub's network.
     if (!to.ok && to.refused) return { status: null, error: null, refused: `address not allowed: ${to.reason}` };
     if (!to.ok) return { status: null, error: to.reason };
@@ -200,7 +200,7 @@ export function webhookService(
       const url = new URL(data.url);
       const to = await target(url);
       if (!to.ok) {
-        // Issue 13 #1: a name that does not resolve and one that resolves inside get one answer, so
+        // A name that does not resolve and one that resolves inside get one answer, so
         // the refusal tells nothing about the hub's own DNS.
         const host = hostOf(url);
         const why = parseIp(host) ? to.reason : `${host} does not resolve to public addresses only`;

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { SIGNED_URL_TTL_SECONDS } from "@maity/domain";
 
-// The file key (issue 16): one 32-byte server secret (MAITY_FILE_KEY, or generated into the data
+// The file key: one 32-byte server secret (MAITY_FILE_KEY, or generated into the data
 // folder on first start) from which two keys are derived — one encrypts file names at rest
 // (AES-256-GCM, B-184), one signs download URLs (HMAC-SHA256, B-185). Deriving keeps a signature
 // from ever being usable as a ciphertext key and the reverse.

@@ -22,7 +22,7 @@ import type { BlobStore } from "./store.ts";
 
 // The file library (v1.7, v1.17, B-203…B-210), the Maity attachment reads (§8.7: readable by whoever
 // reads the message, M-142, M-163) and redaction's file half (§8.5, M-039). The bytes are read and
-// deleted through the BlobStore directly until hub.files (another part of issue 16) takes it over.
+// deleted through the BlobStore directly until hub.files takes it over.
 
 const fileSelect = {
   id: true,

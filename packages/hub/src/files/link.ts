@@ -59,7 +59,7 @@ export async function linkAttachments(
     );
   };
   if (!ids.every(linkable)) {
-    // Issue 12: a retried send (same idempotency key) answers its first message, whose files are
+    // A retried send (same idempotency key) answers its first message, whose files are
     // linked already; the write replays before `within`, which refuses anything else.
     if (retryable)
       return {

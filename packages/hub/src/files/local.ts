@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { BlobStore } from "./store.ts";
 
-// Issue 16: the files on the local disk, under `<MAITY_DATA_DIR>/files`. A put writes a temp file in
+// The files on the local disk, under `<MAITY_DATA_DIR>/files`. A put writes a temp file in
 // the same folder, fsyncs it and renames it into place, so the bytes are durable (and whole) before
 // the row naming them commits; a crash leaves at most a temp file, which the orphan sweep removes.
 

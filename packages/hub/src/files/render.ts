@@ -2,7 +2,7 @@ import { type AgentMessage, type Attachment, attachmentSchema, type Card, cardSc
 import { z } from "zod";
 import type { FileKeys } from "./keys.ts";
 
-// How a message's card and files are rendered on both surfaces (issue 16). The rows' Json columns
+// How a message's card and files are rendered on both surfaces (004 §13, §14). The rows' Json columns
 // are parsed with the wire schemas, never cast: a row that does not parse renders as none.
 
 const storedAttachments = z.array(attachmentSchema);

@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import type { BlobStore } from "./store.ts";
 
-// Issue 16: the files in an S3-compatible bucket (MAITY_S3_*), so that several app instances share
+// The files in an S3-compatible bucket (MAITY_S3_*), so that several app instances share
 // them. S3 acknowledges a PUT only once the object is stored, which is the durability a row needs.
 
 export interface S3Settings {

@@ -21,7 +21,7 @@ import type { BlobStore } from "./store.ts";
 import { fileTooLarge, type Received, receive, receiveMultipart } from "./upload.ts";
 import { sweepFiles } from "./sweep.ts";
 
-// Issue 16: `hub.files` — an upload's pipeline (stream to a temp file, sniff, compress images, store
+// `hub.files` — an upload's pipeline (stream to a temp file, sniff, compress images, store
 // the bytes, then the row), the bytes of a stored file, its signed URL, and the deletions (redaction,
 // the 24 h sweep, orphans).
 

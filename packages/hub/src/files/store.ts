@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 
-// Where a file's bytes live (issue 16): the local disk under the data folder by default, an
+// Where a file's bytes live: the local disk under the data folder by default, an
 // S3-compatible bucket when MAITY_S3_* is set, so that several app instances share the files.
 // The bytes are written before the row naming them commits (`put` resolves only once they are
 // durable); a key no row names is an orphan and the sweep removes it.

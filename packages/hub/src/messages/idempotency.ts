@@ -8,7 +8,7 @@ export function idempotencyOf(key: string | null | undefined, request: unknown):
   return { key, hash: createHash("sha256").update(JSON.stringify(request)).digest("hex") };
 }
 
-/** Idempotency keys live this long (issue 12): a repeat within it answers the first message. */
+/** Idempotency keys live this long: a repeat within it answers the first message. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The caller's key and the hash of what it asked, for a send that may be retried. */

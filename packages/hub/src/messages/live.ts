@@ -43,7 +43,7 @@ export function messageLive(db: Db, bus: LiveBus) {
       return logHead(db);
     },
 
-    /** Issue 15: a person writing in the dashboard's composer; observers only read, a closed chat takes nothing. */
+    /** A person writing in the dashboard's composer; observers only read, a closed chat takes nothing. */
     async typing(caller: Caller, ref: ProjectRef, conversationId: string): Promise<void> {
       const row = await resolveConversation(db, caller, ref, conversationId, { lean: true });
       refuseObserver(row);

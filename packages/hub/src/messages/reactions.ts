@@ -19,7 +19,7 @@ import { loadReactions } from "./media.ts";
 import { type KeyRow, observersOf, readParticipants } from "../access/visibility.ts";
 import { publishTyping } from "../delivery/typing.ts";
 
-// Reactions (issue 16): a participant of a room — human or agent, history included — puts an emoji
+// Reactions: a participant of a room — human or agent, history included — puts an emoji
 // on a message and takes it back; both idempotent. They change no seq of the log and emit no
 // /updates event (004 §11: "reactions emit no events"); the dashboard hears `message_changed`.
 
@@ -27,7 +27,7 @@ import { publishTyping } from "../delivery/typing.ts";
 const LOOKING = "👀";
 
 /**
- * Issue 16 live: something on message `seq` changed; every current reader of the chat — its
+ * Live: something on message `seq` changed; every current reader of the chat — its
  * participants and its observers (owners of its agents reading along) — reloads it.
  */
 export async function publishChanged(

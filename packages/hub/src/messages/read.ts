@@ -49,7 +49,7 @@ export function messageReads(db: Db, sql: SqlRunner, bus: LiveBus) {
     markRead,
 
     /**
-     * The dashboard's explicit, debounced "read up to here" (issue 12): it shows messages from the
+     * The dashboard's explicit, debounced "read up to here" (§9.2 read marker): it shows messages from the
      * live feed without reading them, then moves the marker, capped at the chat's last message.
      */
     async markReadUpTo(
@@ -94,7 +94,7 @@ export function messageReads(db: Db, sql: SqlRunner, bus: LiveBus) {
         const page = rows.slice(0, q.limit).reverse();
         await markDelivered(caller, row, page);
         return {
-          // Issue 16: each poll's tally and each message's reactions, as this reader sees them.
+          // Each poll's tally and each message's reactions, as this reader sees them.
           items: await withMedia(
             db,
             caller.id,
@@ -157,8 +157,9 @@ export function messageReads(db: Db, sql: SqlRunner, bus: LiveBus) {
     },
 
     /**
-     * Issue 15: the stored routing verdicts of messages of one conversation the caller reads (any
-     * reader of the chat, observers included, sees its history). Seqs outside it are left out.
+     * The stored routing verdicts (004 §4) of messages of one conversation the caller reads (any
+     * reader of the chat, observers included, sees its history), so the dashboard shows who was
+     * asked to answer and why. Seqs outside it are left out.
      */
     async routing(caller: Caller, ref: ProjectRef, conversationId: string, seqs: number[]): Promise<MessageRouting[]> {
       const row = await resolveConversation(db, caller, ref, conversationId, { lean: true });

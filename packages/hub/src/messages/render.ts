@@ -44,9 +44,9 @@ export type MessageRow = {
   redaction: { at: Date; byId: string; reason: string | null } | null;
   conversation: { publicId: string; kind: string } | null;
   replyToSeq?: number | null;
-  /** Issue 16: `{type, payload}` of a card message. */
+  /** `{type, payload}` of a card message (B-217). */
   card?: unknown;
-  /** Issue 16: the files' §8.7 metadata in render order. */
+  /** The files' §8.7 metadata in render order. */
   attachments?: unknown;
 };
 
@@ -83,7 +83,7 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
         }
       : null,
   };
-  // Issue 15: the dashboard quotes what a reply answers; only a reply carries the field.
+  // The dashboard quotes what a reply answers; only a reply carries the field.
   if (row.replyToSeq) message.reply_to = row.replyToSeq;
   const card = redacted ? null : cardOf(row.card);
   if (card) message.card = card;

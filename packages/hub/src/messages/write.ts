@@ -47,12 +47,12 @@ export interface WriteInput {
    * spent its verdict is `round_cap`, and the write is refused under the append lock: nothing sent.
    */
   wakes?: string | undefined;
-  /** Issue 16 (v1.11, v1.12): the card, validated by the caller; stored as written. */
+  /** 004 v1.11, v1.12: the card, validated by the caller; stored as written. */
   card?: Card | null | undefined;
-  /** Issue 16: the files' §8.7 metadata, in render order (linked by `within`). */
+  /** The files' §8.7 metadata, in render order (linked by `within`). */
   attachments?: Attachment[] | null | undefined;
   /**
-   * Issue 16: more writes of the same message in its transaction, after the event is inserted —
+   * More writes of the same message in its transaction, after the event is inserted —
    * linking its files, creating its poll. A throw undoes the whole message (nothing half-written).
    */
   within?: ((tx: SqlExecutor, seq: number, sentAt: Date) => Promise<void>) | undefined;
@@ -72,7 +72,7 @@ export function messageWrites(
   hooks: { webhooksQueued?: () => void },
   pingRate: PingRate,
 ) {
-  // The write's own reads on the driver itself (issue 12); everything else stays on Prisma.
+  // The write's own reads on the driver itself (Prisma's per-query work is the send's cost); the rest stays on Prisma.
   const raw = rawOf(sql);
 
   /**
