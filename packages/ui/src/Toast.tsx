@@ -52,7 +52,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
               setTimeout(() => drop(t.id), 200);
             }}
             // An open toast is the topmost Radix layer and would take Esc from the dialog under it: unless
-            // focus is in a toast, Esc closes the topmost open dialog and the toast stays (issue 15).
+            // focus is in a toast, Esc closes the topmost open dialog and the toast stays.
             onEscapeKeyDown={(event) => {
               if (document.activeElement?.closest("[data-toast]")) return;
               const dialog = Array.from(document.querySelectorAll('[role="dialog"][data-state="open"]')).at(-1);
