@@ -3,6 +3,8 @@ import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { type AgentCaller, type Caller, createHub, type Hub, type HumanCaller } from "@maity/hub";
 import { readFileSync } from "node:fs";
+import { agentsInRoom } from "../../hub/src/access/agentsInRoom.ts";
+import { type KeyRow, readKeys } from "../../hub/src/access/visibility.ts";
 import { afterAll, describe, expect, it } from "vitest";
 
 // §9.2 "Read and unread" kept as counters on the participation (M-166, M-117, M-058, M-186, M-224):
@@ -236,6 +238,29 @@ describe("participation counters", () => {
         expect(item.mentions_unread).toBe(Number(row?.recount_mentions));
       }
     }
+    // The webhook worker's batch rule (agentsInRoom) is visibility's `mine` rule for many agents at
+    // once, written a second time in SQL: after this run (leaves, rejoins, an agent out of and back in
+    // its project) both answer the same for every conversation and agent — and again once an agent is
+    // out of its project for good (its direct conversation is then no longer its).
+    const sameRule = async () => {
+      const keys = await w.database.sql.query<{ id: string }>("SELECT id FROM conversations ORDER BY id");
+      for (const { id: key } of keys) {
+        const batch = await agentsInRoom(
+          w.hub.db,
+          { key } as KeyRow,
+          w.agents.map((a) => a.id),
+        );
+        for (const agent of w.agents) {
+          const [alone] = await readKeys(w.hub.db, agent, { conversationKey: key, observed: false, lean: true });
+          expect(batch.has(agent.id), `${agent.handle} in ${key}`).toBe(alone !== undefined);
+          if (alone) expect(batch.get(agent.id)?.windowSeq).toBe(alone.windowSeq);
+        }
+      }
+    };
+    await sameRule();
+    const gone = w.agents[0] as AgentCaller;
+    for (const ref of w.refs) await w.hub.admin.removeMember(ref, gone.id).catch(() => {});
+    await sameRule();
   });
 
   it("M-166 writers and readers at once (two app instances on PostgreSQL) lose no step of a counter", async () => {
