@@ -151,6 +151,13 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   const { PrismaPg } = await import("@prisma/adapter-pg");
   const pgMod = await import("pg");
   const pool = new pgMod.default.Pool({ connectionString: url, max: 10 });
+  // An idle connection the server ends (a restart, a failover, an administrator, shutting down)
+  // is an 'error' event on the pool; with no listener it would end the process. The pool drops that
+  // connection and opens another when asked: there is nothing else to do. (Prisma listens only
+  // while it is connected.)
+  pool.on("error", (error: Error) =>
+    console.warn(`maity: a database connection was closed by the server: ${error.message}`),
+  );
   const types = pgUtc(pgMod.default.types);
   // The raw runner's statements are named: each connection parses and plans one once (prepared.ts).
   const names = new Map<string, string>();

@@ -24,6 +24,14 @@ export async function freshDatabase(): Promise<Database & { url: string | null }
       await db.close();
       const drop = new pgMod.default.Client({ connectionString: base });
       await drop.connect();
+      // The pool's connections are closing, but their server processes may not have ended yet: one
+      // terminated by the FORCE below answers its client, still reading, with 57P01 — an uncaught
+      // error in the test's process. Wait (boundedly) for them to go first.
+      for (let tries = 0; tries < 100; tries++) {
+        const left = await drop.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [name]);
+        if (left.rows[0]?.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await drop.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await drop.end();
     },
