@@ -67,6 +67,37 @@ describe("LiveBus: the ordered log", () => {
     await bus.close();
   });
 
+  it("a failed read of the log's head is not kept: the events wait, the next ready() reads again and hands them on", async () => {
+    const bus = new LiveBus();
+    let fail = true;
+    bus.attach(
+      async () => {
+        if (fail) throw new Error("the database is away");
+        return 10;
+      },
+      async () => [],
+    );
+    const seen: number[] = [];
+    const errors: unknown[] = [];
+    const logged = console.error;
+    console.error = (...args: unknown[]) => errors.push(args[0]);
+    try {
+      bus.publish(ev(11, 10)); // before any head: it waits while the head is read (and the read fails)
+      await new Promise((r) => setTimeout(r, 10));
+      expect(errors).toEqual(["maity: reading the log's head failed"]);
+      await expect(bus.ready()).rejects.toThrow("the database is away");
+      fail = false;
+      await bus.ready();
+      bus.follow((e) => seen.push(e.seq));
+      bus.publish(ev(12, 11));
+      expect(seen).toEqual([12]);
+      expect(bus.recent(10, 12)?.map((e) => e.seq)).toEqual([11, 12]);
+    } finally {
+      console.error = logged;
+    }
+    await bus.close();
+  });
+
   it("keeps recent events for a listener a little behind; none when the ring does not reach back", async () => {
     const { bus } = await busAt(10);
     for (let seq = 11; seq <= 15; seq++) bus.publish(ev(seq, seq - 1));

@@ -100,6 +100,8 @@ export class LiveBus {
   private ring: LogEvent[] = [];
   private gapTimer: NodeJS.Timeout | null = null;
   private filling = false;
+  /** After close() the database is gone: nothing more is read from the log. */
+  private closed = false;
   private loader: LogLoader | null = null;
   private loadHead: (() => Promise<number>) | null = null;
 
@@ -113,8 +115,14 @@ export class LiveBus {
   ready(): Promise<void> {
     if (this.head !== null) return Promise.resolve();
     this.priming ??= (async () => {
-      const head = this.loadHead ? await this.loadHead() : 0;
-      if (this.head === null) this.head = head;
+      try {
+        const head = this.loadHead ? await this.loadHead() : 0;
+        if (this.head === null) this.head = head;
+      } catch (error) {
+        // A failed read is asked again by the next caller, not kept as the answer.
+        this.priming = null;
+        throw error;
+      }
       this.drain();
     })();
     return this.priming;
@@ -172,7 +180,7 @@ export class LiveBus {
 
   /** Reads the log past the process's head (after a LISTEN reconnection) and delivers it in order. */
   private async catchUp(): Promise<void> {
-    if (this.head === null || !this.loader || !this.loadHead) return;
+    if (this.closed || this.head === null || !this.loader || !this.loadHead) return;
     try {
       const upTo = await this.loadHead();
       for (let after = this.head; this.head !== null && after < upTo; ) {
@@ -182,7 +190,7 @@ export class LiveBus {
         after = missing.at(-1)?.seq ?? upTo;
       }
     } catch (error) {
-      console.error("maity: catching up on the log after a reconnection failed", error);
+      if (!this.closed) console.error("maity: catching up on the log after a reconnection failed", error);
     } finally {
       this.drain();
     }
@@ -219,6 +227,7 @@ export class LiveBus {
     }
     if (this.head !== null && message.seq <= this.head) return;
     if (message.kind === "message" && !message.agent && this.loader) {
+      if (this.closed) return;
       // A stub (too large for NOTIFY): loaded once here, then ordered like any other.
       this.loader(message.seq - 1, message.seq)
         .then(([loaded]) => this.receive(loaded ? { ...loaded, prev: message.prev } : { ...message, kind: "gone" }))
@@ -227,7 +236,8 @@ export class LiveBus {
     }
     this.waiting.set(message.prev, message);
     if (this.head === null) {
-      void this.ready();
+      // The waiting events go out once the head is known; a failed read leaves them for the next ready().
+      this.ready().catch((error: unknown) => console.error("maity: reading the log's head failed", error));
       return;
     }
     this.drain();
@@ -266,7 +276,7 @@ export class LiveBus {
   /** The gap before the oldest waiting event: its events committed before it, so the log has them. */
   private async fill(): Promise<void> {
     this.gapTimer = null;
-    if (this.filling || this.head === null || this.waiting.size === 0 || !this.loader) return;
+    if (this.closed || this.filling || this.head === null || this.waiting.size === 0 || !this.loader) return;
     this.filling = true;
     try {
       const upTo = Math.min(...this.waiting.keys());
@@ -275,7 +285,7 @@ export class LiveBus {
       // Nothing else can come before `upTo` now: a seq the log lacks was rolled back.
       if (this.head !== null && this.head < upTo) this.head = upTo;
     } catch (error) {
-      console.error("maity: filling a gap of the log failed", error);
+      if (!this.closed) console.error("maity: filling a gap of the log failed", error);
     } finally {
       this.filling = false;
       this.drain();
@@ -322,6 +332,7 @@ export class LiveBus {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.gapTimer = null;
     this.pubsub = null;
