@@ -26,6 +26,7 @@ import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
 export type { AgentCaller, Caller, HumanCaller } from "./access/caller.ts";
 export { LiveBus, type BusMessage, type LogEvent, reaches } from "./delivery/bus.ts";
+export type { Delivered, Tracked } from "./delivery/subscription.ts";
 export { APPEND_LOCK_KEY } from "./delivery/append.ts";
 export { CursorExpired, DEFAULT_REPLAY_WINDOW_MS, type AgentFeed, type FeedBatch, forAgent } from "./delivery/feed.ts";
 export { DEFAULT_LIMITS, DEFAULT_LOGIN, type LimitSettings, type LoginSettings } from "./auth/limits.ts";

@@ -13,6 +13,7 @@ import type { z } from "zod";
 import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "../messages/agentView.ts";
 import { logHead } from "./append.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
+import { Subscription } from "./subscription.ts";
 import type { CredentialWatch } from "../auth/service.ts";
 import type { AgentCaller } from "../access/caller.ts";
 import type { MessagesService } from "../messages/service.ts";
@@ -122,30 +123,19 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
       if (asked === null)
         throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one /updates or /ws gave out");
     }
-    await bus.ready();
-    const queue: UpdatesEvent[] = [];
-    const queued: number[] = [];
-    let wake: (() => void) | null = null;
-    const follower = bus.follow((event) => {
-      const mine = forAgent(event, agentId);
-      if (!mine) return;
-      queue.push(mine);
-      queued.push(event.seq);
-      wake?.();
-    }, agentId);
-    const head = follower.head;
-    // No cursor: now, as the log says — this process may not have sequenced the newest event yet.
-    let position: number;
-    try {
-      position = asked ?? Math.max(head, await logHead(db));
-    } catch (error) {
-      follower.stop();
-      throw error;
-    }
+    // Listen first (the bus hands on this agent's events from its head on), then read up to the head.
+    const subscription = await Subscription.open<UpdatesEvent>(bus, {
+      memberId: agentId,
+      event: (event) => forAgent(event, agentId),
+    });
+    const head = subscription.head;
+    // `position` is where the stream stands: the subscription drops the bus's events at or before it.
     let expired = false;
     let catchUp: number | null = null;
     let first: FeedBatch | null = null;
     try {
+      // No cursor: now, as the log says — this process may not have sequenced the newest event yet.
+      let position = asked ?? Math.max(head, await logHead(db));
       // A cursor ahead of this process may come from an instance whose bus is a moment ahead: the log decides.
       if (position > head && position > (await logHead(db))) {
         expired = true;
@@ -175,11 +165,12 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
           position = head;
         }
       }
+      subscription.position = position;
     } catch (error) {
-      follower.stop();
+      subscription.stop();
       throw error;
     }
-    const since = position;
+    const since = subscription.position;
 
     return {
       /** Where the stream starts (the cursor to give when nothing comes), and whether the cursor had expired. */
@@ -189,44 +180,26 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
         if (first) {
           const batch = first;
           first = null;
-          position = batch.seq;
+          subscription.position = batch.seq;
           if (batch.events.length > 0) return batch;
         }
         if (catchUp !== null) {
-          const batch = await readLog(agentId, position, catchUp);
+          const batch = await readLog(agentId, subscription.position, catchUp);
           if (!batch.more) catchUp = null;
-          position = batch.seq;
+          subscription.position = batch.seq;
           if (batch.events.length > 0) return batch;
         }
         for (;;) {
-          // Events the bus brought that the catch-up already covered are dropped here.
-          while (queued.length > 0 && (queued[0] ?? 0) <= position) {
-            queued.shift();
-            queue.shift();
-          }
-          if (queue.length > 0) {
-            const events = queue.splice(0, FEED_BATCH_MAX);
-            const seqs = queued.splice(0, events.length);
-            position = seqs.at(-1) ?? position;
-            return { events, seq: position };
-          }
+          // Events the bus brought that the catch-up already covered are dropped by the subscription.
+          const taken = await subscription.take(FEED_BATCH_MAX);
+          if (taken.length > 0) return { events: taken.map((t) => t.item), seq: subscription.position };
+          // A resync concerns side messages; this stream's events come from the log's chain.
+          subscription.takeResync();
           if (signal?.aborted) return null;
-          const how = await new Promise<"event" | "timeout" | "aborted">((resolve) => {
-            const done = (why: "event" | "timeout" | "aborted") => {
-              clearTimeout(timer);
-              signal?.removeEventListener("abort", onAbort);
-              wake = null;
-              resolve(why);
-            };
-            const onAbort = () => done("aborted");
-            const timer = setTimeout(() => done("timeout"), Math.max(0, timeoutMs));
-            signal?.addEventListener("abort", onAbort, { once: true });
-            wake = () => done("event");
-          });
-          if (how !== "event") return null;
+          if ((await subscription.wait(timeoutMs, signal)) !== "pending") return null;
         }
       },
-      stop: () => follower.stop(),
+      stop: () => subscription.stop(),
     };
   }
 

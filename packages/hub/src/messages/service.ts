@@ -46,11 +46,11 @@ export function messagesService(
     list: read.list,
     redact: redaction.redact,
     events: read.events,
-    feedSince: live.feedSince,
+    /** The dashboard's live feed (typed items at their log positions; delivery/subscription.ts). */
+    feed: live.feed,
     lastSeq: live.lastSeq,
     routing: read.routing,
     typing: live.typing,
-    eventPlace: live.eventPlace,
     postEvent: send.postEvent,
   };
 }
