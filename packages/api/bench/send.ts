@@ -13,8 +13,11 @@
 // Engines: PGlite in memory always; then PostgreSQL when DATABASE_URL=postgresql://… (a throwaway
 // database is created beside it and dropped at the end). `--only=pglite` / `--only=postgresql`.
 // Everything (both servers and the clients) shares this process and the machine's cores: compare
-// the ratios of one run, not absolute figures across runs.
+// the ratios of one run, not absolute figures across runs. BENCH_PROFILE=dir writes a CPU profile of
+// each side's sequential posts (after the warm-up, outside the timed rounds).
+import { writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
+import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
@@ -32,6 +35,8 @@ const SEQUENTIAL = 100;
 const CONCURRENT = 200;
 const CONCURRENCY = 8;
 const WARMUP = 40;
+/** BENCH_PROFILE=dir: sequential posts to each side under the profiler. */
+const PROFILED = 400;
 const REQUEST_TIMEOUT_MS = 10_000;
 /** The whole run stops by itself after this, whatever happens. */
 const RUN_BUDGET_MS = 10 * 60_000;
@@ -255,6 +260,20 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     for (const side of ["hub", "limit"] as const) {
       await burst(urls[side], tokens, WARMUP, 1);
       await burst(urls[side], tokens, WARMUP, CONCURRENCY);
+    }
+    // BENCH_PROFILE=dir: a CPU profile of this process for PROFILED sequential posts to each side
+    // (`<engine>-hub.cpuprofile`, `<engine>-limit.cpuprofile`), taken apart from the timed rounds.
+    if (process.env.BENCH_PROFILE) {
+      const session = new Session();
+      session.connect();
+      for (const side of ["hub", "limit"] as const) {
+        await session.post("Profiler.enable");
+        await session.post("Profiler.start");
+        await burst(urls[side], tokens, PROFILED, 1);
+        const { profile } = await session.post("Profiler.stop");
+        await writeFile(`${process.env.BENCH_PROFILE}/${engine}-${side}.cpuprofile`, JSON.stringify(profile));
+      }
+      session.disconnect();
     }
     // The hub's statements for one message, as Prisma sends them.
     const hubStatements: string[] = [];

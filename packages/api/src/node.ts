@@ -160,6 +160,14 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
     res.end();
     return;
   }
+  if (response.headers.get("content-type")?.startsWith("application/json")) {
+    // A JSON answer is built in memory (REST, the agent API, tRPC's batch link): sent whole with its
+    // length, headers and body in one write, not streamed in chunks behind flushed headers.
+    const bytes = Buffer.from(await response.arrayBuffer());
+    res.setHeader("content-length", bytes.length);
+    res.end(bytes);
+    return;
+  }
   res.flushHeaders();
   const reader = body.getReader();
   const gone = () => {

@@ -80,15 +80,17 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (path === "/api/openapi.json" && req.method === "GET") return json(200, openApiDocument());
   const agentApi = path === AGENT_API || path.startsWith(`${AGENT_API}/`);
-  const notFound = agentApi
-    ? agentRefusal(404, "NOT_FOUND", "no such route")
-    : json(404, renderMaityError(HubError.notFound("no such route")));
+  // Built only when answered: an error and a response per request cost the send's hot path.
+  const notFound = () =>
+    agentApi
+      ? agentRefusal(404, "NOT_FOUND", "no such route")
+      : json(404, renderMaityError(HubError.notFound("no such route")));
   const candidates = ROUTES.filter((r) => r.pattern.test(path));
-  if (!candidates.length) return notFound;
+  if (!candidates.length) return notFound();
   const admin = adminAccess(req, options.adminToken);
   const match = candidates.find((r) => r.meta.method === req.method);
   if (!match) {
-    if (candidates.every((r) => r.access === "admin") && admin === "hidden") return notFound;
+    if (candidates.every((r) => r.access === "admin") && admin === "hidden") return notFound();
     const allow = { allow: candidates.map((r) => r.meta.method).join(", ") };
     if (agentApi) return agentRefusal(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed here`, {}, allow);
     return json(
@@ -100,7 +102,7 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
   let input: Record<string, unknown> | undefined;
   try {
     // Who is calling comes first: an outsider learns nothing from how its input is refused.
-    if (match.access === "admin" && admin === "hidden") return notFound;
+    if (match.access === "admin" && admin === "hidden") return notFound();
     if (match.access === "admin" && admin !== "ok") throw HubError.unauthenticated();
     // CSRF: a cookie-borne change from another site (or not JSON) is refused before anything.
     // The agent API takes agent tokens only (a cookie is refused below), so it is not concerned.
