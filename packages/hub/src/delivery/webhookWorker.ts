@@ -45,6 +45,8 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
   let timer: NodeJS.Timeout | null = null;
   let timerAt = Number.POSITIVE_INFINITY;
   let closed = false;
+  /** No round starts (what is in flight ends; its outcome waits): an operator's hold, the bench's phases. */
+  let paused = false;
   let changed: (() => void)[] = [];
   const notify = () => {
     for (const resolve of changed.splice(0)) resolve();
@@ -177,7 +179,7 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
       again = true;
       return;
     }
-    if (closed && ended.length === 0) return;
+    if ((closed && ended.length === 0) || (paused && !closed)) return;
     running = (async () => {
       let more = true;
       while (more || again) {
@@ -186,7 +188,7 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
           console.error("maity: webhook worker", e);
           return false;
         });
-        if (closed && ended.length === 0) break;
+        if ((closed && ended.length === 0) || (paused && !closed)) break;
       }
       running = null;
       notify();
@@ -197,7 +199,7 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
   async function idle(): Promise<void> {
     while (running || inFlight > 0 || ready.length > 0 || ended.length > 0) {
       // The database refused the last round: the timer tries again; nothing to wait for here.
-      if (!running && inFlight === 0 && failed) return;
+      if (!running && inFlight === 0 && (failed || paused)) return;
       if (!running && inFlight === 0 && ready.length === 0) kick();
       await new Promise<void>((resolve) => changed.push(resolve));
     }
@@ -207,6 +209,14 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
     kick,
     /** Resume what a previous process left pending. */
     start: kick,
+    /** Holds the queue: no round (no claim, no outcome written) until `resume`; idle() waits for no more. */
+    pause(): void {
+      paused = true;
+    },
+    resume(): void {
+      paused = false;
+      kick();
+    },
     /** Waits for the rounds and the requests in flight, and their outcomes written (tests, shutdown). */
     idle,
     async close(): Promise<void> {
