@@ -192,7 +192,7 @@ export function bodyBuilder(deps: BodyDeps) {
       ? await db.event.findMany({ where: { seq: { in: olderSeqs } }, select: agentMessageSelect })
       : [];
     const rendered = new Map(
-      (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[])).map((r) => [r.row.seq, r]),
+      (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[], seqs)).map((r) => [r.row.seq, r]),
     );
     for (const seq of seqs) {
       const r = rendered.get(seq);
