@@ -43,7 +43,7 @@ export interface Claim {
   ownerId: string;
   ownerBayId: string;
   conversationKey: string;
-  /** The agent has a later delivery pending: its outcome is worth a round at once. */
+  /** The agent has a later delivery row (pending, unless dropped): a round at once, following the agent. */
   more: boolean;
 }
 
