@@ -1,15 +1,20 @@
 // pnpm bench:webhooks — the hub's webhook deliveries beside a bare Node loop sending the same signed
 // bodies to the same receiver, in one run. 100 agents with a webhook sit in one group chat (OPEN
 // policy, so every human message wakes each of them: 004 §4), with a receiver on 127.0.0.1 in a
-// worker thread (webhook-receiver.ts). Each round:
-//   A. the hub: a human posts N messages through REST (startApiServer); the time runs from just
-//      before the first POST to the receiver's last request — 100 × N deliveries;
-//   B. the bare loop: the bodies the receiver got in A, signed again with each agent's secret
-//      (HMAC-SHA256, as the hub signs), POSTed by node:http exactly as the hub posts (a connection
-//      per request), each agent's in order, at most MAITY_WEBHOOK_CONCURRENCY requests at once.
-// Both phases are checked: every agent received every message exactly once, in seq order, with a
-// good signature. Prints deliveries per second of both, the ratio hub ÷ bare, the hub's SQL
-// statements per delivery (the write's own statements taken out) and this process's CPU.
+// worker thread (webhook-receiver.ts). Each round has three phases of 100 × N deliveries:
+//   A. end to end: a human posts N messages through REST (startApiServer), the worker running; the
+//      time runs from just before the first POST to the receiver's last request, so it holds the
+//      hub's N writes (a 101-participant message each) as well as the deliveries;
+//   D. the delivery phase (the headline): the worker held (hub.webhooks.pause()), the N messages
+//      posted, then the worker resumed; the time runs from the resume to the last request. This is
+//      what the bare loop does: send N × 100 bodies; the hub also claims, builds and signs them;
+//   B. the bare loop (webhook-sides.ts): the bodies the receiver got in D, signed again with each
+//      agent's secret (HMAC-SHA256, as the hub signs), POSTed by node:http exactly as the hub posts
+//      (a connection per request), each agent's in order, at most MAITY_WEBHOOK_CONCURRENCY at once.
+// Every phase is checked: every agent received every message exactly once, in seq order, with a
+// good signature, and every delivery row is delivered after one attempt. Prints deliveries per
+// second, the ratios, the hub's SQL statements per delivery (in A the writes' own taken out) and
+// this process's CPU per delivery.
 //
 // §9.2 caps a group chat at 12 participants; the bench seats the 89 others by SQL on purpose, to
 // measure a fan-out of 100 per message (the delivery path never reads the cap).
@@ -19,10 +24,7 @@
 // BENCH_ROUNDS (default 2); BENCH_STATEMENTS=1 lists the hub's statements of the run by text,
 // BENCH_PROFILE=dir writes a CPU profile of each phase. Compare the ratios of one run, not absolute
 // figures across runs.
-import { createHmac } from "node:crypto";
-import { request } from "node:http";
 import { cpus, loadavg } from "node:os";
-import { Worker } from "node:worker_threads";
 import { Session } from "node:inspector/promises";
 import { writeFile } from "node:fs/promises";
 import { type Database, openDatabase } from "@maity/db";
@@ -31,7 +33,7 @@ import { type AgentCaller, createHub, type HumanCaller } from "@maity/hub";
 import { readSettings } from "../src/config.ts";
 import { startApiServer } from "../src/node.ts";
 import { benchEngines } from "./engines.ts";
-import type { PhaseReport, ReceiverReply } from "./webhook-receiver.ts";
+import { bareLoop, check, startReceiver } from "./webhook-sides.ts";
 
 const AGENTS = 100;
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20);
@@ -41,7 +43,6 @@ const CONCURRENCY = readSettings({
   MAITY_WEBHOOK_CONCURRENCY: process.env.MAITY_WEBHOOK_CONCURRENCY,
 }).webhookConcurrency;
 const ADMIN_TOKEN = "bench-webhooks-admin-token";
-const PHASE_TIMEOUT_MS = 180_000;
 const RUN_BUDGET_MS = 15 * 60_000;
 const UNLIMITED = 1_000_000_000;
 
@@ -53,7 +54,6 @@ const cpuMs = (start: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000;
 };
-const sign = (secret: string, body: Uint8Array) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
 /** BENCH_PROFILE=dir: a CPU profile of this thread for each phase (`<engine>-<phase>.cpuprofile`). */
 const profileDir = process.env.BENCH_PROFILE;
@@ -77,134 +77,6 @@ const watchdog = setTimeout(() => {
 }, RUN_BUDGET_MS);
 watchdog.unref();
 
-// ---- the receiver thread -------------------------------------------------------------------------
-
-function startReceiver(secrets: string[]) {
-  const worker = new Worker(new URL("./webhook-receiver.worker.mjs", import.meta.url), {
-    workerData: { receiver: { secrets } },
-  });
-  const waiting: ((reply: ReceiverReply) => void)[] = [];
-  let failure: Error | null = null;
-  worker.on("message", (reply: ReceiverReply) => {
-    if ("failed" in reply) failure = new Error(`receiver: ${reply.failed}`);
-    else waiting.shift()?.(reply);
-  });
-  worker.on("error", (error) => {
-    failure = error;
-  });
-  const ask = (message: object): Promise<ReceiverReply> =>
-    new Promise((resolve, reject) => {
-      if (failure) return reject(failure);
-      waiting.push(resolve);
-      worker.postMessage(message);
-    });
-  const listening = new Promise<number>((resolve) => waiting.push((r) => resolve("listening" in r ? r.listening : 0)));
-  return {
-    listening,
-    phase: (phase: string, keep = false) => worker.postMessage({ phase, keep }),
-    report: async (): Promise<PhaseReport> => {
-      const reply = await ask({ report: true });
-      if (!("report" in reply)) throw new Error("receiver: no report");
-      return reply.report;
-    },
-    bodies: async () => {
-      const reply = await ask({ bodies: true });
-      if (!("bodies" in reply)) throw new Error("receiver: no bodies");
-      return reply.bodies;
-    },
-    /** Waits until the phase has `count` requests; its report. */
-    async until(count: number): Promise<PhaseReport> {
-      const deadline = Date.now() + PHASE_TIMEOUT_MS;
-      // Polled by count only (a full report every 20 ms would load this thread, the hub's).
-      for (;;) {
-        const reply = await ask({ count: true });
-        const got = "count" in reply ? reply.count : 0;
-        if (got >= count) return this.report();
-        if (Date.now() > deadline) throw new Error(`receiver: ${got} of ${count} after the timeout`);
-        await sleep(20);
-      }
-    },
-    stop: async () => {
-      worker.postMessage({ stop: true });
-      await new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-    },
-  };
-}
-
-/** Every agent got exactly `expected`, in that order, and every signature was good. */
-function check(report: PhaseReport, expected: number[]): string[] {
-  const problems: string[] = [];
-  if (report.badSignatures) problems.push(`${report.badSignatures} bad signatures`);
-  for (let i = 0; i < AGENTS; i++) {
-    const got = report.seqs[i] ?? [];
-    if (got.length !== expected.length || got.some((s, j) => s !== expected[j]))
-      problems.push(`agent ${i}: got [${got.slice(0, 8).join(",")}…] (${got.length}), wanted ${expected.length}`);
-  }
-  return problems;
-}
-
-// ---- the bare loop ---------------------------------------------------------------------------------
-
-/** POSTs as the hub does (node:http, no keep-alive); answers the status. */
-function post(port: number, path: string, headers: Record<string, string>, body: Uint8Array): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        hostname: "127.0.0.1",
-        port,
-        path,
-        method: "POST",
-        agent: false,
-        signal: AbortSignal.timeout(10_000),
-        headers: { ...headers, "content-length": String(body.byteLength) },
-      },
-      (res) => {
-        resolve(res.statusCode ?? 0);
-        res.destroy();
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-/** Each agent's bodies in order, at most CONCURRENCY requests in flight, signed as the hub signs. */
-async function bareLoop(port: number, secrets: string[], bodies: { buffer: ArrayBuffer; lengths: number[][] }) {
-  const queues: Uint8Array[][] = [];
-  let offset = 0;
-  for (const [i, lengths] of bodies.lengths.entries()) {
-    queues[i] = lengths.map((length) => {
-      const view = new Uint8Array(bodies.buffer, offset, length);
-      offset += length;
-      return view;
-    });
-  }
-  let next = 0;
-  let failures = 0;
-  const lane = async () => {
-    while (next < queues.length) {
-      const agent = next++;
-      for (const body of queues[agent] ?? []) {
-        const status = await post(
-          port,
-          `/hook/${agent}`,
-          {
-            "content-type": "application/json",
-            "user-agent": "maity-hub-webhook/2",
-            "x-maity-event": "message.created",
-            "x-maity-delivery": "bare",
-            "x-maity-signature": sign(secrets[agent] as string, body),
-          },
-          body,
-        );
-        if (status < 200 || status >= 300) failures += 1;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  return failures;
-}
-
 // ---- one engine ------------------------------------------------------------------------------------
 
 interface Phase {
@@ -218,7 +90,10 @@ interface Phase {
 }
 interface EngineResult {
   engine: string;
+  /** A. end to end (the writes inside the span). */
   hub: Phase[];
+  /** D. the delivery phase (the worker resumed after the writes). */
+  held: Phase[];
   bare: Phase[];
   writeStatements: number;
   /** The bytes of the hub's bodies (what the bare loop sends again). */
@@ -312,53 +187,91 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     await postMessage(quiet.id, line());
     const writeStatements = statements - before;
 
-    const result: EngineResult = { engine, hub: [], bare: [], writeStatements, bodyBytes: 0, load: [], seconds: 0 };
+    const result: EngineResult = {
+      engine,
+      hub: [],
+      held: [],
+      bare: [],
+      writeStatements,
+      bodyBytes: 0,
+      load: [],
+      seconds: 0,
+    };
+    /** The delivery rows of `seqs`: every one delivered after one attempt. */
+    const rowProblems = async (seqs: number[]): Promise<string[]> => {
+      const [rows] = await database.sql.query<{ delivered: number; retried: number }>(
+        `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+                count(*) FILTER (WHERE attempts <> 1)::int AS retried
+         FROM webhook_deliveries WHERE event_seq = ANY($1::int[])`,
+        [seqs],
+      );
+      return rows?.delivered === MESSAGES * AGENTS && !rows.retried
+        ? []
+        : [`rows: ${JSON.stringify(rows)} of ${MESSAGES * AGENTS}`];
+    };
+    const posts = async (seqs: number[]) => {
+      for (let i = 0; i < MESSAGES; i++) seqs.push(await postMessage(view.id, line()));
+    };
     try {
       for (let round = 1; round <= ROUNDS; round++) {
-        // A. the hub.
-        receiver.phase(`hub ${round}`, true);
+        // A. end to end: the writes and the deliveries, the worker running.
+        receiver.phase(`hub ${round}`);
         await sleep(50);
-        const startStatements = statements;
-        const cpu = process.cpuUsage();
-        const start = now();
+        let startStatements = statements;
+        let cpu = process.cpuUsage();
+        let start = now();
         const seqs: number[] = [];
         let postedAt = 0;
         const hubReport = await profiled(`${engine}-hub-${round}`, async () => {
-          for (let i = 0; i < MESSAGES; i++) seqs.push(await postMessage(view.id, line()));
+          await posts(seqs);
           postedAt = now();
           const report = await receiver.until(MESSAGES * AGENTS);
           await hub.webhooks.idle();
           return report;
         });
-        const hubCpu = cpuMs(cpu);
-        const [rows] = await database.sql.query<{ delivered: number; retried: number }>(
-          `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
-                  count(*) FILTER (WHERE attempts <> 1)::int AS retried
-           FROM webhook_deliveries WHERE event_seq = ANY($1::int[])`,
-          [seqs],
-        );
-        const hubProblems = check(hubReport, seqs);
-        if (rows?.delivered !== MESSAGES * AGENTS || rows.retried)
-          hubProblems.push(`rows: ${JSON.stringify(rows)} of ${MESSAGES * AGENTS}`);
         result.hub.push({
           deliveries: hubReport.requests,
           ms: hubReport.lastAt - start,
           postsMs: postedAt - start,
-          cpuMs: hubCpu,
+          cpuMs: cpuMs(cpu),
           statements: statements - startStatements - MESSAGES * writeStatements,
-          problems: hubProblems,
+          problems: [...check(hubReport, seqs, AGENTS), ...(await rowProblems(seqs))],
         });
 
-        // B. the bare loop, the same bodies.
+        // D. the delivery phase: the messages written while the worker is held, then sent.
+        hub.webhooks.pause();
+        receiver.phase(`held ${round}`, true);
+        const heldSeqs: number[] = [];
+        await posts(heldSeqs);
+        await sleep(50);
+        startStatements = statements;
+        cpu = process.cpuUsage();
+        start = now();
+        const heldReport = await profiled(`${engine}-held-${round}`, async () => {
+          hub.webhooks.resume();
+          const report = await receiver.until(MESSAGES * AGENTS);
+          await hub.webhooks.idle();
+          return report;
+        });
+        result.held.push({
+          deliveries: heldReport.requests,
+          ms: heldReport.lastAt - start,
+          postsMs: 0,
+          cpuMs: cpuMs(cpu),
+          statements: statements - startStatements,
+          problems: [...check(heldReport, heldSeqs, AGENTS), ...(await rowProblems(heldSeqs))],
+        });
+
+        // B. the bare loop, the delivery phase's bodies.
         const bodies = await receiver.bodies();
         result.bodyBytes += bodies.buffer.byteLength;
         receiver.phase(`bare ${round}`);
         await sleep(50);
         const bareCpu = process.cpuUsage();
         const bareStart = now();
-        const failures = await profiled(`${engine}-bare-${round}`, () => bareLoop(port, secrets, bodies));
+        const failures = await profiled(`${engine}-bare-${round}`, () => bareLoop(port, secrets, bodies, CONCURRENCY));
         const bareReport = await receiver.until(MESSAGES * AGENTS);
-        const bareProblems = check(bareReport, seqs);
+        const bareProblems = check(bareReport, heldSeqs, AGENTS);
         if (failures) bareProblems.push(`${failures} requests not answered 2xx`);
         result.bare.push({
           deliveries: bareReport.requests,
@@ -368,11 +281,12 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
           statements: 0,
           problems: bareProblems,
         });
-        const [h, b] = [result.hub.at(-1) as Phase, result.bare.at(-1) as Phase];
+        const [h, d, b] = [result.hub, result.held, result.bare].map((p) => p.at(-1) as Phase) as [Phase, Phase, Phase];
+        const perS = (p: Phase) => fmt((p.deliveries * 1000) / p.ms, 0);
         log(
-          `  round ${round}: hub ${fmt((h.deliveries * 1000) / h.ms, 0)}/s, bare ${fmt((b.deliveries * 1000) / b.ms, 0)}/s; ` +
-            `${fmt(h.statements / h.deliveries, 2)} statements a delivery; the ${MESSAGES} posts took ${fmt(h.postsMs, 0)} of the hub's ${fmt(h.ms, 0)} ms; ` +
-            `${h.problems.length + b.problems.length} problems`,
+          `  round ${round}: end to end ${perS(h)}/s (the ${MESSAGES} posts took ${fmt(h.postsMs, 0)} of ${fmt(h.ms, 0)} ms), ` +
+            `delivery phase ${perS(d)}/s, bare ${perS(b)}/s; ${fmt(d.statements / d.deliveries, 3)} statements a delivery; ` +
+            `${h.problems.length + d.problems.length + b.problems.length} problems`,
         );
       }
     } finally {
@@ -405,32 +319,37 @@ console.log(
 );
 let failed = false;
 for (const r of results) {
-  const deliveries = sum(r.hub, (p) => p.deliveries);
+  const deliveries = (phases: Phase[]) => sum(phases, (p) => p.deliveries);
   console.log(`\n${r.engine}:`);
-  console.log("side   deliveries/s   rounds            CPU ms/delivery   SQL statements/delivery");
+  console.log("side                 deliveries/s   rounds            CPU ms/delivery   SQL statements/delivery");
   for (const [name, phases] of [
-    ["hub", r.hub],
+    ["hub, delivery phase", r.held],
+    ["hub, end to end", r.hub],
     ["bare", r.bare],
   ] as const) {
     const rounds = phases.map((p) => fmt((p.deliveries * 1000) / p.ms, 0)).join(", ");
+    const statements = phases === r.bare ? "–" : fmt(sum(phases, (p) => p.statements) / deliveries(phases), 3);
     console.log(
-      `${name.padEnd(5)}  ${fmt(rate(phases), 0).padStart(12)}   ${rounds.padEnd(16)}  ${fmt(sum(phases, (p) => p.cpuMs) / sum(phases, (p) => p.deliveries), 3).padStart(15)}   ${name === "hub" ? fmt(sum(phases, (p) => p.statements) / deliveries, 2) : "–"}`,
+      `${name.padEnd(19)}  ${fmt(rate(phases), 0).padStart(12)}   ${rounds.padEnd(16)}  ${fmt(sum(phases, (p) => p.cpuMs) / deliveries(phases), 3).padStart(15)}   ${statements}`,
     );
   }
-  const perRound = r.hub.map((h, i) => {
-    const b = r.bare[i] as Phase;
-    return ((h.deliveries / h.ms) * 100) / (b.deliveries / b.ms);
-  });
+  const ratio = (phases: Phase[]) =>
+    `${fmt((100 * rate(phases)) / rate(r.bare))} % (rounds ${phases
+      .map((p, i) => {
+        const b = r.bare[i] as Phase;
+        return `${fmt(((p.deliveries / p.ms) * 100) / (b.deliveries / b.ms))} %`;
+      })
+      .join(", ")})`;
+  console.log(`delivery phase ÷ bare: ${ratio(r.held)}  <- the headline`);
   console.log(
-    `hub ÷ bare: ${fmt((100 * rate(r.hub)) / rate(r.bare))} % (rounds ${perRound.map((p) => `${fmt(p)} %`).join(", ")}); ` +
-      `the hub's time runs from the first POST (${r.writeStatements} statements each, not counted above) to the last receipt; ` +
-      `bodies of ${fmt(r.bodyBytes / deliveries / 1024)} kB on average`,
+    `end to end ÷ bare: ${ratio(r.hub)}; from the first POST (${r.writeStatements} statements each, not counted above) ` +
+      `to the last receipt; bodies of ${fmt(r.bodyBytes / deliveries(r.bare) / 1024)} kB on average`,
   );
-  const problems = [...r.hub, ...r.bare].flatMap((p) => p.problems);
+  const problems = [...r.hub, ...r.held, ...r.bare].flatMap((p) => p.problems);
   console.log(
     problems.length
       ? `check FAILED: ${problems.slice(0, 5).join("; ")}`
-      : `check: every agent received every message exactly once, in seq order, signed (hub and bare, ${ROUNDS} rounds)`,
+      : `check: every agent received every message exactly once, in seq order, signed, every row delivered (${ROUNDS} rounds)`,
   );
   if (problems.length) failed = true;
   console.log(

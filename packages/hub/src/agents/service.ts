@@ -7,8 +7,10 @@ import {
   type AgentRoom,
   type agentPollQuery,
   type agentSendInput,
-  buildInstructions,
   type ContextEnvelope,
+  type InstructionPieces,
+  joinInstructions,
+  roomInstructions,
   compareListKeys,
   conversationRole,
   DESCRIPTION_MAX,
@@ -44,6 +46,15 @@ import {
 } from "../messages/agentView.ts";
 import type { MessagesService } from "../messages/service.ts";
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "../access/visibility.ts";
+
+/** A room's context envelope for any of its agents (§3): the shared part, and each reader's own. */
+export interface RoomEnvelope {
+  shared: Pick<ContextEnvelope, "conversation" | "project" | "participants" | "policy">;
+  you(agent: AgentCaller): ContextEnvelope["you"];
+  /** The reader's instructions in pieces (domain roomInstructions); joined, the envelope's text. */
+  instructions(agent: AgentCaller): InstructionPieces;
+  envelope(agent: AgentCaller): ContextEnvelope;
+}
 
 // The agent protocol's reads and writes (004 §3, §5, §7) over the same model and write as the
 // Maity routes (DESIGN §1: one model, two surfaces). Everything here renders BayChat's shapes from
@@ -98,46 +109,56 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
 
   /** §3 the context envelope, built fresh (B-041). */
   async function envelope(agent: AgentCaller, row: KeyRow): Promise<ContextEnvelope> {
-    return (await envelopes(row))(agent);
+    return (await envelopes(row)).envelope(agent);
   }
 
-  /** The envelope of a room for any of its agents: the roster read once (webhook deliveries batch it). */
-  async function envelopes(row: KeyRow): Promise<(agent: AgentCaller) => ContextEnvelope> {
+  /**
+   * The envelope of a room for any of its agents: the roster read once, and what every reader's
+   * envelope shares (the roster, the policy, the instructions' roster lines) built once — webhook
+   * deliveries batch it.
+   */
+  async function envelopes(row: KeyRow): Promise<RoomEnvelope> {
     const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
     const entries = await roster(row, participants);
-    return (agent) => envelopeFor(agent, row, entries);
-  }
-
-  function envelopeFor(agent: AgentCaller, row: KeyRow, entries: Awaited<ReturnType<typeof roster>>): ContextEnvelope {
     const group = row.kind === "group";
     const policy = replyPolicyOf(row.policy.replyPolicy);
     const designated = group ? row.policy.designatedAgentId : null;
-    const you = entries.find((r) => r.id === agent.id);
-    const name = you?.name ?? agent.handle;
-    return {
-      conversation: { id: row.key, type: group ? "GROUP" : "DM", title: row.title },
+    const shared = {
+      conversation: { id: row.key, type: group ? ("GROUP" as const) : ("DM" as const), title: row.title },
       project: { id: row.projectId, name: row.projectName, version: NO_BRIEF_VERSION },
       participants: entries,
       // B-046: a direct conversation has no policy machinery.
       policy: group
         ? { rule: policy, effectiveRule: policy, policyApplies: true, maxAgentRounds: row.policy.maxAgentRounds }
-        : { rule: null, effectiveRule: "EVERY_USER_MESSAGE", policyApplies: false, maxAgentRounds: null },
-      you: { id: agent.id, name, isOrchestrator: group && policy === "ORCHESTRATOR" && designated === agent.id },
-      instructions: buildInstructions({
-        you: { id: agent.id, name },
-        conversation: { type: group ? "GROUP" : "DM", title: row.title },
-        roster: entries.map((r) => ({
-          id: r.id,
-          name: r.name,
-          kind: r.kind === "agent" ? "agent" : "human",
-          description: r.description ?? "",
-          visiting: r.visiting,
-        })),
-        policy,
-        designatedAgentId: designated,
-        maxAgentRounds: row.policy.maxAgentRounds,
-        customRules: group ? row.policy.customRules : null,
-      }),
+        : { rule: null, effectiveRule: "EVERY_USER_MESSAGE" as const, policyApplies: false, maxAgentRounds: null },
+    };
+    const forReader = roomInstructions({
+      conversation: { type: group ? "GROUP" : "DM", title: row.title },
+      roster: entries.map((r) => ({
+        id: r.id,
+        name: r.name,
+        kind: r.kind === "agent" ? "agent" : "human",
+        description: r.description ?? "",
+        visiting: r.visiting,
+      })),
+      policy,
+      designatedAgentId: designated,
+      maxAgentRounds: row.policy.maxAgentRounds,
+      customRules: group ? row.policy.customRules : null,
+    });
+    const byId = new Map<string, (typeof entries)[number]>();
+    for (const r of entries) if (!byId.has(r.id)) byId.set(r.id, r);
+    const you = (agent: AgentCaller): ContextEnvelope["you"] => ({
+      id: agent.id,
+      name: byId.get(agent.id)?.name ?? agent.handle,
+      isOrchestrator: group && policy === "ORCHESTRATOR" && designated === agent.id,
+    });
+    const instructions = (agent: AgentCaller) => forReader({ id: agent.id, name: you(agent).name });
+    return {
+      shared,
+      you,
+      instructions,
+      envelope: (agent) => ({ ...shared, you: you(agent), instructions: joinInstructions(instructions(agent)) }),
     };
   }
 

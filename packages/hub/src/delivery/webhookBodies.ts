@@ -1,19 +1,16 @@
 import {
   budgetHistory,
-  type ContextEnvelope,
   type UpdatesEvent,
   HISTORY_TURNS_MAX,
   type HistoryTurn,
   historyFloorOf,
   isVisiting,
-  type WebhookDelivery,
 } from "@maity/domain";
-import { randomUUID } from "node:crypto";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
 import { agentsInRoom } from "../access/agentsInRoom.ts";
 import { type KeyRow, readKeys } from "../access/visibility.ts";
-import type { AgentService } from "../agents/service.ts";
+import type { AgentService, RoomEnvelope } from "../agents/service.ts";
 import { type Signer, signAgentMessage } from "../files/render.ts";
 import {
   type AgentMessageRow,
@@ -23,12 +20,15 @@ import {
   toUpdatesEvent,
 } from "../messages/agentView.ts";
 import { rawOf } from "../raw.ts";
+import { type BodyHole, bodyBytes, bodyTemplate, instructionsJson, type Template } from "./webhookJson.ts";
 
 // The bodies of a batch of claimed webhook deliveries (004 §11, B-163…B-177), built together: what
 // every delivery of one message shares — the message, its history, the room's roster — is read and
 // rendered once for the batch; what is the receiving agent's own — whether it is still in the room
 // (hidden = missing), its verdict, its history floor (B-301), its file count (B-168), `you` — per
-// agent. The same body as one delivery built alone.
+// agent. The body's JSON is made once per message and history floor with holes for the agent's own
+// fields (webhookJson.ts) — the instructions' roster lines encoded once per room — and each body is
+// those bytes with the agent's fragments copied in: the same bytes as one delivery built alone.
 
 /** A claimed delivery with what the claim read beside it (webhookQueue.ts). */
 export interface Claim {
@@ -43,7 +43,7 @@ export interface Claim {
   ownerId: string;
   ownerBayId: string;
   conversationKey: string;
-  /** The agent has a later delivery pending: its outcome is worth a round at once. */
+  /** The agent has a later delivery row (pending, unless dropped): a round at once, following the agent. */
   more: boolean;
 }
 
@@ -92,7 +92,7 @@ const callerOf = (c: Claim): AgentCaller => ({
 export const SHARED_TTL_MS = 1_000;
 
 type Rendered = Awaited<ReturnType<typeof renderAgentEvents>>[number];
-type Room = { row: KeyRow; envelope: (agent: AgentCaller) => ContextEnvelope; files: boolean };
+type Room = { row: KeyRow; envelope: RoomEnvelope; files: boolean; instructions: ReturnType<typeof instructionsJson> };
 type Cached<T> = { at: number; value: T };
 
 /** Builds the bodies of claimed deliveries; what a message's deliveries share lives SHARED_TTL_MS. */
@@ -104,15 +104,17 @@ export function bodyBuilder(deps: BodyDeps) {
     Cached<{
       rendered: Rendered;
       event: UpdatesEvent;
-      asked: WebhookDelivery["message"];
-      told: WebhookDelivery["message"];
+      /** The message's JSON as an agent told to respond reads it, and as one told not to (B-164). */
+      asked: Buffer;
+      told: Buffer;
     }>
   >();
-  const shared: SharedJson = new WeakMap();
   const histories = new Map<string, Cached<HistoryTurn[]>>();
   const rooms = new Map<string, Cached<Room>>();
+  /** The bodies' templates by message and history floor (built from the three caches above). */
+  const templates = new Map<string, Cached<Template<BodyHole>>>();
   const prune = (now: number) => {
-    for (const map of [messages, histories, rooms] as Map<unknown, Cached<unknown>>[])
+    for (const map of [messages, histories, rooms, templates] as Map<unknown, Cached<unknown>>[])
       for (const [k, v] of map) if (now - v.at >= SHARED_TTL_MS) map.delete(k);
   };
 
@@ -130,7 +132,7 @@ export function bodyBuilder(deps: BodyDeps) {
     const files = deps.count
       ? ((await sql.query<{ any: boolean }>(ANY_FILE_SQL, [row.projectId]))[0]?.any ?? false)
       : false;
-    const room = { row, envelope, files };
+    const room = { row, envelope, files, instructions: instructionsJson() };
     rooms.set(key, { at: now, value: room });
     return room;
   }
@@ -192,7 +194,7 @@ export function bodyBuilder(deps: BodyDeps) {
       ? await db.event.findMany({ where: { seq: { in: olderSeqs } }, select: agentMessageSelect })
       : [];
     const rendered = new Map(
-      (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[])).map((r) => [r.row.seq, r]),
+      (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[], seqs)).map((r) => [r.row.seq, r]),
     );
     for (const seq of seqs) {
       const r = rendered.get(seq);
@@ -203,8 +205,8 @@ export function bodyBuilder(deps: BodyDeps) {
         row: r.row,
       });
       // The message as each reader gets it: its own verdict (B-164), one copy a verdict.
-      const asked = { ...event.message, shouldRespond: true };
-      const told = { ...event.message, shouldRespond: false };
+      const asked = Buffer.from(JSON.stringify({ ...event.message, shouldRespond: true }));
+      const told = Buffer.from(JSON.stringify({ ...event.message, shouldRespond: false }));
       messages.set(seq, { at: now, value: { rendered: r, event, asked, told } });
     }
     for (const [key, h] of found) histories.set(key, { at: now, value: turnsOf(h, rendered) });
@@ -214,64 +216,39 @@ export function bodyBuilder(deps: BodyDeps) {
         if (c.url === null || c.secret === null) return { claim: c, drop: "webhook removed" };
         const row = rows.get(c.id);
         const room = roomByClaim.get(c.id);
-        const m = messages.get(c.eventSeq)?.value;
-        const history = histories.get(`${c.eventSeq} ${row ? floorOf(c) : 0}`)?.value;
-        if (!row || !room || !m || !history) return { claim: c, drop: "no longer in the conversation" };
+        const cached = messages.get(c.eventSeq);
+        const key = `${c.eventSeq} ${row ? floorOf(c) : 0}`;
+        const history = histories.get(key);
+        if (!row || !room || !cached || !history) return { claim: c, drop: "no longer in the conversation" };
+        const m = cached.value;
+        let template = templates.get(key)?.value;
+        if (!template) {
+          template = bodyTemplate({
+            event: m.event,
+            sender: m.rendered.message.sender,
+            replyTo: m.rendered.message.replyTo,
+            envelope: room.envelope.shared,
+            history: history.value,
+          });
+          // As old as the oldest of what it was made from.
+          const at = Math.min(cached.at, history.at, rooms.get(c.conversationKey)?.at ?? now);
+          templates.set(key, { at, value: template });
+        }
         const caller = callerOf(c);
-        const context = room.envelope(caller);
         const fileCount = room.files && deps.count ? await deps.count(caller, row) : 0;
         const shouldRespond = forReader(m.rendered.message, m.rendered.respond, c.agentId).shouldRespond;
-        const body: WebhookDelivery = {
-          event: "message.created" as const,
+        const bytes = bodyBytes(template, {
           deliveryId: c.id,
-          conversationId: m.event.conversationId,
-          conversation: m.event.conversation,
-          // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
-          project: { ...m.event.project, notes: { pinned: [], shelfCount: 0, fileCount } },
+          fileCount,
           message: shouldRespond ? m.asked : m.told,
-          sender: m.rendered.message.sender,
-          replyTo: m.rendered.message.replyTo,
-          participants: context.participants,
-          instructions: context.instructions,
-          context,
-          // B-164: the same signal as `→ you should respond`.
-          you: { ...context.you, shouldRespond },
-          history,
-        };
-        return { claim: c, url: c.url, secret: c.secret, bytes: Buffer.from(serialize(body, shared)) };
+          shouldRespond,
+          you: room.envelope.you(caller),
+          instructions: room.instructions(room.envelope.instructions(caller)),
+        });
+        return { claim: c, url: c.url, secret: c.secret, bytes };
       }),
     );
   };
-}
-
-// The JSON of what a fan-out's bodies share (the roster, the history, the message) is made once:
-// each body's own JSON has a mark where a shared part goes (a NUL and a per-process nonce, which no
-// stored text holds), filled in one pass. The bytes are JSON.stringify's, key order included.
-const NONCE = randomUUID().replace(/-/g, "");
-const MARK = new RegExp(`"\\\\u0000${NONCE}(\\d+)\\\\u0000"`, "g");
-type SharedJson = WeakMap<object, string>;
-
-/** JSON.stringify(body), with the roster, the history and the message's JSON reused from `shared`. */
-function serialize(body: WebhookDelivery, shared: SharedJson): string {
-  const parts: string[] = [];
-  const mark = (value: object): string => {
-    let json = shared.get(value);
-    if (json === undefined) {
-      json = JSON.stringify(value);
-      shared.set(value, json);
-    }
-    parts.push(json);
-    return `\u0000${NONCE}${parts.length - 1}\u0000`;
-  };
-  const participants = mark(body.participants);
-  const skeleton = {
-    ...body,
-    message: mark(body.message),
-    participants,
-    context: { ...body.context, participants },
-    history: mark(body.history),
-  };
-  return JSON.stringify(skeleton).replace(MARK, (_, i: string) => parts[Number(i)] ?? "null");
 }
 
 /** B-175…B-177: the turns before a message, budgeted (the newest 20 read, and how many older exist). */

@@ -11,6 +11,18 @@ import type { Claim } from "./webhookBodies.ts";
 // pending delivery is ever due, and never while it is locked (in flight somewhere) or waiting for
 // its retry. An outcome written in this statement is not yet visible to its own reads, so the rows
 // it ends for good are left out of the heads by id: the agent's next delivery is due at once.
+//
+// A row is updated by its primary key, its status a filter (\`IS TRUE\`): the status index holds an
+// entry for every version a row ever had while pending, and PGlite, which never vacuums and keeps
+// no statistics, would otherwise read them all through it for a few rows.
+//
+// Finding the heads reads every pending row (a sort over them; on PGlite, with no vacuum, over
+// every dead version the status index still points to), so a round does it only when asked
+// (`scan`): a new message queued, a timer, a previous scan that left due heads behind. Otherwise it
+// follows: an agent whose head just ended for good has its next row, if pending, as its new head
+// (commit order is seq order, append.ts, and only heads are ever claimed), found by the
+// (agent_id, event_seq) index alone — rows queued while the agent was busy included, which a scan
+// leaves out. A followed row seen but not claimed (past the limit, locked elsewhere) is followed again.
 
 /** How an attempt ended, as the row keeps it. */
 export type Outcome =
@@ -22,7 +34,8 @@ export type Outcome =
   | { id: string; status: "released" };
 
 // $1 outcomes (jsonb), $2 ids ended for good, $3 now, $4 agents busy here, $5 how many to claim,
-// $6 the lock's end, $7 the outcomes' ids (so the update reads them by key, not by a scan of the queue).
+// $6 the lock's end, $7 the outcomes' ids (so the update reads them by key, not by a scan of the queue),
+// $8/$9 the agents followed and the seq each one's head had, $10 whether to scan for heads.
 const ROUND_SQL = `
 WITH done AS (
   UPDATE webhook_deliveries d SET status = CASE WHEN o.status = 'released' THEN 'pending' ELSE o.status END,
@@ -33,27 +46,42 @@ WITH done AS (
          delivered_at = o.delivered_at, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
   FROM jsonb_to_recordset($1::jsonb) AS o(id text, status text, last_status int, last_error text,
                                           delivered_at timestamp, next_attempt_at timestamp)
-  WHERE d.id = ANY($7::text[]) AND d.id = o.id AND d.status = 'pending'
+  WHERE d.id = ANY($7::text[]) AND d.id = o.id AND (d.status = 'pending') IS TRUE
   RETURNING d.id),
+followed AS (
+  SELECT n.id, n.agent_id, n.event_seq, n.next_attempt_at, n.locked_until, false AS scanned
+  FROM unnest($8::text[], $9::int[]) AS f(agent_id, after)
+  CROSS JOIN LATERAL (
+    SELECT x.id, x.agent_id, x.event_seq, x.next_attempt_at, x.locked_until, x.status FROM webhook_deliveries x
+    WHERE x.agent_id = f.agent_id AND x.event_seq > f.after ORDER BY x.event_seq LIMIT 1) n
+  WHERE n.status = 'pending'),
 heads AS (
-  SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, next_attempt_at, locked_until
-  FROM webhook_deliveries
-  WHERE status = 'pending' AND NOT (id = ANY($2::text[])) AND NOT (agent_id = ANY($4::text[]))
-  ORDER BY agent_id, event_seq),
+  SELECT * FROM followed
+  UNION ALL
+  (SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, next_attempt_at, locked_until, true AS scanned
+   FROM webhook_deliveries
+   WHERE $10::boolean AND status = 'pending' AND NOT (id = ANY($2::text[])) AND NOT (agent_id = ANY($4::text[]))
+     AND NOT (agent_id = ANY($8::text[]))
+   ORDER BY agent_id, event_seq)),
 due AS (
   SELECT id FROM heads
   WHERE next_attempt_at <= $3::timestamp AND (locked_until IS NULL OR locked_until < $3::timestamp)
   ORDER BY event_seq LIMIT $5::int),
 claimed AS (
   UPDATE webhook_deliveries d SET locked_until = $6::timestamp, attempts = d.attempts + 1
-  FROM due WHERE d.id = due.id AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < $3::timestamp)
+  WHERE d.id = ANY (ARRAY(SELECT id FROM due)) AND (d.status = 'pending') IS TRUE
+    AND (d.locked_until IS NULL OR d.locked_until < $3::timestamp)
   RETURNING d.id, d.agent_id, d.event_seq, d.attempts)
 SELECT c.id, c.agent_id, c.event_seq, c.attempts, w.url, w.secret, a.handle, a.owner_id, h.bay_id AS owner_bay_id,
        e.conversation_id,
-       EXISTS (SELECT 1 FROM webhook_deliveries n WHERE n.agent_id = c.agent_id AND n.event_seq > c.event_seq
-               AND n.status = 'pending') AS more,
+       EXISTS (SELECT 1 FROM webhook_deliveries n WHERE n.agent_id = c.agent_id AND n.event_seq > c.event_seq) AS more,
        (SELECT (extract(epoch FROM min(greatest(x.next_attempt_at, coalesce(x.locked_until, x.next_attempt_at)))) * 1000)::float8
-        FROM heads x WHERE NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) AS wake
+        FROM heads x WHERE NOT (x.next_attempt_at <= $3::timestamp
+          AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp))) AS wake,
+       (SELECT array_agg(agent_id) FROM followed) AS seen,
+       (SELECT count(*)::int FROM heads x WHERE x.scanned AND x.next_attempt_at <= $3::timestamp
+          AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp)
+          AND NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) AS left_behind
 FROM (SELECT 1) one
 LEFT JOIN claimed c ON true
 LEFT JOIN webhooks w ON w.agent_id = c.agent_id
@@ -75,12 +103,24 @@ type RoundRow = {
   more: boolean | null;
   /** Epoch ms (the columns hold UTC). */
   wake: number | string | null;
+  /** The followed agents whose next row is pending (claimed or not). */
+  seen: string[] | null;
+  /** Heads the scan found due but left past the limit. */
+  left_behind: number | null;
 };
+
+/** Whom a round claims for: the agents followed (their last head's seq), and whether to scan for heads. */
+export interface Seek {
+  follow: Map<string, number>;
+  scan: boolean;
+}
 
 /**
  * One round: `outcomes` written, then up to `limit` due deliveries of agents not in `busy` claimed
- * until `lockMs` from now. Answers the claims and when the next delivery not claimed falls due (a
- * retry's pause, another instance's lock), or null when none is waiting.
+ * until `lockMs` from now (the followed agents' next rows, and the heads when `scan`). Answers the
+ * claims, when the next delivery seen but not yet due falls due (a retry's pause, another
+ * instance's lock; null when none was seen), the followed agents with a pending next row, and how
+ * many due heads the scan left past the limit (those wait for the worker's next round, not a timer).
  */
 export async function round(
   sql: SqlExecutor,
@@ -88,7 +128,8 @@ export async function round(
   busy: Iterable<string>,
   limit: number,
   lockMs: number,
-): Promise<{ claims: Claim[]; wake: Date | null }> {
+  seek: Seek = { follow: new Map(), scan: true },
+): Promise<{ claims: Claim[]; wake: Date | null; seen: Set<string>; leftBehind: number }> {
   const now = Date.now();
   const rows = await sql.query<RoundRow>(ROUND_SQL, [
     JSON.stringify(
@@ -107,6 +148,9 @@ export async function round(
     limit,
     new Date(now + lockMs).toISOString(),
     outcomes.map((o) => o.id),
+    [...seek.follow.keys()],
+    [...seek.follow.values()],
+    seek.scan,
   ]);
   const wake = rows[0]?.wake ?? null;
   const claims: Claim[] = [];
@@ -126,5 +170,10 @@ export async function round(
       more: r.more === true,
     });
   }
-  return { claims, wake: wake === null ? null : new Date(Number(wake)) };
+  return {
+    claims,
+    wake: wake === null ? null : new Date(Number(wake)),
+    seen: new Set(rows[0]?.seen ?? []),
+    leftBehind: Number(rows[0]?.left_behind ?? 0),
+  };
 }

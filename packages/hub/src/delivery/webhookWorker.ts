@@ -1,6 +1,6 @@
 import type { SqlExecutor } from "@maity/db";
 import type { Claim, Prepared } from "./webhookBodies.ts";
-import { type Outcome, round } from "./webhookQueue.ts";
+import { type Outcome, round, type Seek } from "./webhookQueue.ts";
 
 /** A claimed row's lock: another instance takes it again only after this (a crash, a stall). */
 const LOCK_MS = 60_000;
@@ -37,6 +37,12 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
   const ready: Sendable[] = [];
   /** Attempts that ended, written by the next round. */
   const ended: Outcome[] = [];
+  /**
+   * Whom the next round claims for (webhookQueue.ts): the agents whose head ended for good (their
+   * next row, if pending, is their head), and whether it looks for heads anywhere — at start,
+   * when a message is queued, on a timer, and while the last scan left due heads behind.
+   */
+  const seek: Seek = { follow: new Map(), scan: true };
   let inFlight = 0;
   /** The last round's statement failed (its outcomes wait in `ended`). */
   let failed = false;
@@ -45,6 +51,8 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
   let timer: NodeJS.Timeout | null = null;
   let timerAt = Number.POSITIVE_INFINITY;
   let closed = false;
+  /** No round starts (what is in flight ends; its outcome waits): an operator's hold, the bench's phases. */
+  let paused = false;
   let changed: (() => void)[] = [];
   const notify = () => {
     for (const resolve of changed.splice(0)) resolve();
@@ -83,21 +91,26 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
       : { id: claim.id, status: "pending", lastStatus: status, lastError, nextAttemptAt: new Date(Date.now() + pause) };
   }
 
-  function end(agentId: string, outcome: Outcome): void {
+  function end(claim: Claim, outcome: Outcome): void {
+    const agentId = claim.agentId;
     ended.push(outcome);
     busy.delete(agentId);
+    // Ended for good: the agent's next row, if any, is its head (rows queued while it was busy too).
+    if (outcome.status === "delivered" || outcome.status === "failed" || outcome.status === "dropped")
+      seek.follow.set(agentId, claim.eventSeq);
+    else if (outcome.status === "released") seek.scan = true;
     if (outcome.status === "pending") wakeAt(outcome.nextAttemptAt.getTime());
   }
 
   let flushing: NodeJS.Timeout | null = null;
   function flushSoon(): void {
     if (closed) {
-      kick();
+      run();
       return;
     }
     flushing ??= setTimeout(() => {
       flushing = null;
-      kick();
+      run();
     }, FLUSH_MS);
   }
 
@@ -123,11 +136,11 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
         })
         .then((outcome) => {
           inFlight -= 1;
-          end(next.claim.agentId, outcome);
+          end(next.claim, outcome);
           dispatch();
           // A round at once when the agent has a next delivery to claim (or many outcomes wait);
           // else the outcome rides with the next round, at most FLUSH_MS later.
-          if (next.claim.more || ended.length >= concurrency) kick();
+          if (next.claim.more || ended.length >= concurrency) run();
           else flushSoon();
           notify();
         });
@@ -141,25 +154,38 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
     const outcomes = ended.splice(0);
     const room = closed ? 0 : claimMax - busy.size;
     if (outcomes.length === 0 && room <= 0) return false;
+    // With no room, nobody is followed nor scanned for: both wait for a round that can claim.
+    const asked: Seek =
+      room > 0 ? { follow: new Map(seek.follow), scan: seek.scan } : { follow: new Map(), scan: false };
+    for (const agentId of asked.follow.keys()) seek.follow.delete(agentId);
     let result: Awaited<ReturnType<typeof round>>;
     try {
-      result = await round(sql, outcomes, busy, Math.max(0, room), LOCK_MS);
+      result = await round(sql, outcomes, busy, Math.max(0, room), LOCK_MS, asked);
       failed = false;
     } catch (e) {
-      // The outcomes wait for the next round (a second from now), so no delivery is sent twice.
+      // The outcomes wait for the next round (a second from now), so no delivery is sent twice;
+      // that round looks for every head.
       ended.unshift(...outcomes);
+      seek.scan = true;
       failed = true;
       wakeAt(Date.now() + 1_000);
       throw e;
     }
-    const { claims, wake } = result;
+    const { claims, wake, seen, leftBehind } = result;
+    // A scan that left due heads past its limit scans again; a followed agent whose next row is
+    // pending but was not claimed (past the limit, locked elsewhere) is followed again.
+    const claimed = new Set(claims.map((c) => c.agentId));
+    if (asked.scan) seek.scan = leftBehind > 0;
+    for (const [agentId, after] of asked.follow)
+      if (seen.has(agentId) && !claimed.has(agentId) && !seek.follow.has(agentId)) seek.follow.set(agentId, after);
     const retries = outcomes.flatMap((o) => (o.status === "pending" ? [o.nextAttemptAt.getTime()] : []));
-    wakeAt(Math.min(wake?.getTime() ?? Number.POSITIVE_INFINITY, ...retries), true);
+    // Only a scan sees every waiting head: its wake replaces the timer, a follow's only brings it nearer.
+    wakeAt(Math.min(wake?.getTime() ?? Number.POSITIVE_INFINITY, ...retries), asked.scan);
     if (claims.length === 0) return ended.length > 0;
     for (const c of claims) busy.add(c.agentId);
     try {
       for (const p of await prepare(claims)) {
-        if ("drop" in p) end(p.claim.agentId, { id: p.claim.id, status: "dropped", lastError: p.drop });
+        if ("drop" in p) end(p.claim, { id: p.claim.id, status: "dropped", lastError: p.drop });
         else ready.push(p);
       }
     } catch (e) {
@@ -171,13 +197,19 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
     return claims.length === room || ended.length > 0;
   }
 
-  /** Start sending (one round at a time; a kick during a round runs one more). */
+  /** Look for heads everywhere (a message queued, a resume, the timer), then run. */
   function kick(): void {
+    seek.scan = true;
+    run();
+  }
+
+  /** Start sending (one round at a time; a kick during a round runs one more). */
+  function run(): void {
     if (running) {
       again = true;
       return;
     }
-    if (closed && ended.length === 0) return;
+    if ((closed && ended.length === 0) || (paused && !closed)) return;
     running = (async () => {
       let more = true;
       while (more || again) {
@@ -186,7 +218,7 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
           console.error("maity: webhook worker", e);
           return false;
         });
-        if (closed && ended.length === 0) break;
+        if ((closed && ended.length === 0) || (paused && !closed)) break;
       }
       running = null;
       notify();
@@ -197,8 +229,8 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
   async function idle(): Promise<void> {
     while (running || inFlight > 0 || ready.length > 0 || ended.length > 0) {
       // The database refused the last round: the timer tries again; nothing to wait for here.
-      if (!running && inFlight === 0 && failed) return;
-      if (!running && inFlight === 0 && ready.length === 0) kick();
+      if (!running && inFlight === 0 && (failed || paused)) return;
+      if (!running && inFlight === 0 && ready.length === 0) run();
       await new Promise<void>((resolve) => changed.push(resolve));
     }
   }
@@ -207,6 +239,14 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
     kick,
     /** Resume what a previous process left pending. */
     start: kick,
+    /** Holds the queue: no round (no claim, no outcome written) until `resume`; idle() waits for no more. */
+    pause(): void {
+      paused = true;
+    },
+    resume(): void {
+      paused = false;
+      kick();
+    },
     /** Waits for the rounds and the requests in flight, and their outcomes written (tests, shutdown). */
     idle,
     async close(): Promise<void> {
@@ -216,8 +256,8 @@ export function webhookWorker({ sql, prepare, send, backoff, concurrency }: Work
       flushing = null;
       timer = null;
       // What was claimed but not sent goes back to the queue, its attempt not counted.
-      for (const p of ready.splice(0)) end(p.claim.agentId, { id: p.claim.id, status: "released" });
-      kick();
+      for (const p of ready.splice(0)) end(p.claim, { id: p.claim.id, status: "released" });
+      run();
       await idle();
       changed = [];
     },

@@ -182,21 +182,24 @@ export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts)
 
 /**
  * Renders messages for every agent at once: the message with shouldRespond false and the agents
- * whose verdict is true (`respond`). Four statements whatever the number of messages.
+ * whose verdict is true (`respond`). At most four statements whatever the number of messages.
  */
 export async function renderAgentEvents(
   db: Db | Tx,
   rows: AgentMessageRow[],
+  /** The messages whose verdicts are wanted (default all): a history turn carries none (B-175). */
+  verdictSeqs: readonly number[] = rows.map((r) => r.seq),
 ): Promise<{ message: AgentMessage; row: AgentMessageRow; respond: string[] }[]> {
   if (rows.length === 0) return [];
-  const seqs = rows.map((r) => r.seq);
   const replySeqs = [...new Set(rows.map((r) => r.replyToSeq).filter((s): s is number => s !== null))];
   const conversationIds = [...new Set(rows.map((r) => r.conversation?.id).filter((id): id is string => !!id))];
   const [verdicts, replies, current] = await Promise.all([
-    db.routingVerdict.findMany({
-      where: { eventSeq: { in: seqs }, shouldRespond: true },
-      select: { eventSeq: true, agentId: true },
-    }),
+    verdictSeqs.length
+      ? db.routingVerdict.findMany({
+          where: { eventSeq: { in: [...verdictSeqs] }, shouldRespond: true },
+          select: { eventSeq: true, agentId: true },
+        })
+      : [],
     replySeqs.length
       ? db.event.findMany({
           where: { seq: { in: replySeqs } },
