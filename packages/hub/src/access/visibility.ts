@@ -78,14 +78,18 @@ const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 const dateOrNull = (v: Date | string | null): Date | null => (v === null ? null : date(v));
 
 /**
- * The caller's own open participation `p` is visible (mine): its conversation is in one of
- * `projects` (an array of the projects where the caller is an active member) and, when direct,
- * its agent is an active member (§9.1). Read from the participation's copies of the conversation's
- * project_id and direct agent, so the lists (conversations/listPage.ts) decide it without the chat.
+ * The caller's own open participation `p` is visible (mine): its conversation is in one of the
+ * projects where the caller is an active member (`inMyProjects`, a condition on p.project_id) and,
+ * when direct, its agent is an active member (§9.1). Read from the participation's copies of the
+ * conversation's project_id and direct agent, so the lists (conversations/listPage.ts) decide it
+ * without the chat.
  */
-export const mineRule = (projects: string): string => `p.project_id = ANY (${projects})
+export const mineRule = (inMyProjects: string): string => `${inMyProjects}
     AND (p.direct_agent_id IS NULL OR EXISTS (SELECT 1 FROM memberships am
-      WHERE am.project_id = p.project_id AND am.member_id = p.direct_agent_id AND am.status = 'active'))`;
+      WHERE am.project_id = p.project_id AND am.member_id = p.direct_agent_id AND am.status = 'active'
+      -- One probe of the unique index for each direct row: without OFFSET the planner may hash every
+      -- active membership of the hub instead.
+      OFFSET 0))`;
 
 // $1 caller id, $2 caller kind, $3 project id (null: every project the caller is a member of),
 // $4 observed, $5 conversation public id (null: all), $6 preview length, $7 conversation key (null: all).
@@ -113,7 +117,7 @@ mine AS (
     AND ($7::text IS NULL OR c.id = $7)
     -- An array computed once, not a join: with no statistics the planner joined 2,000
     -- participations to the CTE row by row (bench:list).
-    AND ${mineRule("ARRAY(SELECT project_id FROM my_projects)")}
+    AND ${mineRule("p.project_id = ANY (ARRAY(SELECT project_id FROM my_projects))")}
 ),
 observed AS (
   SELECT c.id, MIN(p.joined_seq) AS window_seq, NULL::int AS marker, NULL::int AS unread, NULL::int AS mentions_unread,

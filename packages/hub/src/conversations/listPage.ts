@@ -29,7 +29,9 @@ import {
 // or the direct conversation's agent's joined_at (§9.3 "Across projects"). Names compare as bytes
 // (COLLATE "C"), as the cursor's keys compare in the domain (compareListKeys).
 
-const MINE = mineRule("(SELECT ids FROM my_projects)::text[]");
+// The projects as a hashed set (IS TRUE keeps the IN a filter, not a join the planner would run
+// row by row): one probe a row, where `= ANY (array)` compared each row with every project.
+const MINE = mineRule("(p.project_id IN (SELECT unnest(ids) FROM my_projects)) IS TRUE");
 const OWN_COLUMNS = `SELECT p.conversation_id AS id, p.joined_seq AS window_seq, p.read_marker_seq AS marker,
          p.unread, p.mentions_unread, CASE WHEN p.direct_agent_id IS NULL THEN 'participant' ELSE 'party' END AS access,
          p.project_id, p.activity_at AS activity`;
@@ -102,15 +104,11 @@ page AS (
   ORDER BY band, activity DESC, full_name, public_id
   LIMIT $10::int
 ),
--- Across projects only (the per-project list carries no totals). The rows with something unread,
--- summed per project and direct agent first, so the access rule runs once a group, not once a row
--- (OFFSET 0: the planner would otherwise push the rule below the grouping).
+-- Across projects only (the per-project list carries no totals): the counters of the rows with
+-- something unread, through the first index.
 totals AS (
   SELECT coalesce(sum(p.unread), 0)::int AS total_unread, coalesce(sum(p.mentions_unread), 0)::int AS total_mentions
-  FROM (SELECT p.project_id, p.direct_agent_id, sum(p.unread) AS unread, sum(p.mentions_unread) AS mentions_unread
-        FROM participations p WHERE p.member_id = $1 AND p.left_at IS NULL AND ${UNREAD[1]} AND $3::text IS NULL
-        GROUP BY p.project_id, p.direct_agent_id OFFSET 0) p
-  WHERE ${MINE}
+  ${OWN_ROWS} AND ${UNREAD[1]} AND $3::text IS NULL
 ),
 details AS (
   ${CONVERSATION_COLUMNS}${DETAIL_COLUMNS},
