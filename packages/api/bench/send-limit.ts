@@ -36,13 +36,15 @@ const VERDICTS_SQL =
 const HEAD_SQL = `UPDATE conversations SET last_seq = $2, last_message_at = $3::timestamptz AT TIME ZONE 'UTC'
  WHERE id = $1 AND (last_seq IS NULL OR last_seq < $2)`;
 /**
- * The writer's marker and every participant's counters (§9.2 unread, mentions_unread), as the hub's
- * write keeps them: one UPDATE over the chat's participations (the bench's bodies mention nobody).
+ * The writer's marker, every participant's counters (§9.2 unread, mentions_unread) and the list's
+ * activity_at (§9.3), as the hub's write keeps them: one UPDATE over the chat's participations (the
+ * bench's bodies mention nobody).
  */
 const MARKER_SQL = `UPDATE participations SET
    read_marker_seq = CASE WHEN member_id = $2 THEN GREATEST(read_marker_seq, $3) ELSE read_marker_seq END,
    unread = CASE WHEN member_id = $2 THEN 0 ELSE unread + 1 END,
-   mentions_unread = CASE WHEN member_id = $2 THEN 0 ELSE mentions_unread END
+   mentions_unread = CASE WHEN member_id = $2 THEN 0 ELSE mentions_unread END,
+   activity_at = $4::timestamptz AT TIME ZONE 'UTC'
  WHERE conversation_id = $1 AND left_at IS NULL`;
 
 const ROUTE = /^\/api\/projects\/([^/]+)\/([^/]+)\/conversations\/([^/]+)\/messages$/;
@@ -110,7 +112,7 @@ export async function startLimitServer(
       await tx.query(AUDIENCE_SQL, [s, room.participants.map((p) => p.id)]);
       await tx.query(VERDICTS_SQL, [s, room.participants.filter((p) => p.kind === "agent").map((p) => p.id)]);
       await tx.query(HEAD_SQL, [room.id, s, at]);
-      await tx.query(MARKER_SQL, [room.id, writer.id, s]);
+      await tx.query(MARKER_SQL, [room.id, writer.id, s, at]);
       return s;
     });
     answer(res, 201, {

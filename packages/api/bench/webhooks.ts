@@ -146,8 +146,9 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     );
     if (!room) throw new Error("no group chat");
     await database.sql.query(
-      `INSERT INTO participations (id, conversation_id, member_id, member_kind, joined_seq, read_marker_seq)
-       SELECT 'bench-' || m, $1, m, 'agent', $2, $2 FROM unnest($3::text[]) AS m`,
+      `INSERT INTO participations (id, conversation_id, member_id, member_kind, joined_seq, read_marker_seq, project_id)
+       SELECT 'bench-' || m, $1, m, 'agent', $2, $2, (SELECT project_id FROM conversations WHERE id = $1)
+       FROM unnest($3::text[]) AS m`,
       [room.id, room.head, agents.slice(11).map((a) => a.id)],
     );
     await hub.groups.update(writer, ref, view.id, { reply_policy: "OPEN" });

@@ -11,8 +11,10 @@ import { afterAll, describe, expect, it } from "vitest";
 // after a seeded random run of posts (humans and agents, with mentions), reads (…/messages and the
 // explicit marker), joins, leaves, rejoins, redactions and an agent leaving and rejoining its
 // project (a new direct participation), every open participation's unread and mentions_unread
-// equal a recount from the log by the query the list used to run at read time. Then the same after
-// writers and readers run at once — on PostgreSQL through two app instances on one database.
+// equal a recount from the log by the query the list used to run at read time, and so does the
+// list's order key kept beside them (M-227: activity_at, and the copies of the conversation's project
+// and direct agent). Then the same after writers and readers run at once — on PostgreSQL through two
+// app instances on one database.
 
 const SEED = 26;
 const STEPS = 360;
@@ -26,7 +28,12 @@ SELECT p.id, p.member_id, c.public_id, pr.slug, p.unread, p.mentions_unread,
   CASE WHEN c.kind = 'direct' THEN 0 ELSE (SELECT count(*)::int FROM events e
     WHERE e.conversation_id = c.id AND e.kind = 'message' AND e.seq > GREATEST(p.joined_seq, p.read_marker_seq)
       AND e.from_id <> p.member_id
-      AND e.mentions @> jsonb_build_array(jsonb_build_object('member_id', p.member_id))) END AS recount_mentions
+      AND e.mentions @> jsonb_build_array(jsonb_build_object('member_id', p.member_id))) END AS recount_mentions,
+  p.activity_at, coalesce(CASE WHEN c.last_seq > p.joined_seq THEN c.last_message_at END,
+    CASE WHEN c.kind = 'direct' THEN (SELECT am.joined_at FROM memberships am
+      WHERE am.project_id = c.project_id AND am.member_id = c.agent_id) END, c.created_at) AS recount_activity,
+  p.project_id, c.project_id AS conversation_project_id, p.direct_agent_id,
+  CASE WHEN c.kind = 'direct' THEN c.agent_id END AS conversation_direct_agent_id
 FROM participations p JOIN conversations c ON c.id = p.conversation_id JOIN projects pr ON pr.id = c.project_id
 WHERE p.left_at IS NULL
 ORDER BY p.id`;
@@ -40,7 +47,15 @@ type Recount = {
   mentions_unread: number;
   recount_unread: number;
   recount_mentions: number;
+  activity_at: Date | string;
+  recount_activity: Date | string;
+  project_id: string;
+  conversation_project_id: string;
+  direct_agent_id: string | null;
+  conversation_direct_agent_id: string | null;
 };
+
+const time = (v: Date | string) => new Date(v).getTime();
 
 /** mulberry32: the same run for the same seed. */
 function random(seed: number): () => number {
@@ -197,11 +212,20 @@ async function expectCountersEqualRecount(w: World): Promise<Recount[]> {
     (r) => Number(r.unread) !== Number(r.recount_unread) || Number(r.mentions_unread) !== Number(r.recount_mentions),
   );
   expect(off, JSON.stringify(off.slice(0, 5))).toStrictEqual([]);
+  // M-227: the list's order key kept on the participation (activity_at, moved by the write, set at
+  // the join) and its copies of the conversation's project and direct agent equal the read-time values.
+  const orderOff = rows.filter(
+    (r) =>
+      time(r.activity_at) !== time(r.recount_activity) ||
+      r.project_id !== r.conversation_project_id ||
+      r.direct_agent_id !== r.conversation_direct_agent_id,
+  );
+  expect(orderOff, JSON.stringify(orderOff.slice(0, 5))).toStrictEqual([]);
   return rows;
 }
 
 describe("participation counters", () => {
-  it("M-166 M-117 M-058 after a random run of posts, reads, joins, leaves, rejoins and redactions, every participation's unread and mentions_unread equal a recount", async () => {
+  it("M-166 M-117 M-058 after a random run of posts, reads, joins, leaves, rejoins and redactions, every participation's unread, mentions_unread and activity_at equal a recount", async () => {
     const w = await world();
     const chats = await chatsOf(w);
     const rnd = random(SEED);
@@ -222,6 +246,17 @@ describe("participation counters", () => {
     const backfill = migration.slice(migration.indexOf("UPDATE"));
     await w.database.sql.query("UPDATE participations SET unread = 0, mentions_unread = 0");
     await w.database.sql.exec(backfill);
+    expect(await expectCountersEqualRecount(w)).toStrictEqual(rows);
+    // And the order's backfill (M-227) the activity and the copies the join and the writes kept.
+    const order = readFileSync(
+      new URL("../../../prisma/migrations/20261207000000_participation_order/migration.sql", import.meta.url),
+      "utf8",
+    );
+    const orderBackfill = order.slice(order.indexOf("UPDATE"), order.indexOf("ALTER TABLE", order.indexOf("UPDATE")));
+    await w.database.sql.query(
+      "UPDATE participations SET activity_at = '2000-01-01', project_id = 'none', direct_agent_id = NULL",
+    );
+    await w.database.sql.exec(orderBackfill);
     expect(await expectCountersEqualRecount(w)).toStrictEqual(rows);
 
     // M-224: the list's totals are the sums of the caller's counters, the list's items show them.

@@ -1694,6 +1694,9 @@ async function worldT() {
     where: { kind: "group", publicId: { in: [g1.id, g2.id] } },
     data: { createdAt: tie },
   });
+  // The participations keep that activity for the list's order (activity_at, set at the join):
+  // moved with the columns it was taken from, as the hub never moves them.
+  await hub.db.participation.updateMany({ where: { memberId: tia.id, leftAt: null }, data: { activityAt: tie } });
   return { tia, uma, t1, t2, one, two, g1, g2 };
 }
 

@@ -123,7 +123,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
       ...(options.login ? { login: options.login } : {}),
       ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
     }),
-    conversations: conversationService(db),
+    conversations: conversationService(db, database.sql),
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
     agents,

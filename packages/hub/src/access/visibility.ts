@@ -77,6 +77,20 @@ export type RawKeyRow = {
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 const dateOrNull = (v: Date | string | null): Date | null => (v === null ? null : date(v));
 
+/**
+ * The caller's own open participation `p` is visible (mine): its conversation is in one of the
+ * projects where the caller is an active member (`inMyProjects`, a condition on p.project_id) and,
+ * when direct, its agent is an active member (§9.1). Read from the participation's copies of the
+ * conversation's project_id and direct agent, so the lists (conversations/listPage.ts) decide it
+ * without the chat.
+ */
+export const mineRule = (inMyProjects: string): string => `${inMyProjects}
+    AND (p.direct_agent_id IS NULL OR EXISTS (SELECT 1 FROM memberships am
+      WHERE am.project_id = p.project_id AND am.member_id = p.direct_agent_id AND am.status = 'active'
+      -- One probe of the unique index for each direct row: without OFFSET the planner may hash every
+      -- active membership of the hub instead.
+      OFFSET 0))`;
+
 // $1 caller id, $2 caller kind, $3 project id (null: every project the caller is a member of),
 // $4 observed, $5 conversation public id (null: all), $6 preview length, $7 conversation key (null: all).
 // mine: the caller's own participations in projects where it is an active member; a direct
@@ -95,17 +109,15 @@ mine AS (
          c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at
   FROM participations p JOIN conversations c ON c.id = p.conversation_id
   WHERE p.member_id = $1 AND p.left_at IS NULL
-    -- An array computed once, not a join: with no statistics the planner joined 2,000
-    -- participations to the CTE row by row (bench:list).
-    AND c.project_id = ANY (ARRAY(SELECT project_id FROM my_projects))
     -- One conversation asked for: its participations by their conversation's index, not all of the caller's.
     AND ($7::text IS NULL OR p.conversation_id = $7)
     AND ($5::text IS NULL OR p.conversation_id IN (
       SELECT cc.id FROM conversations cc WHERE cc.public_id = $5 AND ($3::text IS NULL OR cc.project_id = $3)))
     AND ($5::text IS NULL OR c.public_id = $5)
     AND ($7::text IS NULL OR c.id = $7)
-    AND (c.kind = 'group' OR EXISTS (
-      SELECT 1 FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id AND am.status = 'active'))
+    -- An array computed once, not a join: with no statistics the planner joined 2,000
+    -- participations to the CTE row by row (bench:list).
+    AND ${mineRule("p.project_id = ANY (ARRAY(SELECT project_id FROM my_projects))")}
 ),
 observed AS (
   SELECT c.id, MIN(p.joined_seq) AS window_seq, NULL::int AS marker, NULL::int AS unread, NULL::int AS mentions_unread,
@@ -290,7 +302,7 @@ ORDER BY p.joined_at, p.id`;
 
 /** One statement: the current participants of the given conversations, in the order they joined. */
 export async function readParticipants(
-  db: Db | Tx,
+  db: Db | Tx | RawQueryable,
   conversationKeys: string[],
 ): Promise<Map<string, ParticipantRow[]>> {
   const byConversation = new Map<string, ParticipantRow[]>(conversationKeys.map((k) => [k, []]));

@@ -9,7 +9,7 @@ export async function ensureDirectConversation(tx: Tx, projectId: string, agentI
   const agent = await tx.agent.findUniqueOrThrow({ where: { id: agentId }, select: { ownerId: true } });
   const existing = await tx.conversation.findUnique({
     where: { projectId_publicId: { projectId, publicId: agentId } },
-    select: { id: true },
+    select: { id: true, lastSeq: true, lastMessageAt: true },
   });
   const conversation =
     existing ??
@@ -27,6 +27,17 @@ export async function ensureDirectConversation(tx: Tx, projectId: string, agentI
     });
     if (!open) {
       const last = await logHead(tx);
+      // §9.3 activity (the list's index, M-227): the window is the whole conversation (joined_seq 0),
+      // so its last message if any, else the agent's joined_at in the project.
+      const activityAt =
+        existing?.lastSeq && existing.lastMessageAt
+          ? existing.lastMessageAt
+          : ((
+              await tx.membership.findUnique({
+                where: { projectId_memberId: { projectId, memberId: agentId } },
+                select: { joinedAt: true },
+              })
+            )?.joinedAt ?? new Date());
       await tx.participation.create({
         data: {
           conversationId: conversation.id,
@@ -34,6 +45,9 @@ export async function ensureDirectConversation(tx: Tx, projectId: string, agentI
           memberKind,
           joinedSeq: 0,
           readMarkerSeq: existing ? last : 0,
+          activityAt,
+          projectId,
+          directAgentId: agentId,
         },
       });
     }

@@ -113,7 +113,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             title,
             createdById: caller.id,
           },
-          select: { id: true, number: true },
+          select: { id: true, number: true, createdAt: true },
         });
         const publicId = groupConversationId(created.number);
         await tx.conversation.update({ where: { id: created.id }, data: { publicId } });
@@ -127,6 +127,9 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             joinedAt: now,
             joinedSeq: last,
             readMarkerSeq: last,
+            // §9.3 activity of a chat without messages in the window: its created_at (M-227).
+            activityAt: created.createdAt,
+            projectId: project.id,
           })),
         });
         // conversation_created wakes no agent (§9.2 Wake): no routing verdicts.
@@ -247,6 +250,9 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             memberKind: member.memberKind,
             joinedSeq: last,
             readMarkerSeq: last,
+            // Nothing said before the join is in the window: the chat's created_at (§9.3 activity, M-227).
+            activityAt: row.createdAt,
+            projectId: row.projectId,
           },
         });
         return emitUpdated(tx, row.key, caller.id, { participants: { added: [data.member_id] } });

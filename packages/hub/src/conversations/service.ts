@@ -13,13 +13,14 @@ import {
   projectFullName,
 } from "@maity/domain";
 import type { z } from "zod";
-import type { Db } from "@maity/db";
+import type { Db, SqlExecutor } from "@maity/db";
 import { memberProject, projectOf, resolveConversation } from "../access/resolve.ts";
 import { renderProject } from "../access/projects.ts";
 import type { Caller } from "../access/caller.ts";
 import { type ListPageQuery, readListPage } from "./listPage.ts";
 import { type KeyRow, readParticipants } from "../access/visibility.ts";
 import { renderItem, renderView } from "./render.ts";
+import { rawOf } from "../raw.ts";
 
 // §9.3: the conversation list of one project and across projects, the conversation GET, pins and
 // the per-chat meat-proxy choice.
@@ -31,15 +32,19 @@ function listQueryOf(q: z.output<typeof listConversationsQuery>) {
   return { ...q, cursor };
 }
 
-export function conversationService(db: Db) {
+export function conversationService(db: Db, sql: SqlExecutor) {
+  // The list's two statements on the driver itself, prepared once: planning the page's statement
+  // each time cost about as much as running it (M-227, docs/bench.md).
+  const raw = rawOf(sql);
+
   /**
-   * One page in band order with the totals (statement 1, listPage.ts: ordered and cut in SQL over
-   * the participations' counters), then the participants of that page only (statement 2).
+   * One page in band order with the totals (statement 1, listPage.ts: walked in the order's indexes
+   * over the participations' kept keys), then the participants of that page only (statement 2).
    */
   async function page(caller: Caller, query: ListPageQuery) {
-    const { rows, next, totals } = await readListPage(db, caller, query);
+    const { rows, next, totals } = await readListPage(raw, caller, query);
     const participants = await readParticipants(
-      db,
+      raw,
       rows.map((r) => r.key),
     );
     return {

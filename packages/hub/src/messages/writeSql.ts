@@ -79,7 +79,9 @@ SELECT
  * marker moves to the message (whoever speaks has read up to there, §9.2), so its unread and
  * mentions_unread are 0 (no message is newer: appends are serialised by the lock); every other
  * participant's unread grows by one, and mentions_unread where the message mentions it (§9.2 Read
- * and unread; increments in SQL, so concurrent writers never lose one).
+ * and unread; increments in SQL, so concurrent writers never lose one). The same UPDATE moves every
+ * participation's activity_at to the message (§9.3 activity: the newest message, inside every open
+ * window since a join opens at the log's head), the key the list's index orders by.
  */
 export const WRITE_SQL = `
 WITH e AS (
@@ -103,7 +105,8 @@ r AS (UPDATE participations p SET
         mentions_unread = CASE WHEN p.member_id = $3 THEN 0
           WHEN e.seq > GREATEST(p.joined_seq, p.read_marker_seq)
            AND $8::jsonb @> jsonb_build_array(jsonb_build_object('member_id', p.member_id)) THEN p.mentions_unread + 1
-          ELSE p.mentions_unread END
+          ELSE p.mentions_unread END,
+        activity_at = e.sent_at
       FROM e WHERE p.conversation_id = $2 AND p.left_at IS NULL),
 k AS (INSERT INTO idempotency_keys (caller_id, key, request_hash, response, created_at)
       SELECT $3, $18::text, $19::text, json_build_object('seq', e.seq)::jsonb, e.sent_at FROM e WHERE $18::text IS NOT NULL
