@@ -193,6 +193,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_files_polls_reactions$/),
             expect.stringMatching(/_login_limits$/),
             expect.stringMatching(/_participation_counters$/),
+            expect.stringMatching(/_webhook_deliveries_fillfactor$/),
           ],
           pending: [],
         },
