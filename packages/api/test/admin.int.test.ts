@@ -194,6 +194,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_login_limits$/),
             expect.stringMatching(/_participation_counters$/),
             expect.stringMatching(/_participation_order$/),
+            expect.stringMatching(/_webhook_deliveries_fillfactor$/),
           ],
           pending: [],
         },

@@ -19,6 +19,13 @@ describe("migration runner (STACK.md: applied on start, one transaction each)", 
     expect(rows[0]?.checksum).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("webhook_deliveries fills its pages to half, so a claim (no indexed column changed) can be a HOT update", async () => {
+    const [row] = await db.sql.query<{ reloptions: string[] | null }>(
+      `SELECT reloptions FROM pg_class WHERE relname = 'webhook_deliveries'`,
+    );
+    expect(row?.reloptions).toEqual(["fillfactor=50"]);
+  });
+
   it("is idempotent: a second run applies nothing", async () => {
     const again = await applyMigrations(db.sql);
     expect(again.ran).toEqual([]);
