@@ -1,18 +1,16 @@
 import type { RawQueryable } from "../raw.ts";
-import type { KeyRow } from "./visibility.ts";
+import { type KeyRow, mineRule } from "./visibility.ts";
 
-// The `mine` rule of visibility.ts (ACCESS_SQL) for many agents of one conversation (an agent
-// observes nothing): a participant now, an active member of the project, and a direct conversation
-// only while its agent is a member. The webhook worker asks it once for a batch of deliveries; keep
-// it equal to `mine`.
+// The `mine` rule of visibility.ts for many agents of one conversation (an agent observes nothing):
+// a participant now, an active member of the project, and a direct conversation only while its
+// agent is a member — the same fragment (`mineRule`), each agent's own membership in place of the
+// caller's projects. The webhook worker asks it once for a batch of deliveries.
 const AGENTS_IN_SQL = `
 SELECT p.member_id, p.joined_seq AS window_seq, p.read_marker_seq AS marker
-FROM participations p JOIN conversations c ON c.id = p.conversation_id
+FROM participations p
 WHERE p.conversation_id = $1 AND p.member_id = ANY($2::text[]) AND p.left_at IS NULL
-  AND EXISTS (SELECT 1 FROM memberships m
-              WHERE m.project_id = c.project_id AND m.member_id = p.member_id AND m.status = 'active')
-  AND (c.kind = 'group' OR EXISTS (
-    SELECT 1 FROM memberships am WHERE am.project_id = c.project_id AND am.member_id = c.agent_id AND am.status = 'active'))`;
+  AND ${mineRule(`EXISTS (SELECT 1 FROM memberships m
+              WHERE m.project_id = p.project_id AND m.member_id = p.member_id AND m.status = 'active')`)}`;
 
 /**
  * Which of `agentIds` see the conversation `key` (readKeys' rule), with each one's window and marker:
