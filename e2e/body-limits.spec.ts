@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { freePort } from "./helpers";
 import { pumpChunked } from "../packages/api/test/chunked.ts";
 
 // Bodies are read chunk by chunk and never past their limit (docs/security.md), so memory stays
@@ -31,14 +31,6 @@ const rssMb = (pid: number): number => {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB$/m);
   return line ? Number(line[1]) / 1024 : Number.NaN;
 };
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 async function call(method: string, route: string, headers: Record<string, string>, body?: unknown) {
   const res = await fetch(`${base}${route}`, {

@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { type APIRequestContext, expect, type Page } from "@playwright/test";
 
 // Setup through the operator routes of the running hub; each test builds the people it needs.
@@ -37,3 +38,12 @@ export async function login(page: Page, handle: string, password: string) {
 export const list = (page: Page) => page.getByRole("list", { name: "Conversation list" });
 export const titles = async (page: Page) =>
   (await list(page).locator("li.row .title").allInnerTexts()).map((t) => t.replace(/^📌\s*/, "").trim());
+
+/** A port free on 127.0.0.1 now, for an app a spec starts itself. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
+}

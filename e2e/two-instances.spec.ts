@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { freePort } from "./helpers";
 import type pgTypes from "pg";
 import WebSocket from "ws";
 
@@ -28,14 +28,6 @@ let A = "";
 let B = "";
 
 test.skip(!base, "needs PostgreSQL: TEST_DATABASE_URL=postgresql://…");
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: base });

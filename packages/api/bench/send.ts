@@ -15,15 +15,15 @@
 // Everything (both servers and the clients) shares this process and the machine's cores: compare
 // the ratios of one run, not absolute figures across runs. BENCH_PROFILE=dir writes a CPU profile of
 // each side's sequential posts (after the warm-up, outside the timed rounds).
-import { writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
-import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { createHub } from "@maity/hub";
 import { startApiServer } from "../src/node.ts";
+import { log, percentile } from "./clients.ts";
 import { benchEngines } from "./engines.ts";
+import { profileDir, profiled } from "./profile.ts";
 import { type Sql, startLimitServer } from "./send-limit.ts";
 
 // The limit takes the hub's own gap-free append lock (packages/hub/src/delivery/append.ts): the same
@@ -45,12 +45,6 @@ const HUMANS = ["ann", "ben", "cai", "dee", "eli", "fay"];
 const AGENTS = ["scout", "tester", "planner", "coder", "critic", "scribe"];
 const ADMIN_TOKEN = "bench-send-admin-token";
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
-const percentile = (xs: number[], p: number): number => {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] as number;
-};
 const median = (xs: number[]) => percentile(xs, 0.5);
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 /** This process's CPU time since `start`, in ms. */
@@ -263,18 +257,9 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     }
     // BENCH_PROFILE=dir: a CPU profile of this process for PROFILED sequential posts to each side
     // (`<engine>-hub.cpuprofile`, `<engine>-limit.cpuprofile`), taken apart from the timed rounds.
-    if (process.env.BENCH_PROFILE) {
-      const session = new Session();
-      session.connect();
-      for (const side of ["hub", "limit"] as const) {
-        await session.post("Profiler.enable");
-        await session.post("Profiler.start");
-        await burst(urls[side], tokens, PROFILED, 1);
-        const { profile } = await session.post("Profiler.stop");
-        await writeFile(`${process.env.BENCH_PROFILE}/${engine}-${side}.cpuprofile`, JSON.stringify(profile));
-      }
-      session.disconnect();
-    }
+    if (profileDir)
+      for (const side of ["hub", "limit"] as const)
+        await profiled(`${engine}-${side}`, () => burst(urls[side], tokens, PROFILED, 1));
     // The hub's statements for one message, as Prisma sends them.
     const hubStatements: string[] = [];
     const stopOne = database.observeQueries((sql) => hubStatements.push(sql));

@@ -25,14 +25,13 @@
 // BENCH_PROFILE=dir writes a CPU profile of each phase. Compare the ratios of one run, not absolute
 // figures across runs.
 import { cpus, loadavg } from "node:os";
-import { Session } from "node:inspector/promises";
-import { writeFile } from "node:fs/promises";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { type AgentCaller, createHub, type HumanCaller } from "@maity/hub";
 import { readSettings } from "../src/config.ts";
 import { startApiServer } from "../src/node.ts";
 import { benchEngines } from "./engines.ts";
+import { profiled } from "./profile.ts";
 import { bareLoop, check, startReceiver } from "./webhook-sides.ts";
 
 const AGENTS = 100;
@@ -54,22 +53,6 @@ const cpuMs = (start: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000;
 };
-
-/** BENCH_PROFILE=dir: a CPU profile of this thread for each phase (`<engine>-<phase>.cpuprofile`). */
-const profileDir = process.env.BENCH_PROFILE;
-const session = profileDir ? new Session() : null;
-if (session) session.connect();
-async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
-  if (!session) return run();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    return await run();
-  } finally {
-    const { profile } = await session.post("Profiler.stop");
-    await writeFile(`${profileDir}/${name}.cpuprofile`, JSON.stringify(profile));
-  }
-}
 
 const watchdog = setTimeout(() => {
   log(`bench:webhooks: still running after ${RUN_BUDGET_MS / 60_000} min, stopping`);

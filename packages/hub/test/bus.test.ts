@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { GAP_WAIT_MS, LiveBus, type LogEvent } from "../src/delivery/bus.ts";
+import { ev } from "./log-events.ts";
 
 // DESIGN §1: the bus hands the log's events on in seq order, each once, whatever order
 // their publishes arrive in (concurrent requests, other instances' NOTIFYs); a link missing for a
 // moment is read from the log once per process.
-
-const ev = (seq: number, prev: number, audience = ["agt-a"]): LogEvent => ({
-  type: "event",
-  seq,
-  prev,
-  kind: "message",
-  sentAt: new Date().toISOString(),
-  conversationId: "cnv-1",
-  project: { owner: "o", slug: "s" },
-  audience,
-  agent: { event: { seq } as never, respond: [] },
-});
 
 async function busAt(head: number, loader: (after: number, upTo: number) => Promise<LogEvent[]> = async () => []) {
   const bus = new LiveBus();

@@ -1,23 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { LiveBus, type LogEvent } from "../src/delivery/bus.ts";
+import { ev } from "./log-events.ts";
 import { type Delivered, Subscription, subscribe, type Tracked } from "../src/delivery/subscription.ts";
 
 // DESIGN §1, §5: one way into the live fan-out. Listen first, then backfill, items tracked at
 // their log position; the dashboard feed, /updates and /ws are built on it (their own tests cover
 // the wire). These tests pin the mechanics: nothing published during the backfill is lost or
 // doubled, a side item sits at the position handed out, a resync says "listening" again.
-
-const ev = (seq: number, prev: number, audience = ["hum-a"]): LogEvent => ({
-  type: "event",
-  seq,
-  prev,
-  kind: "message",
-  sentAt: new Date().toISOString(),
-  conversationId: "cnv-1",
-  project: { owner: "o", slug: "s" },
-  audience,
-  agent: { event: { seq } as never, respond: [] },
-});
 
 async function busAt(head: number): Promise<LiveBus> {
   const bus = new LiveBus();
@@ -34,10 +23,10 @@ const asSeq = (e: LogEvent) => e.seq;
 describe("Subscription", () => {
   it("hands on only the member's events after the head, each once, dropping what the position covers", async () => {
     const bus = await busAt(10);
-    const sub = await Subscription.open(bus, { memberId: "hum-a", event: asSeq });
+    const sub = await Subscription.open(bus, { memberId: "agt-a", event: asSeq });
     expect(sub.head).toBe(10);
     bus.publish(ev(11, 10));
-    bus.publish(ev(12, 11, ["hum-b"])); // not in its audience
+    bus.publish(ev(12, 11, ["agt-b"])); // not in its audience
     bus.publish(ev(13, 12));
     bus.publish(ev(14, 13));
     // The caller's backfill covered up to 13 (e.g. a catch-up read of the log).
@@ -50,7 +39,7 @@ describe("Subscription", () => {
 
   it("take(max) hands on at most max items, the rest stay for the next call, in order", async () => {
     const bus = await busAt(0);
-    const sub = await Subscription.open(bus, { memberId: "hum-a", event: asSeq });
+    const sub = await Subscription.open(bus, { memberId: "agt-a", event: asSeq });
     for (let seq = 1; seq <= 5; seq++) bus.publish(ev(seq, seq - 1));
     expect((await sub.take(2)).map((t) => t.position)).toEqual([1, 2]);
     expect((await sub.take(10)).map((t) => t.position)).toEqual([3, 4, 5]);
@@ -60,7 +49,7 @@ describe("Subscription", () => {
 
   it("wait answers pending at once when something waits, timeout when nothing comes, aborted once stopped", async () => {
     const bus = await busAt(0);
-    const sub = await Subscription.open(bus, { memberId: "hum-a", event: asSeq });
+    const sub = await Subscription.open(bus, { memberId: "agt-a", event: asSeq });
     expect(await sub.wait(5)).toBe("timeout");
     const waiting = sub.wait(60_000);
     bus.publish(ev(1, 0));
@@ -90,7 +79,7 @@ describe("subscribe: the stream", () => {
     const controller = new AbortController();
     const asked: [number, number][] = [];
     const stream = subscribe<string>(bus, {
-      memberId: "hum-a",
+      memberId: "agt-a",
       after: 15,
       page: 2,
       signal: controller.signal,
@@ -126,7 +115,7 @@ describe("subscribe: the stream", () => {
     const bus = await busAt(5);
     const controller = new AbortController();
     const stream = subscribe<string>(bus, {
-      memberId: "hum-a",
+      memberId: "agt-a",
       after: null,
       page: 100,
       signal: controller.signal,
@@ -144,14 +133,14 @@ describe("subscribe: the stream", () => {
       conversationId: "cnv-1",
       project: { owner: "o", slug: "s" },
       memberId: "agt-x",
-      audience: ["hum-a"],
+      audience: ["agt-a"],
     });
     bus.publish({
       type: "typing",
       conversationId: "cnv-2",
       project: { owner: "o", slug: "s" },
       memberId: "agt-y",
-      audience: ["hum-b"], // not in its audience
+      audience: ["agt-b"], // not in its audience
     });
     expect((await stream.next()).value).toEqual({ position: 6, item: "event 6" });
     expect((await stream.next()).value).toEqual({ position: 6, item: "typing agt-x" });

@@ -8,7 +8,6 @@ import {
   type agentPollQuery,
   type agentSendInput,
   type ContextEnvelope,
-  type InstructionPieces,
   joinInstructions,
   roomInstructions,
   compareListKeys,
@@ -42,19 +41,11 @@ import {
   membersById,
   NO_BRIEF_VERSION,
   renderForAgent,
+  type RoomEnvelope,
   visitingOf,
 } from "../messages/agentView.ts";
 import type { MessagesService } from "../messages/service.ts";
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "../access/visibility.ts";
-
-/** A room's context envelope for any of its agents (§3): the shared part, and each reader's own. */
-export interface RoomEnvelope {
-  shared: Pick<ContextEnvelope, "conversation" | "project" | "participants" | "policy">;
-  you(agent: AgentCaller): ContextEnvelope["you"];
-  /** The reader's instructions in pieces (domain roomInstructions); joined, the envelope's text. */
-  instructions(agent: AgentCaller): InstructionPieces;
-  envelope(agent: AgentCaller): ContextEnvelope;
-}
 
 // The agent protocol's reads and writes (004 §3, §5, §7) over the same model and write as the
 // Maity routes (DESIGN §1: one model, two surfaces). Everything here renders BayChat's shapes from

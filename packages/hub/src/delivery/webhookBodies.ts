@@ -10,7 +10,8 @@ import type { Db, SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
 import { agentsInRoom } from "../access/agentsInRoom.ts";
 import { type KeyRow, readKeys } from "../access/visibility.ts";
-import type { AgentService, RoomEnvelope } from "../agents/service.ts";
+import type { AgentService } from "../agents/service.ts";
+import type { RoomEnvelope } from "../messages/agentView.ts";
 import { type Signer, signAgentMessage } from "../files/render.ts";
 import {
   type AgentMessageRow,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ContextEnvelope, HistoryTurn, InstructionPieces, UpdatesEvent, WebhookDelivery } from "@maity/domain";
-import type { RoomEnvelope } from "../agents/service.ts";
+import type { RoomEnvelope } from "../messages/agentView.ts";
 
 // The bytes of a webhook body (004 §11) made from parts shared by a fan-out: one message to many
 // agents differs only in a few fields per agent (the delivery id, the verdict, `you`, the file

@@ -1,5 +1,6 @@
 import {
   type AgentMessage,
+  type ContextEnvelope,
   conversationRole,
   eventId,
   isVisiting,
@@ -8,16 +9,30 @@ import {
   replyPreview,
   senderKindOf,
   shouldRespondFor,
+  type InstructionPieces,
   type UpdatesEvent,
   type Visiting,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
+import type { AgentCaller } from "../access/caller.ts";
 import { agentAttachmentMetadata, attachmentsOf, cardOf } from "../files/render.ts";
 
 // The agent protocol's view of a message and of an event (004 §5, §11): BayChat's shapes rendered
 // from the log's rows. Below every service: the write renders with it once after commit, the reads,
 // the feed, webhooks and the log loader import it; it imports no service (DESIGN §1: one model,
 // two surfaces, thin mappers).
+
+/**
+ * A room's context envelope for any of its agents (§3): the shared part, built once, and each
+ * reader's own (the agent service builds it; webhook bodies splice it, webhookJson.ts).
+ */
+export interface RoomEnvelope {
+  shared: Pick<ContextEnvelope, "conversation" | "project" | "participants" | "policy">;
+  you(agent: AgentCaller): ContextEnvelope["you"];
+  /** The reader's instructions in pieces (domain roomInstructions); joined, the envelope's text. */
+  instructions(agent: AgentCaller): InstructionPieces;
+  envelope(agent: AgentCaller): ContextEnvelope;
+}
 
 /** A project's brief version: no briefs yet (a later issue), so every project is at 0 (B-134). */
 export const NO_BRIEF_VERSION = 0;
