@@ -14,7 +14,7 @@
 // Every phase is checked: every agent received every message exactly once, in seq order, with a
 // good signature, and every delivery row is delivered after one attempt. Prints deliveries per
 // second, the ratios, the hub's SQL statements per delivery (in A the writes' own taken out) and
-// this process's CPU per delivery.
+// this process's CPU per delivery and how busy its main thread was (event-loop utilization).
 //
 // §9.2 caps a group chat at 12 participants; the bench seats the 89 others by SQL on purpose, to
 // measure a fan-out of 100 per message (the delivery path never reads the cap).
@@ -25,6 +25,7 @@
 // BENCH_PROFILE=dir writes a CPU profile of each phase. Compare the ratios of one run, not absolute
 // figures across runs.
 import { cpus, loadavg } from "node:os";
+import { performance as nodePerformance } from "node:perf_hooks";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
 import { type AgentCaller, createHub, type HumanCaller } from "@maity/hub";
@@ -49,6 +50,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+const elu = () => nodePerformance.eventLoopUtilization();
 const cpuMs = (start: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000;
@@ -68,6 +70,8 @@ interface Phase {
   /** The hub's: from the first POST to the last one's answer. */
   postsMs: number;
   cpuMs: number;
+  /** The main thread's event-loop utilization over the phase (1: never idle). */
+  busy: number;
   statements: number;
   problems: string[];
 }
@@ -203,6 +207,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         await sleep(50);
         let startStatements = statements;
         let cpu = process.cpuUsage();
+        let loop = elu();
         let start = now();
         const seqs: number[] = [];
         let postedAt = 0;
@@ -218,6 +223,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
           ms: hubReport.lastAt - start,
           postsMs: postedAt - start,
           cpuMs: cpuMs(cpu),
+          busy: nodePerformance.eventLoopUtilization(loop).utilization,
           statements: statements - startStatements - MESSAGES * writeStatements,
           problems: [...check(hubReport, seqs, AGENTS), ...(await rowProblems(seqs))],
         });
@@ -230,6 +236,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         await sleep(50);
         startStatements = statements;
         cpu = process.cpuUsage();
+        loop = elu();
         start = now();
         const heldReport = await profiled(`${engine}-held-${round}`, async () => {
           hub.webhooks.resume();
@@ -242,6 +249,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
           ms: heldReport.lastAt - start,
           postsMs: 0,
           cpuMs: cpuMs(cpu),
+          busy: nodePerformance.eventLoopUtilization(loop).utilization,
           statements: statements - startStatements,
           problems: [...check(heldReport, heldSeqs, AGENTS), ...(await rowProblems(heldSeqs))],
         });
@@ -252,6 +260,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
         receiver.phase(`bare ${round}`);
         await sleep(50);
         const bareCpu = process.cpuUsage();
+        const bareLoopStart = elu();
         const bareStart = now();
         const failures = await profiled(`${engine}-bare-${round}`, () => bareLoop(port, secrets, bodies, CONCURRENCY));
         const bareReport = await receiver.until(MESSAGES * AGENTS);
@@ -262,6 +271,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
           ms: bareReport.lastAt - bareStart,
           postsMs: 0,
           cpuMs: cpuMs(bareCpu),
+          busy: nodePerformance.eventLoopUtilization(bareLoopStart).utilization,
           statements: 0,
           problems: bareProblems,
         });
@@ -305,7 +315,9 @@ let failed = false;
 for (const r of results) {
   const deliveries = (phases: Phase[]) => sum(phases, (p) => p.deliveries);
   console.log(`\n${r.engine}:`);
-  console.log("side                 deliveries/s   rounds            CPU ms/delivery   SQL statements/delivery");
+  console.log(
+    "side                 deliveries/s   rounds            CPU ms/delivery   main thread busy   SQL statements/delivery",
+  );
   for (const [name, phases] of [
     ["hub, delivery phase", r.held],
     ["hub, end to end", r.hub],
@@ -313,8 +325,11 @@ for (const r of results) {
   ] as const) {
     const rounds = phases.map((p) => fmt((p.deliveries * 1000) / p.ms, 0)).join(", ");
     const statements = phases === r.bare ? "–" : fmt(sum(phases, (p) => p.statements) / deliveries(phases), 3);
+    const cpu = fmt(sum(phases, (p) => p.cpuMs) / deliveries(phases), 3);
+    const busy = `${fmt((100 * sum(phases, (p) => p.busy * p.ms)) / sum(phases, (p) => p.ms), 0)} %`;
     console.log(
-      `${name.padEnd(19)}  ${fmt(rate(phases), 0).padStart(12)}   ${rounds.padEnd(16)}  ${fmt(sum(phases, (p) => p.cpuMs) / deliveries(phases), 3).padStart(15)}   ${statements}`,
+      `${name.padEnd(19)}  ${fmt(rate(phases), 0).padStart(12)}   ${rounds.padEnd(16)}  ${cpu.padStart(15)}   ` +
+        `${busy.padStart(16)}   ${statements}`,
     );
   }
   const ratio = (phases: Phase[]) =>

@@ -1,18 +1,29 @@
-import type { PGlite } from "@electric-sql/pglite";
+import type { PGlite, Results } from "@electric-sql/pglite";
 import { parse as pgliteParse, protocol } from "@electric-sql/pglite";
 
 /**
- * Named prepared statements on PGlite, for the raw runner's hot statements (authentication, the
- * chat write). PGlite's `query` sends Parse, Describe, Bind, Describe, Execute and Sync as six
- * calls into the WASM backend and plans the statement again each time; a statement prepared once
- * runs as one Bind/Describe/Execute/Sync buffer on a cached plan. Measured on this machine: a
- * three-CTE read 0.36 ms → 0.07 ms. PostgreSQL gets the same from node-postgres's named statements.
+ * Named prepared statements on PGlite, for the raw runner's statements and Prisma's (outside a
+ * transaction). PGlite's `query` sends Parse, Describe, Bind, Describe, Execute and Sync as six
+ * calls into the WASM backend (six round trips to its thread, pgliteThread.ts) and plans the
+ * statement again each time; a statement prepared once runs as one Bind/Describe/Execute/Sync
+ * buffer on a cached plan. Measured on this machine: a three-CTE read 0.36 ms → 0.07 ms.
+ * PostgreSQL gets the same from node-postgres's named statements (the raw runner's, open.ts).
  */
 
-/** Prepared statements per database (the raw runner's texts are constants; beyond this, unprepared). */
+/**
+ * Prepared statements per database, for each of the two callers: the raw runner's texts are
+ * constants; Prisma's vary only with the length of an `IN` list. Beyond it, a text is unprepared.
+ */
 const MAX_PREPARED = 256;
 
-type Options = { parsers?: Record<number, (value: string) => unknown> };
+type Parsers = Record<number, (value: string) => unknown>;
+type Options = { parsers?: Parsers };
+/** What Prisma's PGlite adapter passes to `query`. */
+type QueryOptions = {
+  rowMode?: "array" | "object";
+  parsers?: Parsers;
+  serializers?: Record<number, (v: unknown) => string>;
+};
 /** PGlite's own mutexes: the public `runExclusive` is only the query one. */
 type Exclusive = {
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
@@ -35,36 +46,56 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 export function preparedQueries(pg: PGlite, options: Options) {
-  const statements = new Map<string, Statement>();
   const serialize = protocol.serialize;
   const exclusive = pg as unknown as Exclusive;
+  /** The two callers' statements, by text (their names apart). */
+  const raw = { prefix: "maity_", statements: new Map<string, Statement>() };
+  const prisma = { prefix: "prisma_", statements: new Map<string, Statement>() };
+  type Cache = typeof raw;
+  /** PGlite's parsers with the caller's over them, by the caller's options object (constants). */
+  const merged = new WeakMap<object, Parsers>();
+  const parsersFor = (queryOptions: QueryOptions): Parsers => {
+    if (!queryOptions.parsers) return pg.parsers as Parsers;
+    let parsers = merged.get(queryOptions.parsers);
+    if (!parsers) {
+      parsers = { ...(pg.parsers as Parsers), ...queryOptions.parsers };
+      merged.set(queryOptions.parsers, parsers);
+    }
+    return parsers;
+  };
 
   /** Parses `text` once as a named statement (inside PGlite's query mutex). */
-  async function prepare(text: string): Promise<Statement | null> {
-    const known = statements.get(text);
+  async function prepare(cache: Cache, text: string): Promise<Statement | null> {
+    const known = cache.statements.get(text);
     if (known) return known;
-    if (statements.size >= MAX_PREPARED) return null;
-    const name = `maity_${statements.size + 1}`;
+    if (cache.statements.size >= MAX_PREPARED) return null;
+    const name = `${cache.prefix}${cache.statements.size + 1}`;
     const { messages } = await pg.execProtocol(
       concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
-      {
-        syncToFs: false,
-      },
+      { syncToFs: false },
     );
     const description = messages.find((m) => m.name === "parameterDescription") as
       | { dataTypeIDs: number[] }
       | undefined;
     const statement = { name, paramTypes: description?.dataTypeIDs ?? [] };
-    statements.set(text, statement);
+    cache.statements.set(text, statement);
     return statement;
   }
 
-  async function run(text: string, params: unknown[], inTransaction: boolean): Promise<unknown[]> {
-    const statement = await prepare(text);
-    if (!statement) return (await pg.query(text, params, options)).rows;
+  /** `text` on its prepared statement (null: none left to prepare); the results as PGlite's `query` has them. */
+  async function run(
+    cache: Cache,
+    text: string,
+    params: unknown[],
+    inTransaction: boolean,
+    queryOptions: QueryOptions,
+  ): Promise<Results<unknown> | null> {
+    const statement = await prepare(cache, text);
+    if (!statement) return null;
     const values = params.map((param, i) => {
       if (param === null || param === undefined) return null;
-      const serializer = pg.serializers[statement.paramTypes[i] ?? 0];
+      const type = statement.paramTypes[i] ?? 0;
+      const serializer = queryOptions.serializers?.[type] ?? pg.serializers[type];
       return serializer ? (serializer(param) as string) : String(param);
     });
     const { messages } = await pg.execProtocol(
@@ -76,15 +107,31 @@ export function preparedQueries(pg: PGlite, options: Options) {
       ]),
       { syncToFs: !inTransaction },
     );
-    return pgliteParse.parseResults(messages, pg.parsers, options)[0]?.rows ?? [];
+    // PGlite's parseResults copies every type's parser into a new table when the options carry
+    // parsers (~3 % of the webhook fan-out's thread): merged once per options object here.
+    const rowMode = queryOptions.rowMode === undefined ? undefined : { rowMode: queryOptions.rowMode };
+    return pgliteParse.parseResults(messages, parsersFor(queryOptions), rowMode)[0] ?? { rows: [], fields: [] };
   }
+
+  const rows = async (text: string, params: unknown[], inTransaction: boolean) =>
+    (await run(raw, text, params, inTransaction, options))?.rows ?? (await pg.query(text, params, options)).rows;
 
   return {
     /** A statement outside a transaction: it waits for any transaction, as `pg.query` does. */
     query: (text: string, params: unknown[] = []) =>
-      exclusive._runExclusiveTransaction(() => exclusive._runExclusiveQuery(() => run(text, params, false))),
+      exclusive._runExclusiveTransaction(() => exclusive._runExclusiveQuery(() => rows(text, params, false))),
     /** A statement inside `pg.transaction` (which holds the transaction mutex). */
     queryInTransaction: (text: string, params: unknown[] = []) =>
-      exclusive._runExclusiveQuery(() => run(text, params, true)),
+      exclusive._runExclusiveQuery(() => rows(text, params, true)),
+    /**
+     * PGlite's `query` for Prisma's adapter (outside a transaction), prepared: the same results.
+     * Past the statements' bound, PGlite's own `query`.
+     */
+    prismaQuery: async <T>(text: string, params: unknown[] = [], queryOptions: QueryOptions = {}) => {
+      const done = await exclusive._runExclusiveTransaction(() =>
+        exclusive._runExclusiveQuery(() => run(prisma, text, params, false, queryOptions)),
+      );
+      return (done ?? (await pg.query(text, params, queryOptions))) as Results<T>;
+    },
   };
 }

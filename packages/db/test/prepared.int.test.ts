@@ -63,3 +63,44 @@ describe("the raw runner's prepared statements", () => {
     expect((await db.sql.query<{ n: number }>(count))[0]?.n).toBe(before + 1);
   });
 });
+
+describe("Prisma's statements on PGlite, prepared", () => {
+  it.skipIf(db.engine !== "pglite")(
+    "a read answers what it answered unprepared (dates, json, nulls, relations), on a named statement",
+    async () => {
+      await db.prisma.bay.create({ data: { id: "bay-prep", handle: "prep" } });
+      for (const i of [1, 2, 3])
+        await db.prisma.human.create({
+          data: { id: `hum-prep-${i}`, handle: `prep${i}`, displayName: `Prep ${i}`, bayId: "bay-prep" },
+        });
+      const read = () =>
+        db.prisma.human.findMany({
+          where: { id: { in: ["hum-prep-1", "hum-prep-3", "hum-missing"] } },
+          select: {
+            id: true,
+            displayName: true,
+            meatProxyNote: true,
+            createdAt: true,
+            bay: { select: { handle: true } },
+          },
+          orderBy: { id: "asc" },
+        });
+      const first = await read();
+      expect(first).toMatchObject([
+        { id: "hum-prep-1", displayName: "Prep 1", meatProxyNote: null, bay: { handle: "prep" } },
+        { id: "hum-prep-3", displayName: "Prep 3", meatProxyNote: null, bay: { handle: "prep" } },
+      ]);
+      expect(first[0]?.createdAt).toBeInstanceOf(Date);
+      expect(Math.abs((first[0]?.createdAt.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
+      expect(await read()).toEqual(first);
+      const named = await db.sql.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'prisma_%'",
+      );
+      expect(named[0]?.n).toBeGreaterThan(0);
+      // A refusal keeps PostgreSQL's code through the prepared path, as the adapter reports it unprepared.
+      await expect(
+        db.prisma.human.create({ data: { id: "hum-prep-1", handle: "again", displayName: "x", bayId: "bay-prep" } }),
+      ).rejects.toMatchObject({ cause: { code: "23505" } });
+    },
+  );
+});

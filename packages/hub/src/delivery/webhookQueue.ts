@@ -46,7 +46,7 @@ WITH done AS (
          delivered_at = o.delivered_at, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
   FROM jsonb_to_recordset($1::jsonb) AS o(id text, status text, last_status int, last_error text,
                                           delivered_at timestamp, next_attempt_at timestamp)
-  WHERE d.id = ANY($7::text[]) AND d.id = o.id AND (d.status = 'pending') IS TRUE
+  WHERE d.id = ANY (ARRAY(SELECT unnest($7::text[]))) AND d.id = o.id AND (d.status = 'pending') IS TRUE
   RETURNING d.id),
 followed AS (
   SELECT n.id, n.agent_id, n.event_seq, n.next_attempt_at, n.locked_until, false AS scanned
@@ -75,19 +75,22 @@ claimed AS (
 SELECT c.id, c.agent_id, c.event_seq, c.attempts, w.url, w.secret, a.handle, a.owner_id, h.bay_id AS owner_bay_id,
        e.conversation_id,
        EXISTS (SELECT 1 FROM webhook_deliveries n WHERE n.agent_id = c.agent_id AND n.event_seq > c.event_seq) AS more,
-       (SELECT (extract(epoch FROM min(greatest(x.next_attempt_at, coalesce(x.locked_until, x.next_attempt_at)))) * 1000)::float8
-        FROM heads x WHERE NOT (x.next_attempt_at <= $3::timestamp
-          AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp))) AS wake,
-       (SELECT array_agg(agent_id) FROM followed) AS seen,
-       (SELECT count(*)::int FROM heads x WHERE x.scanned AND x.next_attempt_at <= $3::timestamp
-          AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp)
-          AND NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) AS left_behind
+       CASE WHEN c.n IS NULL OR c.n = 1 THEN
+         (SELECT (extract(epoch FROM min(greatest(x.next_attempt_at, coalesce(x.locked_until, x.next_attempt_at)))) * 1000)::float8
+          FROM heads x WHERE NOT (x.next_attempt_at <= $3::timestamp
+            AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp))) END AS wake,
+       CASE WHEN c.n IS NULL OR c.n = 1 THEN (SELECT array_agg(agent_id) FROM followed) END AS seen,
+       CASE WHEN c.n IS NULL OR c.n = 1 THEN
+         (SELECT count(*)::int FROM heads x WHERE x.scanned AND x.next_attempt_at <= $3::timestamp
+            AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp)
+            AND NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) END AS left_behind
 FROM (SELECT 1) one
-LEFT JOIN claimed c ON true
+LEFT JOIN (SELECT claimed.*, row_number() OVER () AS n FROM claimed) c ON true
 LEFT JOIN webhooks w ON w.agent_id = c.agent_id
 LEFT JOIN agents a ON a.id = c.agent_id
 LEFT JOIN humans h ON h.id = a.owner_id
-LEFT JOIN events e ON e.seq = c.event_seq`;
+LEFT JOIN events e ON e.seq = c.event_seq
+ORDER BY c.n`;
 
 type RoundRow = {
   id: string | null;
@@ -101,7 +104,7 @@ type RoundRow = {
   owner_bay_id: string | null;
   conversation_id: string | null;
   more: boolean | null;
-  /** Epoch ms (the columns hold UTC). */
+  /** Epoch ms (the columns hold UTC). This and the two below: on the first row only (the rest null). */
   wake: number | string | null;
   /** The followed agents whose next row is pending (claimed or not). */
   seen: string[] | null;

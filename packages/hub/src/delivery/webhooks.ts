@@ -89,6 +89,8 @@ export function webhookService(
     throw new Error(`webhook allow list: not a host name, IP address or CIDR: ${parsedAllow.invalid.join(", ")}`);
   }
   const allow = parsedAllow.list;
+  /** What `target` answered for an IP literal host. */
+  const literals = new Map<string, Target>();
   const prepareBodies = bodyBuilder({
     db,
     sql,
@@ -105,11 +107,17 @@ export function webhookService(
    */
   async function target(url: URL): Promise<Target> {
     const host = hostOf(url);
+    const literal = literals.get(host);
+    if (literal) return literal;
     const ip = parseIp(host);
     if (ip) {
+      // An IP literal's answer depends on nothing that changes (the allow list is fixed at start).
       const kind = addressRefusal(host, allow);
-      if (kind) return { ok: false, refused: true, reason: `${host} is a ${kind} address` };
-      return { ok: true, addresses: [{ address: host, family: ip.family }] };
+      const answer: Target = kind
+        ? { ok: false, refused: true, reason: `${host} is a ${kind} address` }
+        : { ok: true, addresses: [{ address: host, family: ip.family }] };
+      if (literals.size < 10_000) literals.set(host, answer);
+      return answer;
     }
     let addresses: Resolved[];
     try {
