@@ -10,7 +10,7 @@ import {
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import type { z } from "zod";
-import { agentMessageSelect, renderForAgent, toUpdatesEvent } from "../messages/agentView.ts";
+import { readAgentMessageRows, renderForAgent, toUpdatesEvent } from "../messages/agentView.ts";
 import { logHead } from "./append.ts";
 import type { LiveBus, LogEvent } from "./bus.ts";
 import { Subscription } from "./subscription.ts";
@@ -84,11 +84,10 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
   ): Promise<FeedBatch & { more: boolean; first: Date | null }> {
     const seqs = await seqsAfter(agentId, after, upTo, limit);
     if (seqs.length === 0) return { events: [], seq: upTo, more: false, first: null };
-    const rows = await db.event.findMany({
-      where: { seq: { in: seqs.map((s) => s.seq) } },
-      orderBy: { seq: "asc" },
-      select: agentMessageSelect,
-    });
+    const rows = await readAgentMessageRows(
+      db,
+      seqs.map((s) => s.seq),
+    );
     const rendered = await renderForAgent(db, agentId, rows);
     const more = seqs.length === limit;
     return {

@@ -13,13 +13,7 @@ import { type KeyRow, readKeys } from "../access/visibility.ts";
 import type { AgentService } from "../agents/service.ts";
 import type { RoomEnvelope } from "../messages/agentView.ts";
 import { type Signer, signAgentMessage } from "../files/render.ts";
-import {
-  type AgentMessageRow,
-  agentMessageSelect,
-  forReader,
-  renderAgentEvents,
-  toUpdatesEvent,
-} from "../messages/agentView.ts";
+import { forReader, readAgentMessageRows, renderAgentEvents, toUpdatesEvent } from "../messages/agentView.ts";
 import { rawOf } from "../raw.ts";
 import { type BodyHole, bodyBytes, bodyTemplate, instructionsJson, type Template } from "./webhookJson.ts";
 
@@ -162,9 +156,7 @@ export function bodyBuilder(deps: BodyDeps) {
     const live = hooked.filter((c) => rows.has(c.id));
     // The messages and their histories not built in the last SHARED_TTL_MS: read and rendered together.
     const seqs = [...new Set(live.map((c) => c.eventSeq))].filter((s) => !messages.has(s));
-    const events = seqs.length
-      ? await db.event.findMany({ where: { seq: { in: seqs } }, select: agentMessageSelect })
-      : [];
+    const events = await readAgentMessageRows(raw, seqs);
     const bayOf = new Map(events.map((e) => [e.seq, e.conversation?.project.bayId ?? ""]));
     for (const [seq, m] of messages) bayOf.set(seq, m.value.rendered.row.conversation?.project.bayId ?? "");
     const floorOf = (c: Claim): number =>
@@ -191,12 +183,8 @@ export function bodyBuilder(deps: BodyDeps) {
     }
     const loaded = new Set(events.map((e) => e.seq));
     const olderSeqs = [...new Set([...found.values()].flatMap((h) => h.seqs))].filter((s) => !loaded.has(s));
-    const older = olderSeqs.length
-      ? await db.event.findMany({ where: { seq: { in: olderSeqs } }, select: agentMessageSelect })
-      : [];
-    const rendered = new Map(
-      (await renderAgentEvents(db, [...events, ...older] as AgentMessageRow[], seqs)).map((r) => [r.row.seq, r]),
-    );
+    const older = await readAgentMessageRows(raw, olderSeqs);
+    const rendered = new Map((await renderAgentEvents(db, [...events, ...older], seqs)).map((r) => [r.row.seq, r]));
     for (const seq of seqs) {
       const r = rendered.get(seq);
       // B-181, B-185: the files signed when the bodies are made.

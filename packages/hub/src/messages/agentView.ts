@@ -16,6 +16,7 @@ import {
 import type { Db, Tx } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
 import { agentAttachmentMetadata, attachmentsOf, cardOf } from "../files/render.ts";
+import type { RawQueryable } from "../raw.ts";
 
 // The agent protocol's view of a message and of an event (004 §5, §11): BayChat's shapes rendered
 // from the log's rows. Below every service: the write renders with it once after commit, the reads,
@@ -85,6 +86,79 @@ export type AgentMessageRow = {
     project: { id: string; name: string; bayId: string };
   } | null;
 };
+
+/**
+ * `agentMessageSelect` as one hand-written statement, for the reads by seq on the fan-out's paths
+ * (webhook bodies, the /updates and /ws feed): Prisma sends four (the events, then their redactions,
+ * conversations and projects) and compiles each. The same rows (messages-view.int.test.ts compares
+ * them with Prisma's for every kind of message), in seq order.
+ */
+const AGENT_MESSAGE_ROWS_SQL = `
+SELECT e.seq, e.from_id, e.body, e.sent_at, e.metadata, e.mentions, e.redacted, e.reply_to_seq, e.card, e.attachments,
+       r.event_seq AS redaction_seq, r.at AS redaction_at,
+       c.id AS conversation_id, c.kind, c.title, c.created_by_id, c.reply_policy, c.designated_agent_id,
+       p.id AS project_id, p.name AS project_name, p.bay_id
+FROM events e
+LEFT JOIN redactions r ON r.event_seq = e.seq
+LEFT JOIN conversations c ON c.id = e.conversation_id
+LEFT JOIN projects p ON p.id = c.project_id
+WHERE e.seq = ANY($1::int[])
+ORDER BY e.seq`;
+
+type AgentMessageSqlRow = {
+  seq: number;
+  from_id: string;
+  body: string | null;
+  sent_at: Date;
+  metadata: unknown;
+  mentions: unknown;
+  redacted: boolean;
+  reply_to_seq: number | null;
+  card: unknown;
+  attachments: unknown;
+  redaction_seq: number | null;
+  redaction_at: Date | null;
+  conversation_id: string | null;
+  kind: string;
+  title: string | null;
+  created_by_id: string | null;
+  reply_policy: string;
+  designated_agent_id: string | null;
+  project_id: string;
+  project_name: string;
+  bay_id: string;
+};
+
+/** The rows of `seqs` (those that exist) as `agentMessageSelect` reads them, in one statement. */
+export async function readAgentMessageRows(raw: RawQueryable, seqs: readonly number[]): Promise<AgentMessageRow[]> {
+  if (seqs.length === 0) return [];
+  const rows = await raw.$queryRawUnsafe<AgentMessageSqlRow[]>(AGENT_MESSAGE_ROWS_SQL, [...seqs]);
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    fromId: r.from_id,
+    body: r.body,
+    sentAt: r.sent_at,
+    metadata: r.metadata,
+    mentions: r.mentions,
+    redacted: r.redacted,
+    replyToSeq: r.reply_to_seq === null ? null : Number(r.reply_to_seq),
+    card: r.card,
+    attachments: r.attachments,
+    redaction: r.redaction_seq === null ? null : { at: r.redaction_at as Date },
+    conversation:
+      r.conversation_id === null
+        ? null
+        : {
+            id: r.conversation_id,
+            kind: r.kind,
+            title: r.title,
+            createdById: r.created_by_id,
+            replyPolicy: r.reply_policy,
+            designatedAgentId: r.designated_agent_id,
+            project: { id: r.project_id, name: r.project_name, bayId: r.bay_id },
+          },
+  }));
+}
 
 export type MemberInfo = {
   name: string;
@@ -208,7 +282,7 @@ export async function renderAgentEvents(
   if (rows.length === 0) return [];
   const replySeqs = [...new Set(rows.map((r) => r.replyToSeq).filter((s): s is number => s !== null))];
   const conversationIds = [...new Set(rows.map((r) => r.conversation?.id).filter((id): id is string => !!id))];
-  const [verdicts, replies, current] = await Promise.all([
+  const [verdicts, replies, current, members] = await Promise.all([
     verdictSeqs.length
       ? db.routingVerdict.findMany({
           where: { eventSeq: { in: [...verdictSeqs] }, shouldRespond: true },
@@ -229,11 +303,11 @@ export async function renderAgentEvents(
       },
       select: { conversationId: true, memberId: true },
     }),
+    membersById(
+      db,
+      rows.map((r) => r.fromId),
+    ),
   ]);
-  const members = await membersById(
-    db,
-    rows.map((r) => r.fromId),
-  );
   const respond = new Map<number, string[]>();
   for (const v of verdicts) respond.set(v.eventSeq, [...(respond.get(v.eventSeq) ?? []), v.agentId]);
   const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
