@@ -2,8 +2,11 @@ import type { SqlExecutor } from "@maity/db";
 import type { Claim, Prepared } from "./webhookBodies.ts";
 import { type Outcome, round, type Seek } from "./webhookQueue.ts";
 
-/** A claimed row's lock: another instance takes it again only after this (a crash, a stall). */
-const LOCK_MS = 60_000;
+/**
+ * A claimed row's lock: another instance takes it again only after this (a crash, a stall). Longer
+ * than a claimed row can wait here before it starts (see `claimMax`).
+ */
+const LOCK_MS = 120_000;
 /** How long an attempt's outcome may wait to ride with the next round when nothing else needs one. */
 const FLUSH_MS = 20;
 
@@ -27,11 +30,13 @@ export interface WorkerOptions {
 export function webhookWorker({ sql, prepare, send, backoff, concurrency }: WorkerOptions) {
   // The worker (OQ-B-21, B-163): deliveries to different agents go out at once, at most
   // `concurrency` requests in flight; each agent's one at a time, in seq order (webhookQueue.ts).
-  // A round runs when fewer than `concurrency` bodies wait for a slot, and claims up to four times
-  // the bound in all: at least twice the bound a round, so the bodies of one message to many agents
-  // are built from shared reads (webhookBodies.ts), while a claimed row still starts within its lock
-  // (4 × the 10 s timeout < LOCK_MS) when every slot waits out a timeout.
-  const claimMax = 4 * concurrency;
+  // A round runs when fewer than `concurrency` bodies wait for a slot, and claims up to eight times
+  // the bound in all: several times the bound a round, so the bodies of one message to many agents
+  // are built from shared reads (webhookBodies.ts) and a round's statement carries many rows (measured
+  // on PGlite: 0.16 → 0.13 statements a delivery, +3–7 % deliveries a second against four times),
+  // while a claimed row still starts within its lock (8 × the 10 s timeout < LOCK_MS) when every
+  // slot waits out a timeout.
+  const claimMax = 8 * concurrency;
   /** Agents with a delivery claimed here, waiting or in flight: never a second one of theirs at once. */
   const busy = new Set<string>();
   const ready: Sendable[] = [];
