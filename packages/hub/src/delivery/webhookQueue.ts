@@ -33,10 +33,24 @@ export type Outcome =
   /** Claimed but never sent (the worker closed): pending again at once, the attempt not counted. */
   | { id: string; status: "released" };
 
-// $1 outcomes (jsonb), $2 ids ended for good, $3 now, $4 agents busy here, $5 how many to claim,
-// $6 the lock's end, $7 the outcomes' ids (so the update reads them by key, not by a scan of the queue),
-// $8/$9 the agents followed and the seq each one's head had, $10 whether to scan for heads.
-const ROUND_SQL = `
+/** The heads of every agent's queue, found by a scan (only when asked: `Seek.scan`). */
+const SCAN_HEADS = `
+  UNION ALL
+  (SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, next_attempt_at, locked_until, true AS scanned
+   FROM webhook_deliveries
+   WHERE status = 'pending' AND NOT (id = ANY($8::text[])) AND NOT (agent_id = ANY($9::text[]))
+     AND NOT (agent_id = ANY($6::text[]))
+   ORDER BY agent_id, event_seq)`;
+
+/**
+ * The round, with the scan or without: two texts, so that each is a prepared statement of its own
+ * whose plan does not depend on the parameters' values — the database plans it once and reuses the
+ * plan (a plan for "scan or not" as a parameter was planned again at every round: ~1 ms on PGlite).
+ * $1 outcomes (jsonb), $2 now, $3 how many to claim, $4 the lock's end, $5 the outcomes' ids (so the
+ * update reads them by key, not by a scan of the queue), $6/$7 the agents followed and the seq each
+ * one's head had; the scan's own: $8 ids ended for good, $9 agents busy here.
+ */
+const roundSql = (scan: boolean) => `
 WITH done AS (
   UPDATE webhook_deliveries d SET status = CASE WHEN o.status = 'released' THEN 'pending' ELSE o.status END,
          locked_until = NULL,
@@ -46,43 +60,37 @@ WITH done AS (
          delivered_at = o.delivered_at, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
   FROM jsonb_to_recordset($1::jsonb) AS o(id text, status text, last_status int, last_error text,
                                           delivered_at timestamp, next_attempt_at timestamp)
-  WHERE d.id = ANY (ARRAY(SELECT unnest($7::text[]))) AND d.id = o.id AND (d.status = 'pending') IS TRUE
+  WHERE d.id = ANY (ARRAY(SELECT unnest($5::text[]))) AND d.id = o.id AND (d.status = 'pending') IS TRUE
   RETURNING d.id),
 followed AS (
   SELECT n.id, n.agent_id, n.event_seq, n.next_attempt_at, n.locked_until, false AS scanned
-  FROM unnest($8::text[], $9::int[]) AS f(agent_id, after)
+  FROM unnest($6::text[], $7::int[]) AS f(agent_id, after)
   CROSS JOIN LATERAL (
     SELECT x.id, x.agent_id, x.event_seq, x.next_attempt_at, x.locked_until, x.status FROM webhook_deliveries x
     WHERE x.agent_id = f.agent_id AND x.event_seq > f.after ORDER BY x.event_seq LIMIT 1) n
   WHERE n.status = 'pending'),
 heads AS (
-  SELECT * FROM followed
-  UNION ALL
-  (SELECT DISTINCT ON (agent_id) id, agent_id, event_seq, next_attempt_at, locked_until, true AS scanned
-   FROM webhook_deliveries
-   WHERE $10::boolean AND status = 'pending' AND NOT (id = ANY($2::text[])) AND NOT (agent_id = ANY($4::text[]))
-     AND NOT (agent_id = ANY($8::text[]))
-   ORDER BY agent_id, event_seq)),
+  SELECT * FROM followed${scan ? SCAN_HEADS : ""}),
 due AS (
   SELECT id FROM heads
-  WHERE next_attempt_at <= $3::timestamp AND (locked_until IS NULL OR locked_until < $3::timestamp)
-  ORDER BY event_seq LIMIT $5::int),
+  WHERE next_attempt_at <= $2::timestamp AND (locked_until IS NULL OR locked_until < $2::timestamp)
+  ORDER BY event_seq LIMIT $3::int),
 claimed AS (
-  UPDATE webhook_deliveries d SET locked_until = $6::timestamp, attempts = d.attempts + 1
+  UPDATE webhook_deliveries d SET locked_until = $4::timestamp, attempts = d.attempts + 1
   WHERE d.id = ANY (ARRAY(SELECT id FROM due)) AND (d.status = 'pending') IS TRUE
-    AND (d.locked_until IS NULL OR d.locked_until < $3::timestamp)
+    AND (d.locked_until IS NULL OR d.locked_until < $2::timestamp)
   RETURNING d.id, d.agent_id, d.event_seq, d.attempts)
 SELECT c.id, c.agent_id, c.event_seq, c.attempts, w.url, w.secret, a.handle, a.owner_id, h.bay_id AS owner_bay_id,
        e.conversation_id,
        EXISTS (SELECT 1 FROM webhook_deliveries n WHERE n.agent_id = c.agent_id AND n.event_seq > c.event_seq) AS more,
        CASE WHEN c.n IS NULL OR c.n = 1 THEN
          (SELECT (extract(epoch FROM min(greatest(x.next_attempt_at, coalesce(x.locked_until, x.next_attempt_at)))) * 1000)::float8
-          FROM heads x WHERE NOT (x.next_attempt_at <= $3::timestamp
-            AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp))) END AS wake,
+          FROM heads x WHERE NOT (x.next_attempt_at <= $2::timestamp
+            AND (x.locked_until IS NULL OR x.locked_until < $2::timestamp))) END AS wake,
        CASE WHEN c.n IS NULL OR c.n = 1 THEN (SELECT array_agg(agent_id) FROM followed) END AS seen,
        CASE WHEN c.n IS NULL OR c.n = 1 THEN
-         (SELECT count(*)::int FROM heads x WHERE x.scanned AND x.next_attempt_at <= $3::timestamp
-            AND (x.locked_until IS NULL OR x.locked_until < $3::timestamp)
+         (SELECT count(*)::int FROM heads x WHERE x.scanned AND x.next_attempt_at <= $2::timestamp
+            AND (x.locked_until IS NULL OR x.locked_until < $2::timestamp)
             AND NOT EXISTS (SELECT 1 FROM due WHERE due.id = x.id)) END AS left_behind
 FROM (SELECT 1) one
 LEFT JOIN (SELECT claimed.*, row_number() OVER () AS n FROM claimed) c ON true
@@ -91,6 +99,7 @@ LEFT JOIN agents a ON a.id = c.agent_id
 LEFT JOIN humans h ON h.id = a.owner_id
 LEFT JOIN events e ON e.seq = c.event_seq
 ORDER BY c.n`;
+const ROUND_SQL = { scan: roundSql(true), follow: roundSql(false) };
 
 type RoundRow = {
   id: string | null;
@@ -134,7 +143,7 @@ export async function round(
   seek: Seek = { follow: new Map(), scan: true },
 ): Promise<{ claims: Claim[]; wake: Date | null; seen: Set<string>; leftBehind: number }> {
   const now = Date.now();
-  const rows = await sql.query<RoundRow>(ROUND_SQL, [
+  const params: unknown[] = [
     JSON.stringify(
       outcomes.map((o) => ({
         id: o.id,
@@ -145,16 +154,19 @@ export async function round(
         next_attempt_at: o.status === "pending" ? o.nextAttemptAt.toISOString() : null,
       })),
     ),
-    outcomes.filter((o) => o.status !== "pending" && o.status !== "released").map((o) => o.id),
     new Date(now).toISOString(),
-    [...busy],
     limit,
     new Date(now + lockMs).toISOString(),
     outcomes.map((o) => o.id),
     [...seek.follow.keys()],
     [...seek.follow.values()],
-    seek.scan,
-  ]);
+  ];
+  if (seek.scan)
+    params.push(
+      outcomes.filter((o) => o.status !== "pending" && o.status !== "released").map((o) => o.id),
+      [...busy],
+    );
+  const rows = await sql.query<RoundRow>(seek.scan ? ROUND_SQL.scan : ROUND_SQL.follow, params);
   const wake = rows[0]?.wake ?? null;
   const claims: Claim[] = [];
   for (const r of rows) {
