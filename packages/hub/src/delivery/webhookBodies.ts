@@ -184,7 +184,7 @@ export function bodyBuilder(deps: BodyDeps) {
     const loaded = new Set(events.map((e) => e.seq));
     const olderSeqs = [...new Set([...found.values()].flatMap((h) => h.seqs))].filter((s) => !loaded.has(s));
     const older = await readAgentMessageRows(raw, olderSeqs);
-    const rendered = new Map((await renderAgentEvents(db, [...events, ...older], seqs)).map((r) => [r.row.seq, r]));
+    const rendered = new Map((await renderAgentEvents(raw, [...events, ...older], seqs)).map((r) => [r.row.seq, r]));
     for (const seq of seqs) {
       const r = rendered.get(seq);
       // B-181, B-185: the files signed when the bodies are made.

@@ -184,6 +184,21 @@ export async function membersById(db: Db | Tx, ids: string[]): Promise<Map<strin
       },
     }),
   ]);
+  return memberInfos(
+    humans,
+    agents.map((a) => ({ ...a, owner: { ...a.owner, bayHandle: a.owner.bay.handle } })),
+  );
+}
+
+type HumanName = { id: string; displayName: string };
+type AgentOwner = {
+  id: string;
+  handle: string;
+  owner: { id: string; handle: string; displayName: string; bayId: string; bayHandle: string };
+};
+
+/** A member's name (one line, B-048) and, for an agent, its owner's Bay (whether it visits). */
+function memberInfos(humans: HumanName[], agents: AgentOwner[]): Map<string, MemberInfo> {
   const out = new Map<string, MemberInfo>();
   for (const h of humans) out.set(h.id, { name: oneLine(h.displayName), visitingFrom: null });
   for (const a of agents)
@@ -191,7 +206,7 @@ export async function membersById(db: Db | Tx, ids: string[]): Promise<Map<strin
       name: oneLine(`${a.owner.handle}/${a.handle}`),
       visitingFrom: {
         bayId: a.owner.bayId,
-        bay: a.owner.bay.handle,
+        bay: a.owner.bayHandle,
         sponsor: { id: a.owner.id, name: oneLine(a.owner.displayName) },
       },
     });
@@ -270,11 +285,40 @@ export function buildAgentMessage(row: AgentMessageRow, facts: AgentRenderFacts)
 }
 
 /**
+ * What rendering a batch of messages reads beside their rows, in one statement: the verdicts that
+ * are true, the reply targets, which senders are still participants, the senders' names and owners.
+ * $1 verdict seqs, $2 reply seqs, $3 conversations, $4 senders.
+ */
+const RENDER_FACTS_SQL = `
+SELECT
+  (SELECT coalesce(json_agg(json_build_array(v.event_seq, v.agent_id)), '[]'::json)
+     FROM routing_verdicts v WHERE v.event_seq = ANY($1::int[]) AND v.should_respond) AS verdicts,
+  (SELECT coalesce(json_agg(json_build_array(e.seq, e.from_id, e.body, e.redacted)), '[]'::json)
+     FROM events e WHERE e.seq = ANY($2::int[])) AS replies,
+  (SELECT coalesce(json_agg(json_build_array(p.conversation_id, p.member_id)), '[]'::json)
+     FROM participations p
+     WHERE p.conversation_id = ANY($3::text[]) AND p.member_id = ANY($4::text[]) AND p.left_at IS NULL) AS present,
+  (SELECT coalesce(json_agg(json_build_array(h.id, h.display_name)), '[]'::json)
+     FROM humans h WHERE h.id = ANY($4::text[])) AS humans,
+  (SELECT coalesce(json_agg(json_build_array(a.id, a.handle, o.id, o.handle, o.display_name, o.bay_id, b.handle)),
+                   '[]'::json)
+     FROM agents a JOIN humans o ON o.id = a.owner_id JOIN bays b ON b.id = o.bay_id
+     WHERE a.id = ANY($4::text[])) AS agents`;
+
+type RenderFactsRow = {
+  verdicts: [number, string][];
+  replies: [number, string, string | null, boolean][];
+  present: [string, string][];
+  humans: [string, string][];
+  agents: [string, string, string, string, string, string, string][];
+};
+
+/**
  * Renders messages for every agent at once: the message with shouldRespond false and the agents
- * whose verdict is true (`respond`). At most four statements whatever the number of messages.
+ * whose verdict is true (`respond`). One statement whatever the number of messages.
  */
 export async function renderAgentEvents(
-  db: Db | Tx,
+  db: RawQueryable,
   rows: AgentMessageRow[],
   /** The messages whose verdicts are wanted (default all): a history turn carries none (B-175). */
   verdictSeqs: readonly number[] = rows.map((r) => r.seq),
@@ -282,36 +326,28 @@ export async function renderAgentEvents(
   if (rows.length === 0) return [];
   const replySeqs = [...new Set(rows.map((r) => r.replyToSeq).filter((s): s is number => s !== null))];
   const conversationIds = [...new Set(rows.map((r) => r.conversation?.id).filter((id): id is string => !!id))];
-  const [verdicts, replies, current, members] = await Promise.all([
-    verdictSeqs.length
-      ? db.routingVerdict.findMany({
-          where: { eventSeq: { in: [...verdictSeqs] }, shouldRespond: true },
-          select: { eventSeq: true, agentId: true },
-        })
-      : [],
-    replySeqs.length
-      ? db.event.findMany({
-          where: { seq: { in: replySeqs } },
-          select: { seq: true, fromId: true, body: true, redacted: true },
-        })
-      : [],
-    db.participation.findMany({
-      where: {
-        conversationId: { in: conversationIds },
-        memberId: { in: [...new Set(rows.map((r) => r.fromId))] },
-        leftAt: null,
-      },
-      select: { conversationId: true, memberId: true },
-    }),
-    membersById(
-      db,
-      rows.map((r) => r.fromId),
-    ),
-  ]);
+  const senders = [...new Set(rows.map((r) => r.fromId))];
+  const [facts] = await db.$queryRawUnsafe<RenderFactsRow[]>(
+    RENDER_FACTS_SQL,
+    [...verdictSeqs],
+    replySeqs,
+    conversationIds,
+    senders,
+  );
   const respond = new Map<number, string[]>();
-  for (const v of verdicts) respond.set(v.eventSeq, [...(respond.get(v.eventSeq) ?? []), v.agentId]);
-  const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
-  const present = new Set(current.map((p) => `${p.conversationId} ${p.memberId}`));
+  for (const [seq, agentId] of facts?.verdicts ?? []) respond.set(seq, [...(respond.get(seq) ?? []), agentId]);
+  const replyBySeq = new Map(
+    (facts?.replies ?? []).map(([seq, fromId, body, redacted]) => [seq, { seq, fromId, body, redacted }]),
+  );
+  const present = new Set((facts?.present ?? []).map(([conversationId, memberId]) => `${conversationId} ${memberId}`));
+  const members = memberInfos(
+    (facts?.humans ?? []).map(([id, displayName]) => ({ id, displayName })),
+    (facts?.agents ?? []).map(([id, handle, ownerId, ownerHandle, displayName, bayId, bayHandle]) => ({
+      id,
+      handle,
+      owner: { id: ownerId, handle: ownerHandle, displayName, bayId, bayHandle },
+    })),
+  );
   return rows.map((row) => {
     const facts: AgentRenderFacts = {
       sender: members.get(row.fromId),
