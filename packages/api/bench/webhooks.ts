@@ -19,12 +19,15 @@
 // §9.2 caps a group chat at 12 participants; the bench seats the 89 others by SQL on purpose, to
 // measure a fan-out of 100 per message (the delivery path never reads the cap).
 //
-// Engines: PGlite in memory; then PostgreSQL when DATABASE_URL=postgresql://… (a throwaway
+// Engines: PGlite on a throwaway data folder, as the app runs it (BENCH_PGLITE_DIR=memory:// for
+// the tests' in-memory PGlite); then PostgreSQL when DATABASE_URL=postgresql://… (a throwaway
 // database beside it, dropped at the end). `--only=pglite|postgresql`. BENCH_MESSAGES (default 20),
 // BENCH_ROUNDS (default 2); BENCH_STATEMENTS=1 lists the hub's statements of the run by text,
 // BENCH_PROFILE=dir writes a CPU profile of each phase. Compare the ratios of one run, not absolute
 // figures across runs.
-import { cpus, loadavg } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
 import { performance as nodePerformance } from "node:perf_hooks";
 import { type Database, openDatabase } from "@maity/db";
 import { freshDatabase } from "@maity/db/testing";
@@ -93,7 +96,14 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
   const t0 = performance.now();
   const loadBefore = loadavg()[0] ?? 0;
   let database: Database;
-  if (engine === "pglite") database = await openDatabase({ dataDir: "memory://" });
+  // PGlite as the app runs it (`pnpm start`): on a data folder, a throwaway one here. In memory
+  // (BENCH_PGLITE_DIR=memory://, what the tests use) PGlite grows its files by copying them.
+  const ownDir = engine === "pglite" && !process.env.BENCH_PGLITE_DIR;
+  const pgliteDir = ownDir ? mkdtempSync(path.join(tmpdir(), "maity-bench-webhooks-")) : process.env.BENCH_PGLITE_DIR;
+  const removeDir = () => {
+    if (ownDir && pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
+  };
+  if (engine === "pglite") database = await openDatabase({ dataDir: pgliteDir });
   else {
     process.env.TEST_DATABASE_URL = pgUrl;
     database = await freshDatabase();
@@ -296,6 +306,7 @@ async function runEngine(engine: "pglite" | "postgresql", pgUrl: string | undefi
     await receiver.stop();
     await api.close();
     await hub.close();
+    removeDir();
   }
 }
 
