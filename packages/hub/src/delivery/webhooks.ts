@@ -91,6 +91,17 @@ export function webhookService(
   const allow = parsedAllow.list;
   /** What `target` answered for an IP literal host. */
   const literals = new Map<string, Target>();
+  /** Webhook URLs parsed (a fan-out posts to the same few URLs again and again); never mutated. */
+  const urls = new Map<string, URL>();
+  const parsedUrl = (href: string): URL => {
+    let url = urls.get(href);
+    if (!url) {
+      url = new URL(href);
+      if (urls.size >= 10_000) urls.clear();
+      urls.set(href, url);
+    }
+    return url;
+  };
   const prepareBodies = bodyBuilder({
     db,
     sql,
@@ -166,7 +177,7 @@ export function webhookService(
 
   /** One POST: the address checked again at every delivery (DNS may change), then sent pinned to it, signed. */
   async function deliver({ claim, url: hookUrl, secret, bytes }: Sendable): Promise<Sent> {
-    const url = new URL(hookUrl);
+    const url = parsedUrl(hookUrl);
     const to = await target(url);
     // Refused at once and never retried, whether or not anything listens there, so the
     // delivery counts of GET /webhook tell nothing about the hub's network.
