@@ -81,6 +81,8 @@ export const ACCESS: Record<string, Access> = {
   "projects.mine": members,
   "projects.names": members,
   "projects.members": members,
+  "projects.brief": peopleAfterVisibility("the brief is people's; an agent is handed it with its messages (004 v1.15)"),
+  "projects.setBrief": peopleAfterVisibility("the brief is written by people (004 v1.15)"),
   "live.feed": members,
   "conversations.list": members,
   "conversations.mine": peopleAfterVisibility("an agent reads the list of its project (§9.4)"),

@@ -22,3 +22,4 @@ export * from "./addresses.ts";
 export * from "./files.ts";
 export * from "./polls.ts";
 export * from "./reactions.ts";
+export * from "./brief.ts";

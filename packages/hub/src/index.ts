@@ -21,6 +21,7 @@ import { type BlobStore, memoryBlobStore } from "./files/store.ts";
 import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
 import { libraryService } from "./files/library.ts";
 import { signerOf } from "./files/render.ts";
+import { briefService } from "./knowledge/brief.ts";
 import { filesService } from "./files/service.ts";
 import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
@@ -124,6 +125,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
       ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
     }),
     conversations: conversationService(db, database.sql),
+    brief: briefService(database.sql),
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
     agents,

@@ -1,4 +1,12 @@
-import { personNameSchema, personNamesInput, projectMemberSchema, projectOutput } from "@maity/domain";
+import {
+  briefInput,
+  briefOutput,
+  personNameSchema,
+  personNamesInput,
+  projectMemberSchema,
+  projectOutput,
+  projectRef,
+} from "@maity/domain";
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc.ts";
 import { P, projectInput } from "./inputs.ts";
@@ -17,4 +25,21 @@ export const projectsRouter = router({
     .input(projectInput)
     .output(z.array(projectMemberSchema))
     .query(({ ctx, input }) => ctx.hub.conversations.members(ctx.caller, input)),
+  /** DESIGN §4b: the project's brief, for its people (004 v1.15: agents are handed it, not asked). */
+  brief: authedProcedure
+    .meta({ rest: { method: "GET", path: `${P}/brief`, summary: "The project's brief (people of the project)" } })
+    .input(projectInput)
+    .output(briefOutput)
+    .query(({ ctx, input }) => ctx.hub.brief.get(ctx.caller, input)),
+  setBrief: authedProcedure
+    .meta({
+      rest: {
+        method: "PUT",
+        path: `${P}/brief`,
+        summary: "Write the project's brief (people); its version grows only when the text changes",
+      },
+    })
+    .input(z.strictObject({ ...projectRef.shape, ...briefInput.shape }))
+    .output(briefOutput)
+    .mutation(({ ctx, input }) => ctx.hub.brief.put(ctx.caller, input, input.brief)),
 });

@@ -6,7 +6,7 @@ import {
   historyFloorOf,
   isVisiting,
 } from "@maity/domain";
-import type { Db, SqlExecutor } from "@maity/db";
+import type { SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
 import { agentsInRoom } from "../access/agentsInRoom.ts";
 import { type KeyRow, readKeys } from "../access/visibility.ts";
@@ -45,7 +45,6 @@ export interface Claim {
 export type Prepared = { claim: Claim; url: string; secret: string; bytes: Buffer } | { claim: Claim; drop: string };
 
 export interface BodyDeps {
-  db: Db;
   sql: SqlExecutor;
   agents: AgentService;
   sign?: Signer;
@@ -92,7 +91,7 @@ type Cached<T> = { at: number; value: T };
 
 /** Builds the bodies of claimed deliveries; what a message's deliveries share lives SHARED_TTL_MS. */
 export function bodyBuilder(deps: BodyDeps) {
-  const { db, sql, agents } = deps;
+  const { sql, agents } = deps;
   const raw = rawOf(sql);
   const messages = new Map<
     number,

@@ -103,7 +103,6 @@ export function webhookService(
     return url;
   };
   const prepareBodies = bodyBuilder({
-    db,
     sql,
     agents,
     ...(files.sign ? { sign: files.sign } : {}),
