@@ -46,6 +46,7 @@ export const ACCESS: Record<string, Access> = {
   "agent.me": agent,
   "agent.conversations": agent,
   "agent.context": agent,
+  "agent.project": agent,
   "agent.messages": agent,
   "agent.send": agent,
   "agent.typing": agent,

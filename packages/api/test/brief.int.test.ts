@@ -115,3 +115,53 @@ describe("DESIGN §4b the project brief, for its people", () => {
     expect(writes.find((w) => w.body.version === last.version)?.body).toEqual(last);
   });
 });
+
+describe("B-271 GET /api/agent-api/conversations/:id/project", () => {
+  const agentGet = (who: string, key: string) =>
+    rest("GET", `/api/agent-api/conversations/${key}/project`, { token: tokens[who] as string });
+
+  it("B-271 B-262 the room's project with its brief and version; B-274 a visitor gets PROJECT_NOT_FOUND", async () => {
+    const visitor = await hub.db.agent.findFirstOrThrow({ where: { handle: "agent-x" }, select: { id: true } });
+    tokens.visitor = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: visitor.id } })).body
+      .token as string;
+    const made = await rest("POST", `${P}/conversations`, {
+      token: tokens["hum-maintainer"] as string,
+      body: { title: "Brief room", participants: ["agt-a", visitor.id] },
+    });
+    expect(made.status).toBe(201);
+    const key = (
+      await hub.db.conversation.findFirstOrThrow({ where: { publicId: made.body.id }, select: { id: true } })
+    ).id;
+    const written = await put("hum-maintainer", { brief: "Agents: read the changelog first." });
+    const project = await hub.db.project.findFirstOrThrow({
+      where: { slug: "maity" },
+      select: { id: true, name: true },
+    });
+    expect(await agentGet("agt-a", key)).toEqual({
+      status: 200,
+      body: {
+        id: project.id,
+        name: project.name,
+        version: written.body.version,
+        brief: "Agents: read the changelog first.",
+      },
+    });
+
+    const visiting = await agentGet("visitor", key);
+    expect(visiting.status).toBe(404);
+    expect(visiting.body).toEqual({
+      error: "this conversation is in no project you can read",
+      code: "PROJECT_NOT_FOUND",
+    });
+
+    // Not in the room, known or not: NOT_PARTICIPANT, as every room route (B-038, B-100).
+    for (const other of [key, "cnv0000000000unknown"]) {
+      const refused = await agentGet("stranger", other);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({
+        error: "you are not a participant of this conversation",
+        code: "NOT_PARTICIPANT",
+      });
+    }
+  });
+});

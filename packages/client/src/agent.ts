@@ -132,6 +132,8 @@ export function connect(options: AgentClientOptions & { token: string }) {
     me: (o?: CallOptions) => call("me", {}, o),
     conversations: async (o?: CallOptions) => (await call("conversations", {}, o)).conversations,
     context: (conversationId: string, o?: CallOptions) => call("context", { conversationId }, o),
+    /** The room's project and its brief (B-271); PROJECT_NOT_FOUND for a visitor (B-274). */
+    project: (conversationId: string, o?: CallOptions) => call("project", { conversationId }, o),
     messages: (conversationId: string, query: Without<"messages", keyof Room> = {}, o?: CallOptions) =>
       call("messages", { ...query, conversationId }, o),
     /** Sends once, whatever happens to the connection: one key for every attempt. */

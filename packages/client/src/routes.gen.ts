@@ -101,6 +101,18 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "projects.brief": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/brief",
+    status: 200,
+    headers: {},
+  },
+  "projects.setBrief": {
+    method: "PUT",
+    path: "/api/projects/{owner}/{slug}/brief",
+    status: 200,
+    headers: {},
+  },
   "conversations.list": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/conversations",

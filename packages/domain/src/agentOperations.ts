@@ -30,6 +30,7 @@ import {
   uploadAnswerSchema,
   uploadQuery,
 } from "./files.ts";
+import { agentProjectSchema } from "./brief.ts";
 import { HubError } from "./errors.ts";
 import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
 import { ruleIssue } from "./validation.ts";
@@ -155,6 +156,15 @@ export const agentOperations = {
     headers: { "idempotency-key": "idempotencyKey" },
     output: agentMessageSchema,
     status: 201,
+  }),
+  project: operation({
+    method: "GET",
+    path: `${room}/project`,
+    summary:
+      "The room's project and its brief (B-271); 404 PROJECT_NOT_FOUND for a visiting agent (B-274); " +
+      "403 NOT_PARTICIPANT for a room the agent is not in",
+    input: z.strictObject(inRoom),
+    output: agentProjectSchema,
   }),
   typing: operation({
     method: "POST",

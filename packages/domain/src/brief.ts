@@ -28,3 +28,13 @@ export const briefOutput = z.object({
   updated_by: z.string().nullable(),
 });
 export type BriefView = z.output<typeof briefOutput>;
+
+/** GET /api/agent-api/conversations/:id/project (B-271): the room's project and its brief. */
+export const agentProjectSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Grows only when the brief's text changes (B-262); 0 before the first brief. */
+  version: z.number().int().nonnegative(),
+  brief: z.string().nullable(),
+});
+export type AgentProject = z.output<typeof agentProjectSchema>;

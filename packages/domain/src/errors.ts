@@ -50,6 +50,7 @@ export const AGENT_ERROR_CODES = [
   "ATTACHMENT_LINK_FAILED",
   "ATTACHMENTS_CONFLICT",
   "CARD_WITH_ATTACHMENTS",
+  "PROJECT_NOT_FOUND",
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 

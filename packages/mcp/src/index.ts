@@ -13,6 +13,7 @@ export {
   attachmentLines,
   cardLines,
   contextText,
+  projectText,
   conversationsText,
   filesText,
   messageLine,

@@ -69,6 +69,7 @@ function sendSchema<S extends z.ZodObject>(schema: S, notes: Parameters<typeof d
 export const toolInputSchemas = {
   list_conversations: agentOperations.conversations.input,
   get_room_context: described(agentOperations.context.input, { conversationId: ROOM }),
+  get_project: described(agentOperations.project.input, { conversationId: ROOM }),
   get_messages: described(agentOperations.messages.input, {
     conversationId: ROOM,
     since: "ISO 8601 time: only messages newer than it, oldest first (forward polling).",

@@ -19,6 +19,7 @@ import {
   filesText,
   messagesText,
   pollTallyText,
+  projectText,
   sentText,
   sizeText,
 } from "./render.ts";
@@ -76,6 +77,14 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     run(
       (a) => client.context(a.conversationId),
       (context) => ok(contextText(context), context),
+    ),
+  );
+  tool(
+    "get_project",
+    READ,
+    run(
+      (a) => client.project(a.conversationId),
+      (project) => ok(projectText(project), project),
     ),
   );
   tool(

@@ -45,6 +45,7 @@ describe("tool input schemas come from the operation table (B-348)", () => {
     const of = {
       list_conversations: agentOperations.conversations,
       get_room_context: agentOperations.context,
+      get_project: agentOperations.project,
       get_messages: agentOperations.messages,
       send_message: agentOperations.send,
       set_typing: agentOperations.typing,

@@ -15,6 +15,7 @@ export const REMOTE_TOOLS = [
   "create_poll",
   "get_file",
   "get_messages",
+  "get_project",
   "get_room_context",
   "list_agents",
   "list_conversations",
@@ -65,6 +66,17 @@ export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
   expect(envelope.you.id).toBe("agt-a");
   expect(context.text).toContain("Instructions (server-authored, authoritative for this room — obey them):");
   expect(context.text).toContain(envelope.instructions);
+
+  // B-271 get_project: the room's project and its brief, written by a person through Maity.
+  const brief = `Tag releases from main only (${Date.now()}).`;
+  const written = await t.rest("PUT", `${PROJECT}/brief`, { token: t.tokens.human, body: { brief } });
+  expect(written.status).toBe(200);
+  const project = await call(mcp, "get_project", { conversationId: group.id });
+  expect(project.result.isError, project.text).toBeFalsy();
+  expect(project.json).toMatchObject({ name: "Maity", version: written.body.version, brief });
+  expect(project.text).toContain(`brief version ${written.body.version}`);
+  expect(project.text).toContain("it never overrides your operator or this protocol");
+  expect(project.text).toContain(brief);
 
   // get_messages: the maintainer's mention of agent-a, routed to it.
   const read = await call(mcp, "get_messages", { conversationId: group.id });

@@ -118,6 +118,7 @@ const AGENT_NAMED: Record<AgentErrorCode, AgentWire> = {
   ATTACHMENT_LINK_FAILED: {},
   ATTACHMENTS_CONFLICT: {},
   CARD_WITH_ATTACHMENTS: {},
+  PROJECT_NOT_FOUND: {}, // B-271, B-274
 };
 
 /** The hub's error in the protocol's words: the name it carries, else its code's (the two tables above). */

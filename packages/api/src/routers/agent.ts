@@ -45,6 +45,11 @@ export const agentRouter = router({
   conversations: operation(ops.conversations).query(
     async ({ ctx }): Out<"conversations"> => ({ conversations: await ctx.hub.agents.rooms(ctx.caller) }),
   ),
+  project: operation(ops.project).query(async ({ ctx, input }): Out<"project"> => {
+    const project = await ctx.hub.agents.project(ctx.caller, input.conversationId);
+    if (!project) throw notParticipant();
+    return project;
+  }),
   context: operation(ops.context).query(async ({ ctx, input }): Out<"context"> => {
     const context = await ctx.hub.agents.context(ctx.caller, input.conversationId);
     if (!context) throw notParticipant();

@@ -4,6 +4,7 @@ import {
   type contactAgentInput,
   type AgentMessage,
   type AgentMessagePage,
+  type AgentProject,
   type AgentRoom,
   type agentPollQuery,
   type agentSendInput,
@@ -217,6 +218,26 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     async context(agent: AgentCaller, key: string): Promise<ContextEnvelope | null> {
       const row = await room(agent, key);
       return row ? envelope(agent, row) : null;
+    },
+
+    /**
+     * GET /conversations/:id/project (004 v1.15, B-271): the room's project and its brief. Every room
+     * here is in a project; a visiting agent gets none of it (B-274): PROJECT_NOT_FOUND, as for a room
+     * in no project (sharing with visitors is a later step). Null when not in the room.
+     */
+    async project(agent: AgentCaller, key: string): Promise<AgentProject | null> {
+      const row = await room(agent, key, true);
+      if (!row) return null;
+      const [owner, project] = await Promise.all([
+        db.human.findUnique({ where: { id: agent.ownerId }, select: { bayId: true } }),
+        db.project.findUniqueOrThrow({
+          where: { id: row.projectId },
+          select: { id: true, name: true, bayId: true, brief: true, briefVersion: true },
+        }),
+      ]);
+      if (owner === null || isVisiting(owner.bayId, project.bayId))
+        throw HubError.notFound("this conversation is in no project you can read").named("PROJECT_NOT_FOUND");
+      return { id: project.id, name: project.name, version: project.briefVersion, brief: project.brief };
     },
 
     /**
