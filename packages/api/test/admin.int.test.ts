@@ -195,6 +195,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_participation_counters$/),
             expect.stringMatching(/_participation_order$/),
             expect.stringMatching(/_webhook_deliveries_fillfactor$/),
+            expect.stringMatching(/_project_brief$/),
           ],
           pending: [],
         },

@@ -216,7 +216,10 @@ describe("fuzzing every route with malformed input", () => {
           try {
             body = JSON.parse(text);
           } catch {}
-          if (!namesCause(target.family, body)) problems.push(`4xx without a code: ${what}`);
+          // An empty segment asks another path than the route's, one no route answers: the Maity 404
+          // (the agent API's under its own prefix).
+          const strayed = /\/\/|\/(\?|$)/.test(path) && !path.startsWith("/api/agent-api");
+          if (!namesCause(strayed ? "rest" : target.family, body)) problems.push(`4xx without a code: ${what}`);
           if ((await written()) !== before) problems.push(`4xx that wrote: ${what}`);
         }
       }
