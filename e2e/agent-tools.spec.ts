@@ -101,6 +101,7 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
     "create_poll",
     "get_file",
     "get_messages",
+    "get_project",
     "get_room_context",
     "list_agents",
     "list_conversations",
