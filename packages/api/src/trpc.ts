@@ -50,6 +50,8 @@ export interface RestMeta {
   stream?: true;
   /** Refusals in the agent protocol's `{error, code}` style although the route is not an agent operation. */
   style?: "agent";
+  /** The agent protocol's name for a refused input of this operation (INVALID_NOTE). */
+  invalidCode?: import("@maity/domain").AgentErrorCode;
 }
 /** A streamed answer (downloads): the REST adapter sends it as it is. */
 export interface StreamAnswer {
@@ -77,6 +79,8 @@ const trpcCode = (code: HubError["code"]): TRPCError["code"] =>
     conflict: "CONFLICT",
     conversation_closed: "CONFLICT",
     conversation_quota: "CONFLICT",
+    version_conflict: "CONFLICT",
+    note_limit: "CONFLICT",
     project_closed: "CONFLICT",
     rate_limited: "TOO_MANY_REQUESTS",
     too_large: "PAYLOAD_TOO_LARGE",

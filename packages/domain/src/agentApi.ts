@@ -5,6 +5,7 @@ import { MESSAGE_BODY_MAX } from "./schemas.ts";
 import { INT_COLUMN_MAX, seqOfText } from "./integers.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 import { ruleIssue } from "./validation.ts";
+import { notesDeltaSchema } from "./knowledge.ts";
 
 // The agent protocol's wire shapes (004, camelCase, BayChat's names): one zod schema per shape,
 // the source of the types the hub renders and the tests read. DESIGN §1 "Naming on the wire".
@@ -129,6 +130,10 @@ export const updatesEventSchema = z.object({
   message: agentEventMessageSchema,
   conversation: agentConversationRefSchema,
   project: agentProjectRefSchema,
+  /** With features=brief: the brief, on the first event handed for each (chat, version); null: removed (B-264…B-266). */
+  brief: z.string().nullable().optional(),
+  /** With features=notes: what changed in the notes since this client was last handed them (B-249…B-252). */
+  notes: notesDeltaSchema.optional(),
 });
 export type UpdatesEvent = z.infer<typeof updatesEventSchema>;
 /** B-129: the same shape whether or not anything happened. */
@@ -172,6 +177,15 @@ export const contextEnvelopeSchema = z.object({
   }),
   you: z.object({ id: z.string(), name: z.string(), isOrchestrator: z.boolean() }),
   instructions: z.string(),
+  /**
+   * The sha256 (hex) of `instructions`' UTF-8 bytes: a bot sees at a glance whether its prompt cache
+   * still holds, and why not when it changed (the instructions are a pure function of the room).
+   */
+  instructionsSha256: z.string(),
+  /** With features=brief: the brief, at most once per version across context reads (B-269). */
+  brief: z.string().nullable().optional(),
+  /** With features=notes: the notes delta, at most once (B-257). */
+  notes: notesDeltaSchema.optional(),
 });
 export type ContextEnvelope = z.infer<typeof contextEnvelopeSchema>;
 
@@ -369,6 +383,8 @@ export const webhookDeliverySchema = z.object({
   replyTo: replyToSchema.nullable(),
   participants: z.array(rosterEntrySchema),
   instructions: z.string(),
+  /** The sha256 of `instructions` (as in the envelope): it changes exactly when the instructions do. */
+  instructionsSha256: z.string(),
   context: contextEnvelopeSchema,
   you: contextEnvelopeSchema.shape.you.extend({ shouldRespond: z.boolean() }),
   history: z.array(historyTurnSchema),

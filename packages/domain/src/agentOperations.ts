@@ -31,7 +31,15 @@ import {
   uploadQuery,
 } from "./files.ts";
 import { agentProjectSchema } from "./brief.ts";
-import { HubError } from "./errors.ts";
+import { contextReportAnswer, contextReportInput } from "./contextReport.ts";
+import {
+  agentNoteCreateInput,
+  agentNoteGetInput,
+  agentNoteListSchema,
+  agentNotePatchInput,
+  agentNoteSchema,
+} from "./notes.ts";
+import { type AgentErrorCode, HubError } from "./errors.ts";
 import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
 import { ruleIssue } from "./validation.ts";
 
@@ -44,7 +52,7 @@ import { ruleIssue } from "./validation.ts";
 export type AgentAccess = "agent" | "public";
 
 export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** `{field}` segments fill the input field of that name. */
   path: string;
   summary: string;
@@ -60,6 +68,8 @@ export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.Zod
   body?: "multipart";
   /** The rate budget it spends (B-360; /updates its own, B-141); public routes spend "preauth". */
   bucket: "agent" | "updates" | "preauth";
+  /** The protocol's name for a refused input of this operation, where it has one (INVALID_NOTE, B-245). */
+  invalidCode?: AgentErrorCode;
 }
 
 const operation = <I extends z.ZodType, O extends z.ZodType>(
@@ -126,8 +136,10 @@ export const agentOperations = {
   context: operation({
     method: "GET",
     path: `${room}/context`,
-    summary: "The context envelope (§3); 403 NOT_PARTICIPANT for a room the agent is not in",
-    input: z.strictObject(inRoom),
+    summary:
+      "The context envelope (§3); with ?features=brief,notes the brief and the notes delta, at most once " +
+      "(B-257, B-269); 403 NOT_PARTICIPANT for a room the agent is not in",
+    input: z.strictObject({ ...inRoom, features: agentPollQuery.shape.features }),
     output: contextEnvelopeSchema,
   }),
   messages: operation({
@@ -165,6 +177,57 @@ export const agentOperations = {
       "403 NOT_PARTICIPANT for a room the agent is not in",
     input: z.strictObject(inRoom),
     output: agentProjectSchema,
+  }),
+  // v1.17 notes (B-241…B-248): NOTE_NOT_FOUND, NOTE_FORBIDDEN, NOTE_LIMIT_REACHED, INVALID_NOTE,
+  // NOTE_VERSION_CONFLICT (with the current version), TOOL_RATE_LIMITED.
+  notes: operation({
+    method: "GET",
+    path: `${room}/notes`,
+    summary:
+      "The notes the agent may read here (list_notes): the project's and this chat's, pinned oldest first, " +
+      "then the shelf newest first, without bodies; 403 NOT_PARTICIPANT for a room the agent is not in",
+    input: z.strictObject(inRoom),
+    output: agentNoteListSchema,
+  }),
+  noteCreate: operation({
+    method: "POST",
+    path: `${room}/notes`,
+    summary:
+      "Write a note (create_note): this chat's, or the project's with scope project; never pinned (people pin); " +
+      "201; 409 NOTE_LIMIT_REACHED (200 a project, 50 a chat); 400 INVALID_NOTE; 429 TOOL_RATE_LIMITED",
+    input: agentNoteCreateInput,
+    output: agentNoteSchema,
+    status: 201,
+    invalidCode: "INVALID_NOTE",
+  }),
+  noteGet: operation({
+    method: "GET",
+    path: `${base}/notes/{noteId}`,
+    summary:
+      "One note with its body (get_note); opening a shelf note leaves a quiet line for the people in the chat; " +
+      "404 NOTE_NOT_FOUND",
+    input: agentNoteGetInput,
+    output: agentNoteSchema,
+  }),
+  notePatch: operation({
+    method: "PATCH",
+    path: `${base}/notes/{noteId}`,
+    summary:
+      "Edit a note (update_note) from baseVersion: 409 NOTE_VERSION_CONFLICT with the current version when it " +
+      "is stale; 403 NOTE_FORBIDDEN for a pin or a visiting agent; 400 INVALID_NOTE; 429 TOOL_RATE_LIMITED",
+    input: agentNotePatchInput,
+    output: agentNoteSchema,
+    invalidCode: "INVALID_NOTE",
+  }),
+  contextReport: operation({
+    method: "POST",
+    path: `${base}/context`,
+    summary:
+      "Report how full the agent's memory is, or that it compacted (compact_end) or began afresh (session_start): " +
+      "both re-arm the brief and the notes (B-254, B-270); 400 INVALID_CONTEXT_REPORT",
+    input: contextReportInput,
+    output: contextReportAnswer,
+    invalidCode: "INVALID_CONTEXT_REPORT",
   }),
   typing: operation({
     method: "POST",

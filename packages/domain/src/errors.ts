@@ -7,6 +7,10 @@ export const hubErrorStatus = {
   /** A route or procedure that exists, called with another method (REST 405, tRPC METHOD_NOT_SUPPORTED). */
   method_not_allowed: 405,
   conflict: 409,
+  /** A note edited from a version that is no longer current (DESIGN §4b); `details.version` is the current one. */
+  version_conflict: 409,
+  /** A project or chat holds as many notes as it may (DESIGN §4b, B-245). */
+  note_limit: 409,
   conversation_closed: 409,
   conversation_quota: 409,
   project_closed: 409,
@@ -51,6 +55,13 @@ export const AGENT_ERROR_CODES = [
   "ATTACHMENTS_CONFLICT",
   "CARD_WITH_ATTACHMENTS",
   "PROJECT_NOT_FOUND",
+  "NOTE_NOT_FOUND",
+  "NOTE_FORBIDDEN",
+  "NOTE_LIMIT_REACHED",
+  "INVALID_NOTE",
+  "NOTE_VERSION_CONFLICT",
+  "TOOL_RATE_LIMITED",
+  "INVALID_CONTEXT_REPORT",
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 

@@ -23,3 +23,7 @@ export * from "./files.ts";
 export * from "./polls.ts";
 export * from "./reactions.ts";
 export * from "./brief.ts";
+export * from "./notes.ts";
+export * from "./knowledge.ts";
+export * from "./quiet.ts";
+export * from "./contextReport.ts";

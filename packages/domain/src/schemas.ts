@@ -5,6 +5,7 @@ import { position, queryInt } from "./integers.ts";
 import { text } from "./text.ts";
 import { ATTACHMENTS_PER_MESSAGE_MAX, attachmentSchema, cardSchema, pollSchema, reactionSchema } from "./files.ts";
 import { WAKE_REASONS } from "./wake.ts";
+import { quietSchema } from "./quiet.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
 // string is `text()`: no NUL, no unpaired surrogate (PostgreSQL refuses them; text.ts).
@@ -113,6 +114,8 @@ export const messageSchema = z.object({
   poll: pollSchema.optional(),
   /** Emoji reactions, present when the message has any. */
   reactions: z.array(reactionSchema).optional(),
+  /** A line the hub itself wrote (from "system"): what it is about and whom (DESIGN §4b quiet lines). */
+  quiet: quietSchema.optional(),
 });
 export type Message = z.infer<typeof messageSchema>;
 

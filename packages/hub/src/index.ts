@@ -22,6 +22,8 @@ import { ephemeralFileKeys, type FileKeys } from "./files/keys.ts";
 import { libraryService } from "./files/library.ts";
 import { signerOf } from "./files/render.ts";
 import { briefService } from "./knowledge/brief.ts";
+import { handedStore } from "./knowledge/handed.ts";
+import { notesService } from "./knowledge/notes.ts";
 import { filesService } from "./files/service.ts";
 import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
@@ -90,7 +92,10 @@ export function createHub(database: Database, options: HubOptions = {}) {
     ...(options.pingRate ? { pingRate: options.pingRate } : {}),
     blobs,
   });
-  const agents = agentService(db, bus, messages);
+  /** What each agent's clients were handed of the brief and notes (knowledge/handed.ts). */
+  const handed = handedStore(database.sql);
+  const agents = agentService(db, bus, messages, handed);
+  const limits = rateLimits(options.limits);
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
   const library = libraryService(db, blobs, fileKeys);
@@ -99,7 +104,6 @@ export function createHub(database: Database, options: HubOptions = {}) {
     count: library.agentFileCount,
   });
   queued.webhooksQueued = webhooks.kick;
-  const limits = rateLimits(options.limits);
   const files = filesService(
     db,
     blobs,
@@ -125,7 +129,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
       ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
     }),
     conversations: conversationService(db, database.sql),
-    brief: briefService(database.sql),
+    brief: briefService(database.sql, handed),
+    notes: notesService(database.sql, bus, limits),
+    handed,
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
     agents,
@@ -133,6 +139,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
       db,
       bus,
       messages,
+      handed,
       options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs },
     ),
     webhooks,

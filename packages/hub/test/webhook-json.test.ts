@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   type ContextEnvelope,
   type HistoryTurn,
@@ -47,7 +48,7 @@ const history = [
 ] as unknown as HistoryTurn[];
 
 function room(policy: ReplyPolicy, designated: string | null) {
-  const shared: Omit<ContextEnvelope, "you" | "instructions"> = {
+  const shared: Omit<ContextEnvelope, "you" | "instructions" | "instructionsSha256"> = {
     conversation: { id: "cnv-1", type: "GROUP" as const, title: "Release \u{1F680}" },
     project: { id: "prj-1", name: "Maity", version: 0 },
     participants,
@@ -98,30 +99,42 @@ describe("webhook bodies from a fan-out's template", () => {
             isOrchestrator: policy === "ORCHESTRATOR" && designated === agent,
           };
           const pieces = forReader({ id: you.id, name: you.name });
-          const context: ContextEnvelope = { ...shared, you, instructions: joinInstructions(pieces) };
+          const text = joinInstructions(pieces);
+          const instructionsSha256 = createHash("sha256").update(text).digest("hex");
+          const context: ContextEnvelope = { ...shared, you, instructions: text, instructionsSha256 };
           const message = { ...event.message, shouldRespond };
+          const project = {
+            ...event.project,
+            notes: {
+              pinned: i ? [{ id: "note-1", title: "Tiers \u{1F680}", version: i }] : [],
+              shelfCount: i,
+              fileCount,
+            },
+          };
           const alone: WebhookDelivery = {
             event: "message.created",
             deliveryId: `wd-${agent}`,
             conversationId: event.conversationId,
             conversation: event.conversation,
-            project: { ...event.project, notes: { pinned: [], shelfCount: 0, fileCount } },
+            project,
             message,
             sender,
             replyTo: replyTo as WebhookDelivery["replyTo"],
             participants: context.participants,
             instructions: context.instructions,
+            instructionsSha256,
             context,
             you: { ...context.you, shouldRespond },
             history,
           };
           const bytes = bodyBytes(template, {
             deliveryId: `wd-${agent}`,
-            fileCount,
+            project,
             message: Buffer.from(JSON.stringify(message)),
             shouldRespond,
             you,
             instructions: encode(pieces),
+            instructionsSha256,
           });
           expect(bytes.toString()).toBe(JSON.stringify(alone));
           expect(bytes.equals(Buffer.from(JSON.stringify(alone)))).toBe(true);

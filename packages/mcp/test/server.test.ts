@@ -19,6 +19,7 @@ const context: AgentMessagePage["context"] = {
   policy: { rule: "MENTIONS", effectiveRule: "MENTIONS", policyApplies: true, maxAgentRounds: 2 },
   you: { id: "a1", name: "Rex", isOrchestrator: false },
   instructions: 'You are "Rex", an agent in the "Release" group chat.',
+  instructionsSha256: "0".repeat(64),
 };
 const message = (id: string, content: string, shouldRespond: boolean, mentions: string[] = []) => ({
   id,

@@ -1,6 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { encodeUpdatesCursor, isHubError, parseBearer, type UpdatesEvent, wsHelloSchema } from "@maity/domain";
+import {
+  encodeUpdatesCursor,
+  type Features,
+  featuresOf,
+  isHubError,
+  parseBearer,
+  type UpdatesEvent,
+  wsHelloSchema,
+} from "@maity/domain";
 import { type AgentCaller, type Hub, type Signer, signAgentMessage, signerOf } from "@maity/hub";
 import { type WebSocket, WebSocketServer } from "ws";
 
@@ -150,15 +158,17 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
       }
       const hello = wsHelloSchema.safeParse(parsed);
       if (!hello.success) return close(WS_CLOSE.framing, "the first frame must be hello");
-      void start(hello.data.resume ?? null, hello.data.instance).catch((error: unknown) => {
-        if (isHubError(error) && error.code === "invalid")
-          return close(WS_CLOSE.framing, "resume is not a cursor this hub gave out");
-        console.error("maity: agent socket", error);
-        close(1011, "internal error");
-      });
+      void start(hello.data.resume ?? null, hello.data.instance, featuresOf(hello.data.features)).catch(
+        (error: unknown) => {
+          if (isHubError(error) && error.code === "invalid")
+            return close(WS_CLOSE.framing, "resume is not a cursor this hub gave out");
+          console.error("maity: agent socket", error);
+          close(1011, "internal error");
+        },
+      );
     });
 
-    async function start(resume: string | null, instance: string | undefined): Promise<void> {
+    async function start(resume: string | null, instance: string | undefined, features: Features): Promise<void> {
       if (instance !== undefined && instance !== agent.instanceId) {
         const named = await hub.auth.fromToken(token, instance);
         if (named?.kind !== "agent") return close(WS_CLOSE.credential, "no such instance for this credential");
@@ -186,8 +196,10 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
           }
           while (recheck && !done) await recheck;
           if (done) break;
+          // B-264, B-249: the brief and the notes this instance was not handed yet, recorded before they go.
+          const events = await hub.handed.feed(agent, features, seq, batch.events);
           // B-181, B-185: each event's files signed at delivery, on the base URL this socket uses.
-          for (const event of batch.events)
+          for (const event of events)
             void send({ t: "event", ...event, message: signAgentMessage(event.message, sign) }).catch(() => {});
           await send({ t: "cursor", cursor: encodeUpdatesCursor(batch.seq) });
           // The cursor frame is written: the batch is the client's (v1.23: its own token marks delivery).

@@ -72,6 +72,8 @@ const AGENT_CODE_OF: Record<HubErrorCode, { code: string } & AgentWire> = {
   not_found: { code: "NOT_FOUND" },
   method_not_allowed: { code: "METHOD_NOT_ALLOWED" },
   conflict: { code: "CONFLICT" },
+  version_conflict: { code: "NOTE_VERSION_CONFLICT", extra: (e) => ({ version: e.details.version }) },
+  note_limit: { code: "NOTE_LIMIT_REACHED", extra: (e) => ({ limit: e.details.limit }) },
   conversation_closed: { code: "CONVERSATION_CLOSED" },
   conversation_quota: { code: "CONVERSATION_QUOTA" },
   project_closed: { code: "PROJECT_CLOSED" },
@@ -119,6 +121,14 @@ const AGENT_NAMED: Record<AgentErrorCode, AgentWire> = {
   ATTACHMENTS_CONFLICT: {},
   CARD_WITH_ATTACHMENTS: {},
   PROJECT_NOT_FOUND: {}, // B-271, B-274
+  // Notes (004 v1.17, B-244…B-246): a conflict names the current version, a full shelf its limit.
+  NOTE_NOT_FOUND: { fields: false },
+  NOTE_FORBIDDEN: { fields: false },
+  NOTE_LIMIT_REACHED: { fields: false, extra: (e) => ({ limit: e.details.limit }) },
+  INVALID_NOTE: {},
+  NOTE_VERSION_CONFLICT: { fields: false, extra: (e) => ({ version: e.details.version }) },
+  TOOL_RATE_LIMITED: { fields: false },
+  INVALID_CONTEXT_REPORT: {}, // B-276
 };
 
 /** The hub's error in the protocol's words: the name it carries, else its code's (the two tables above). */
@@ -139,9 +149,11 @@ export function renderAgentError(error: HubErrorType): Response {
   );
 }
 
-export function agentErrorResponse(error: unknown, input?: unknown): Response {
+/** `invalidCode`: the operation's own name for a refused input (INVALID_NOTE), where the refusal names none. */
+export function agentErrorResponse(error: unknown, input?: unknown, invalidCode?: AgentErrorCode): Response {
   const hub = toHubError(error, input);
-  if (hub) return renderAgentError(hub);
+  if (hub)
+    return renderAgentError(hub.code === "invalid" && !hub.agentCode && invalidCode ? hub.named(invalidCode) : hub);
   console.error(error);
   return agentRefusal(500, "INTERNAL", "internal error");
 }

@@ -158,7 +158,9 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     }
     return json(match.meta.status ?? 200, output);
   } catch (error) {
-    return match.style === "agent" ? agentErrorResponse(error, input) : errorResponse(error, input);
+    return match.style === "agent"
+      ? agentErrorResponse(error, input, match.meta.invalidCode)
+      : errorResponse(error, input);
   }
 }
 

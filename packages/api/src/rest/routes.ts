@@ -34,6 +34,7 @@ export function restRoutes(): RestRoute[] {
           ...(agent.headers ? { headers: agent.headers } : {}),
           ...(agent.respond ? { respond: agent.respond } : {}),
           ...(agent.body ? { body: agent.body } : {}),
+          ...(agent.invalidCode ? { invalidCode: agent.invalidCode } : {}),
           responseSchema: agent.output,
         }
       : rest;

@@ -3,6 +3,8 @@ import {
   type AgentOperationName,
   type AgentOperationOutput,
   agentOperations as ops,
+  featuresOf,
+  REARMING_EVENTS,
   HubError,
   isHubError,
 } from "@maity/domain";
@@ -46,15 +48,37 @@ export const agentRouter = router({
     async ({ ctx }): Out<"conversations"> => ({ conversations: await ctx.hub.agents.rooms(ctx.caller) }),
   ),
   project: operation(ops.project).query(async ({ ctx, input }): Out<"project"> => {
-    const project = await ctx.hub.agents.project(ctx.caller, input.conversationId);
-    if (!project) throw notParticipant();
-    return project;
+    const row = await ctx.hub.agents.room(ctx.caller, input.conversationId, true);
+    if (!row) throw notParticipant();
+    return ctx.hub.brief.forAgent(ctx.caller, row);
   }),
   context: operation(ops.context).query(async ({ ctx, input }): Out<"context"> => {
-    const context = await ctx.hub.agents.context(ctx.caller, input.conversationId);
+    const context = await ctx.hub.agents.context(ctx.caller, input.conversationId, featuresOf(input.features));
     if (!context) throw notParticipant();
     return context;
   }),
+  // v1.16 context reports: compact_end and session_start re-arm the brief and the notes (B-254, B-270).
+  contextReport: operation(ops.contextReport).mutation(async ({ ctx, input }): Out<"contextReport"> => {
+    if (REARMING_EVENTS.includes(input.event)) await ctx.hub.handed.rearm(ctx.caller.id);
+    return { status: "ok" };
+  }),
+  // v1.17 notes (B-241…B-248): a room the agent is not in is NOT_PARTICIPANT (B-038).
+  notes: operation(ops.notes).query(async ({ ctx, input }): Out<"notes"> => {
+    const list = await ctx.hub.notes.agentList(ctx.caller, input.conversationId);
+    if (!list) throw notParticipant();
+    return list;
+  }),
+  noteCreate: operation(ops.noteCreate).mutation(async ({ ctx, input }): Out<"noteCreate"> => {
+    const note = await ctx.hub.notes.agentCreate(ctx.caller, input);
+    if (!note) throw notParticipant();
+    return note;
+  }),
+  noteGet: operation(ops.noteGet).query(
+    ({ ctx, input }): Out<"noteGet"> => ctx.hub.notes.agentGet(ctx.caller, input.noteId, input.conversationId),
+  ),
+  notePatch: operation(ops.notePatch).mutation(
+    ({ ctx, input }): Out<"notePatch"> => ctx.hub.notes.agentPatch(ctx.caller, input),
+  ),
   messages: operation(ops.messages).query(async ({ ctx, input }): Out<"messages"> => {
     const { conversationId, ...query } = input;
     const page = await ctx.hub.agents.poll(ctx.caller, conversationId, query);

@@ -11,6 +11,7 @@ import { eventsRouter, messagesRouter } from "./messages.ts";
 import { agentsRouter, linksRouter } from "./pairing.ts";
 import { pollsRouter, reactionsRouter } from "./polls.ts";
 import { filesRouter } from "./files.ts";
+import { notesRouter } from "./notes.ts";
 import { projectsRouter } from "./projects.ts";
 
 // Every hub route is a procedure of this router (its sub-routers in routers/*.ts), with its zod
@@ -34,6 +35,7 @@ export const appRouter = router({
   files: filesRouter,
   auth: authRouter,
   projects: projectsRouter,
+  notes: notesRouter,
   live: liveRouter,
   conversations: conversationsRouter,
   participants: participantsRouter,

@@ -20,6 +20,8 @@ export interface KeyRow {
   projectOwner: string;
   projectSlug: string;
   projectName: string;
+  /** The project's brief version (B-262): grows only when the brief's text changes. */
+  projectVersion: number;
   projectArchived: boolean;
   access: Relation;
   /** Messages with a seq above this are in the caller's window (§9.2 "What a participant reads"). */
@@ -49,6 +51,7 @@ export type RawKeyRow = {
   project_owner: string;
   project_slug: string;
   project_name: string;
+  project_version: number;
   project_archived: boolean;
   access: Relation;
   window_seq: number;
@@ -138,7 +141,7 @@ visible AS (SELECT * FROM mine UNION ALL SELECT * FROM observed)
 
 /** The conversation's own columns and the caller's access, as both selects start. */
 export const CONVERSATION_COLUMNS = `SELECT c.id AS key, c.public_id AS id, c.kind, c.project_id,
-       b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name,
+       b.handle AS project_owner, pr.slug AS project_slug, pr.name AS project_name, pr.brief_version AS project_version,
        (pr.archived_at IS NOT NULL) AS project_archived,
        v.access, v.window_seq, v.marker,
        c.title, c.created_by_id, c.created_at, c.closed_at, c.closed_reason, c.agent_id,
@@ -213,6 +216,7 @@ export function keyRowOf(r: RawKeyRow): KeyRow {
     projectOwner: r.project_owner,
     projectSlug: r.project_slug,
     projectName: r.project_name,
+    projectVersion: Number(r.project_version),
     projectArchived: r.project_archived,
     access: r.access,
     windowSeq: Number(r.window_seq),

@@ -4,11 +4,12 @@ import {
   type contactAgentInput,
   type AgentMessage,
   type AgentMessagePage,
-  type AgentProject,
   type AgentRoom,
   type agentPollQuery,
   type agentSendInput,
   type ContextEnvelope,
+  type Features,
+  featuresOf,
   joinInstructions,
   roomInstructions,
   compareListKeys,
@@ -29,6 +30,7 @@ import {
   replyPolicyOf,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
+import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { refuseClosed } from "../access/resolve.ts";
 import type { LiveBus } from "../delivery/bus.ts";
@@ -40,22 +42,27 @@ import { withAgentMedia } from "../messages/media.ts";
 import {
   agentMessageSelect,
   membersById,
-  NO_BRIEF_VERSION,
   renderForAgent,
   type RoomEnvelope,
   visitingOf,
 } from "../messages/agentView.ts";
 import type { MessagesService } from "../messages/service.ts";
+import type { HandedStore } from "../knowledge/handed.ts";
+
+const NO_FEATURES: Features = new Set();
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "../access/visibility.ts";
 
 // The agent protocol's reads and writes (004 §3, §5, §7) over the same model and write as the
 // Maity routes (DESIGN §1: one model, two surfaces). Everything here renders BayChat's shapes from
 // the hub's rows; the rules it applies live in domain (routing verdicts are read, never re-derived).
 
+/** The envelope's `instructionsSha256`: the hex sha256 of the instructions' UTF-8 bytes. */
+export const instructionsSha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
 /** A conversation key is a cuid; anything else is unknown without a query. */
 const plausibleKey = (key: string): boolean => /^[a-z0-9]{8,40}$/i.test(key);
 
-export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
+export function agentService(db: Db, bus: LiveBus, messages: MessagesService, handed: HandedStore) {
   /** One of the agent's rooms by its global id, as the Maity read model sees it; null otherwise. */
   async function room(agent: AgentCaller, key: string, lean = false): Promise<KeyRow | null> {
     if (!plausibleKey(key)) return null;
@@ -117,7 +124,7 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
     const designated = group ? row.policy.designatedAgentId : null;
     const shared = {
       conversation: { id: row.key, type: group ? ("GROUP" as const) : ("DM" as const), title: row.title },
-      project: { id: row.projectId, name: row.projectName, version: NO_BRIEF_VERSION },
+      project: { id: row.projectId, name: row.projectName, version: row.projectVersion },
       participants: entries,
       // B-046: a direct conversation has no policy machinery.
       policy: group
@@ -150,7 +157,10 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       shared,
       you,
       instructions,
-      envelope: (agent) => ({ ...shared, you: you(agent), instructions: joinInstructions(instructions(agent)) }),
+      envelope: (agent) => {
+        const text = joinInstructions(instructions(agent));
+        return { ...shared, you: you(agent), instructions: text, instructionsSha256: instructionsSha256(text) };
+      },
     };
   }
 
@@ -171,6 +181,18 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
       db.project.findUnique({ where: { id: row.projectId }, select: { bayId: true } }),
     ]);
     return historyFloorOf(owner !== null && project !== null && isVisiting(owner.bayId, project.bayId), row.windowSeq);
+  }
+
+  /** The envelope with the brief and notes delta its reader was not handed yet (knowledge/handed.ts). */
+  async function withKnowledge(
+    agent: AgentCaller,
+    row: KeyRow,
+    context: ContextEnvelope,
+    features: Features,
+  ): Promise<ContextEnvelope> {
+    if (features.size === 0) return context;
+    const attached = await handed.context(agent, row.key, features);
+    return { ...context, ...attached };
   }
 
   const service = {
@@ -208,36 +230,19 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
           type: r.kind === "direct" ? ("DM" as const) : ("GROUP" as const),
           title: r.title,
           maity: { project: projectFullName(r.projectOwner, r.projectSlug), id: r.id },
-          project: { id: r.projectId, name: r.projectName, version: NO_BRIEF_VERSION },
+          project: { id: r.projectId, name: r.projectName, version: r.projectVersion },
           closed: r.closedAt !== null,
           lastMessageAt: r.last?.sentAt.toISOString() ?? null,
         }));
     },
 
-    /** GET /conversations/:id/context; null for a room the agent is not in, known or not (B-038). */
-    async context(agent: AgentCaller, key: string): Promise<ContextEnvelope | null> {
-      const row = await room(agent, key);
-      return row ? envelope(agent, row) : null;
-    },
-
     /**
-     * GET /conversations/:id/project (004 v1.15, B-271): the room's project and its brief. Every room
-     * here is in a project; a visiting agent gets none of it (B-274): PROJECT_NOT_FOUND, as for a room
-     * in no project (sharing with visitors is a later step). Null when not in the room.
+     * GET /conversations/:id/context; null for a room the agent is not in, known or not (B-038). With
+     * `features` (brief, notes) the envelope hands what this agent's context reads have not (B-257, B-269).
      */
-    async project(agent: AgentCaller, key: string): Promise<AgentProject | null> {
-      const row = await room(agent, key, true);
-      if (!row) return null;
-      const [owner, project] = await Promise.all([
-        db.human.findUnique({ where: { id: agent.ownerId }, select: { bayId: true } }),
-        db.project.findUniqueOrThrow({
-          where: { id: row.projectId },
-          select: { id: true, name: true, bayId: true, brief: true, briefVersion: true },
-        }),
-      ]);
-      if (owner === null || isVisiting(owner.bayId, project.bayId))
-        throw HubError.notFound("this conversation is in no project you can read").named("PROJECT_NOT_FOUND");
-      return { id: project.id, name: project.name, version: project.briefVersion, brief: project.brief };
+    async context(agent: AgentCaller, key: string, features: Features = NO_FEATURES): Promise<ContextEnvelope | null> {
+      const row = await room(agent, key);
+      return row ? withKnowledge(agent, row, await envelope(agent, row), features) : null;
     },
 
     /**
@@ -302,7 +307,8 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService) {
         agent.id,
         rendered.map((r) => r.message),
       );
-      return { messages: page, nextCursor, context: await envelope(agent, row) };
+      const context = await withKnowledge(agent, row, await envelope(agent, row), featuresOf(q.features));
+      return { messages: page, nextCursor, context };
     },
 
     /**

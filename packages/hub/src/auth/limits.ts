@@ -1,3 +1,5 @@
+import { NOTE_CREATES_PER_MINUTE, NOTE_EDITS_PER_MINUTE } from "@maity/domain";
+
 // Rate limits of the agent protocol (004 §11, B-360…B-363): token buckets in this process. Several
 // app instances each keep their own (documented in docs/agent-api.md); a shared store is the
 // scale-out step (DESIGN §5). The login limits are shared on PostgreSQL already (loginLimits.ts).
@@ -11,9 +13,19 @@ export interface LimitSettings {
   ws: number;
   /** Pre-auth pairing and link calls a minute per client address (guessing codes). */
   preauth: number;
+  /** B-246: notes an agent creates a minute, and edits, across HTTP and MCP. */
+  noteCreates: number;
+  noteEdits: number;
 }
 export type LimitBucket = keyof LimitSettings;
-export const DEFAULT_LIMITS: LimitSettings = { agent: 60, updates: 20, ws: 20, preauth: 10 };
+export const DEFAULT_LIMITS: LimitSettings = {
+  agent: 60,
+  updates: 20,
+  ws: 20,
+  preauth: 10,
+  noteCreates: NOTE_CREATES_PER_MINUTE,
+  noteEdits: NOTE_EDITS_PER_MINUTE,
+};
 
 export function rateLimits(settings: Partial<LimitSettings> = {}, now: () => number = Date.now) {
   const perMinute: LimitSettings = { ...DEFAULT_LIMITS, ...settings };

@@ -5,7 +5,8 @@
 // writer), the read marker (MARK_READ_SQL) and a redaction, which erases the mentions
 // (REDACTION_COUNTERS_SQL). A join opens a participation at the log's head (0 and 0); a leave ends
 // it. Every change is arithmetic in SQL on the row, never read-modify-write in the process, so two
-// app instances on one PostgreSQL never lose a step.
+// app instances on one PostgreSQL never lose a step. The hub's own quiet lines (from "system",
+// DESIGN §4b) count in neither: the write never adds them, and the marker does not take them off.
 //
 // Locks (READ COMMITTED): the marker locks its participation, then the messages it passes (FOR
 // SHARE), so it counts what a concurrent redaction leaves; a redaction takes the append lock, then
@@ -22,6 +23,7 @@ WITH me AS (
   FOR UPDATE),
 passed AS (
   SELECT e.mentions FROM me JOIN events e ON e.conversation_id = $1 AND e.kind = 'message' AND e.from_id <> $2
+    AND e.from_id <> 'system'
     AND e.seq > GREATEST(me.joined_seq, me.read_marker_seq) AND e.seq <= $3::int
   FOR SHARE OF e),
 seen AS (

@@ -1,6 +1,7 @@
 import {
   decodeUpdatesCursor,
   encodeUpdatesCursor,
+  featuresOf,
   HubError,
   seqOfMessageId,
   shouldRespondFor,
@@ -17,6 +18,7 @@ import { Subscription } from "./subscription.ts";
 import type { CredentialWatch } from "../auth/service.ts";
 import type { AgentCaller } from "../access/caller.ts";
 import type { MessagesService } from "../messages/service.ts";
+import type { HandedStore } from "../knowledge/handed.ts";
 
 // The agent's event stream (004 §11): one view of the event log for /updates and /ws alike, so
 // their cursors are interchangeable (B-144). A position is a seq; an event is a message whose
@@ -49,7 +51,13 @@ export function forAgent(event: LogEvent, agentId: string): UpdatesEvent | null 
   };
 }
 
-export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, options: FeedOptions = {}) {
+export function agentFeed(
+  db: Db,
+  bus: LiveBus,
+  messages: MessagesService,
+  handed: HandedStore,
+  options: FeedOptions = {},
+) {
   const replayWindowMs = options.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
   /** The one held /updates call per agent instance (B-140): a new call aborts the one before. */
   const holders = new Map<string, AbortController>();
@@ -234,8 +242,11 @@ export function agentFeed(db: Db, bus: LiveBus, messages: MessagesService, optio
           const revoked = credential?.ended.aborted || (batch && credential && !(await credential.still()));
           if (revoked) throw HubError.unauthenticated();
           if (!batch) return { cursor: encodeUpdatesCursor(stream.start.seq), events: [] };
-          if (!signal?.aborted) await delivered(agent.id, batch.events);
-          return { cursor: encodeUpdatesCursor(batch.seq), events: batch.events };
+          // B-264, B-249: what this instance was not handed yet rides its events, recorded before the
+          // answer goes; the batch follows the cursor it asked from (or now), which confirms what came before.
+          const events = await handed.feed(agent, featuresOf(q.features), stream.start.seq, batch.events);
+          if (!signal?.aborted) await delivered(agent.id, events);
+          return { cursor: encodeUpdatesCursor(batch.seq), events };
         } finally {
           stream.stop();
         }

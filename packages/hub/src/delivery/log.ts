@@ -20,7 +20,16 @@ export function logLoader(db: Db): LogLoader {
         conversation: {
           select: {
             ...logMessageSelect.conversation.select,
-            project: { select: { id: true, name: true, bayId: true, slug: true, bay: { select: { handle: true } } } },
+            project: {
+              select: {
+                id: true,
+                name: true,
+                bayId: true,
+                briefVersion: true,
+                slug: true,
+                bay: { select: { handle: true } },
+              },
+            },
           },
         },
       },

@@ -1,6 +1,10 @@
 import {
   budgetHistory,
+  joinInstructions,
+  knowledgeBlock,
+  shelfOf,
   type UpdatesEvent,
+  type WebhookDelivery,
   HISTORY_TURNS_MAX,
   type HistoryTurn,
   historyFloorOf,
@@ -10,7 +14,8 @@ import type { SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
 import { agentsInRoom } from "../access/agentsInRoom.ts";
 import { type KeyRow, readKeys } from "../access/visibility.ts";
-import type { AgentService } from "../agents/service.ts";
+import { type AgentService, instructionsSha256 } from "../agents/service.ts";
+import { knowledgeFor, readRoomKnowledge, type StoredKnowledge } from "../knowledge/state.ts";
 import type { RoomEnvelope } from "../messages/agentView.ts";
 import { type Signer, signAgentMessage } from "../files/render.ts";
 import { forReader, readAgentMessageRows, renderAgentEvents, toUpdatesEvent } from "../messages/agentView.ts";
@@ -53,15 +58,16 @@ export interface BodyDeps {
 
 /**
  * The history turns before each (conversation, seq, floor), newest HISTORY_TURNS_MAX, and how many
- * messages of the readable history there are before it (B-175, B-177).
+ * messages of the readable history there are before it (B-175, B-177); the hub's quiet lines are no turn.
  */
 const HISTORY_SQL = `
 SELECT s.k, s.seq AS for_seq, s.floor, h.seq,
-       (SELECT count(*)::int FROM events e WHERE e.conversation_id = s.k AND e.kind = 'message'
+       (SELECT count(*)::int FROM events e WHERE e.conversation_id = s.k AND e.kind = 'message' AND e.from_id <> 'system'
           AND e.seq < s.seq AND e.seq > s.floor) AS total
 FROM unnest($1::text[], $2::int[], $3::int[]) AS s(k, seq, floor)
 LEFT JOIN LATERAL (
-  SELECT e.seq FROM events e WHERE e.conversation_id = s.k AND e.kind = 'message' AND e.seq < s.seq AND e.seq > s.floor
+  SELECT e.seq FROM events e WHERE e.conversation_id = s.k AND e.kind = 'message' AND e.from_id <> 'system'
+    AND e.seq < s.seq AND e.seq > s.floor
   ORDER BY e.seq DESC LIMIT ${HISTORY_TURNS_MAX}) h ON true`;
 
 /** Whether a project has any file a listing could count (B-168): none, and every count is 0. */
@@ -86,7 +92,15 @@ const callerOf = (c: Claim): AgentCaller => ({
 export const SHARED_TTL_MS = 1_000;
 
 type Rendered = Awaited<ReturnType<typeof renderAgentEvents>>[number];
-type Room = { row: KeyRow; envelope: RoomEnvelope; files: boolean; instructions: ReturnType<typeof instructionsJson> };
+type Room = {
+  row: KeyRow;
+  envelope: RoomEnvelope;
+  files: boolean;
+  instructions: ReturnType<typeof instructionsJson>;
+  knowledge: StoredKnowledge | null;
+  /** The knowledge block by (visiting, files): what a reader's instructions end with (B-169…B-174). */
+  blocks: Map<string, string>;
+};
 type Cached<T> = { at: number; value: T };
 
 /** Builds the bodies of claimed deliveries; what a message's deliveries share lives SHARED_TTL_MS. */
@@ -126,7 +140,8 @@ export function bodyBuilder(deps: BodyDeps) {
     const files = deps.count
       ? ((await sql.query<{ any: boolean }>(ANY_FILE_SQL, [row.projectId]))[0]?.any ?? false)
       : false;
-    const room = { row, envelope, files, instructions: instructionsJson() };
+    const knowledge = (await readRoomKnowledge(sql, [key])).get(key) ?? null;
+    const room = { row, envelope, files, instructions: instructionsJson(), knowledge, blocks: new Map() };
     rooms.set(key, { at: now, value: room });
     return room;
   }
@@ -225,18 +240,61 @@ export function bodyBuilder(deps: BodyDeps) {
         const caller = callerOf(c);
         const fileCount = room.files && deps.count ? await deps.count(caller, row) : 0;
         const shouldRespond = forReader(m.rendered.message, m.rendered.respond, c.agentId).shouldRespond;
+        const mine = readerKnowledge(room, c, fileCount);
+        const base = room.envelope.instructions(caller);
+        // The block is the instructions' last part (B-169): after the room's own tail.
+        const pieces = mine.block ? { ...base, tail: `${base.tail}\n\n${mine.block}` } : base;
         const bytes = bodyBytes(template, {
           deliveryId: c.id,
-          fileCount,
+          project: mine.project,
           message: shouldRespond ? m.asked : m.told,
           shouldRespond,
           you: room.envelope.you(caller),
-          instructions: room.instructions(room.envelope.instructions(caller)),
+          instructions: room.instructions(pieces),
+          instructionsSha256: instructionsSha256(joinInstructions(pieces)),
         });
         return { claim: c, url: c.url, secret: c.secret, bytes };
       }),
     );
   };
+}
+
+/**
+ * What of the room's knowledge one reader's body carries: the project's metadata (B-167) and the
+ * block its instructions end with (B-169…B-174) — a visitor's without the brief and the project's
+ * notes (B-248, B-274), the Files: line only when its list_files here lists something (B-174).
+ */
+function readerKnowledge(room: Room, c: Claim, fileCount: number) {
+  const stored = room.knowledge;
+  const visiting = stored ? isVisiting(c.ownerBayId, stored.bayId) : false;
+  const k = stored ? knowledgeFor(stored, visiting) : null;
+  const files = fileCount > 0;
+  const memo = `${visiting} ${files}`;
+  let block = room.blocks.get(memo);
+  if (block === undefined) {
+    block = k
+      ? knowledgeBlock({
+          brief: k.project.brief === null ? null : { name: k.project.name, text: k.project.brief },
+          pinned: k.pinned,
+          shelf: shelfOf(k),
+          files,
+        })
+      : files
+        ? knowledgeBlock({ brief: null, pinned: [], shelf: { titles: [], more: 0 }, files })
+        : "";
+    room.blocks.set(memo, block);
+  }
+  const project: WebhookDelivery["project"] = {
+    id: room.row.projectId,
+    name: k?.project.name ?? room.row.projectName,
+    version: k?.project.version ?? room.row.projectVersion,
+    notes: {
+      pinned: (k?.pinned ?? []).map((n) => ({ id: n.id, title: n.title, version: n.version })),
+      shelfCount: k?.shelfCount ?? 0,
+      fileCount,
+    },
+  };
+  return { project, block };
 }
 
 /** B-175…B-177: the turns before a message, budgeted (the newest 20 read, and how many older exist). */

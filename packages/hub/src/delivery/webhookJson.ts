@@ -84,7 +84,7 @@ export function instructionsJson() {
   };
 }
 
-export type BodyHole = "delivery" | "files" | "message" | "instructions" | "you" | "verdict";
+export type BodyHole = "delivery" | "project" | "message" | "instructions" | "sha" | "you" | "verdict";
 
 /** What every delivery of one message to one room (and one history floor) shares. */
 export interface BodyShared {
@@ -95,15 +95,18 @@ export interface BodyShared {
   history: HistoryTurn[];
 }
 
-/** One agent's own: its delivery, file count, message (with its verdict), `you` and instructions. */
+/** One agent's own: its delivery, project (notes and file count), message (with its verdict), `you` and instructions. */
 export interface BodyOwn {
   deliveryId: string;
-  fileCount: number;
+  /** B-167: the project as this agent reads it — metadata only, the text is in the instructions. */
+  project: WebhookDelivery["project"];
   /** The message's JSON as this agent reads it (its verdict, B-164). */
   message: Buffer;
   shouldRespond: boolean;
   you: ContextEnvelope["you"];
   instructions: Buffer[];
+  /** The sha256 of the instructions joined (the envelope's `instructionsSha256`). */
+  instructionsSha256: string;
 }
 
 /** The body's JSON with the agent's own fields left open, in the contract's key order (004 §11). */
@@ -113,14 +116,15 @@ export const bodyTemplate = (s: BodyShared): Template<BodyHole> =>
     deliveryId: hole("delivery"),
     conversationId: s.event.conversationId,
     conversation: s.event.conversation,
-    // B-167: metadata only; no notes exist yet. B-168: fileCount is what this agent's list_files here lists.
-    project: { ...s.event.project, notes: { pinned: [], shelfCount: 0, fileCount: hole("files") } },
+    // B-167: metadata only, this agent's (B-168: fileCount is what its list_files here lists; a visitor's notes).
+    project: hole("project"),
     message: hole("message"),
     sender: s.sender,
     replyTo: s.replyTo,
     participants: s.envelope.participants,
     instructions: hole("instructions"),
-    context: { ...s.envelope, you: hole("you"), instructions: hole("instructions") },
+    instructionsSha256: hole("sha"),
+    context: { ...s.envelope, you: hole("you"), instructions: hole("instructions"), instructionsSha256: hole("sha") },
     // B-164: the same signal as `→ you should respond`.
     you: hole("verdict"),
     history: s.history,
@@ -130,7 +134,8 @@ export const bodyTemplate = (s: BodyShared): Template<BodyHole> =>
 export const bodyBytes = (t: Template<BodyHole>, own: BodyOwn): Buffer =>
   fill(t, {
     delivery: Buffer.from(JSON.stringify(own.deliveryId)),
-    files: Buffer.from(JSON.stringify(own.fileCount)),
+    project: Buffer.from(JSON.stringify(own.project)),
+    sha: Buffer.from(JSON.stringify(own.instructionsSha256)),
     message: own.message,
     instructions: own.instructions,
     you: Buffer.from(JSON.stringify(own.you)),

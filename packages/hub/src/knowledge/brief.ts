@@ -1,6 +1,8 @@
-import { type BriefView, HubError, normalizeBrief, type ProjectRef } from "@maity/domain";
+import { type AgentProject, type BriefView, HubError, normalizeBrief, type ProjectRef } from "@maity/domain";
 import type { SqlExecutor } from "@maity/db";
-import type { Caller } from "../access/caller.ts";
+import type { AgentCaller, Caller } from "../access/caller.ts";
+import type { KeyRow } from "../access/visibility.ts";
+import type { HandedStore } from "./handed.ts";
 import { memberProject } from "../access/resolve.ts";
 import { rawOf } from "../raw.ts";
 
@@ -33,7 +35,12 @@ UPDATE projects SET brief = $2, brief_version = brief_version + 1, brief_updated
 WHERE id = $1 AND brief IS DISTINCT FROM $2
 RETURNING brief, brief_version, brief_updated_at, brief_updated_by`;
 
-export function briefService(sql: SqlExecutor) {
+/** The room's project and brief for an agent, and whether the agent visits there (v1.14). */
+const AGENT_SQL = `
+SELECT p.id, p.name, p.brief, p.brief_version, (o.bay_id <> p.bay_id) AS visiting
+FROM projects p, agents a JOIN humans o ON o.id = a.owner_id WHERE p.id = $1 AND a.id = $2`;
+
+export function briefService(sql: SqlExecutor, handed: HandedStore) {
   const raw = rawOf(sql);
 
   async function peopleProject(caller: Caller, ref: ProjectRef) {
@@ -54,6 +61,23 @@ export function briefService(sql: SqlExecutor) {
       const next = normalizeBrief(brief);
       const [written] = await sql.query<BriefRow>(WRITE_SQL, [project.id, next, new Date().toISOString(), caller.id]);
       return view(written ?? (await sql.query<BriefRow>(READ_SQL, [project.id]))[0]);
+    },
+
+    /**
+     * GET /api/agent-api/conversations/:id/project, get_project (B-271): the room's project and its
+     * brief; reading it counts as being handed it (B-272). A visiting agent gets none of it (B-274):
+     * PROJECT_NOT_FOUND, as for a room in no project (sharing with visitors is not offered yet).
+     */
+    async forAgent(agent: AgentCaller, row: KeyRow): Promise<AgentProject> {
+      const [p] = await sql.query<BriefRow & { id: string; name: string; visiting: boolean }>(AGENT_SQL, [
+        row.projectId,
+        agent.id,
+      ]);
+      if (!p || p.visiting)
+        throw HubError.notFound("this conversation is in no project you can read").named("PROJECT_NOT_FOUND");
+      const version = Number(p.brief_version);
+      await handed.projectRead(agent.id, row.key, version, p.brief !== null);
+      return { id: p.id, name: p.name, version, brief: p.brief };
     },
   };
 }

@@ -35,9 +35,6 @@ export interface RoomEnvelope {
   envelope(agent: AgentCaller): ContextEnvelope;
 }
 
-/** A project's brief version: no briefs yet (a later issue), so every project is at 0 (B-134). */
-export const NO_BRIEF_VERSION = 0;
-
 /** The message columns every agent-facing rendering reads (select … satisfies, nothing leaks). */
 export const agentMessageSelect = {
   seq: true,
@@ -59,7 +56,7 @@ export const agentMessageSelect = {
       createdById: true,
       replyPolicy: true,
       designatedAgentId: true,
-      project: { select: { id: true, name: true, bayId: true } },
+      project: { select: { id: true, name: true, bayId: true, briefVersion: true } },
     },
   },
 } as const;
@@ -83,7 +80,8 @@ export type AgentMessageRow = {
     createdById: string | null;
     replyPolicy: string;
     designatedAgentId: string | null;
-    project: { id: string; name: string; bayId: string };
+    /** `briefVersion`: the brief's version when the row was read (B-262). */
+    project: { id: string; name: string; bayId: string; briefVersion: number };
   } | null;
 };
 
@@ -97,7 +95,7 @@ const AGENT_MESSAGE_ROWS_SQL = `
 SELECT e.seq, e.from_id, e.body, e.sent_at, e.metadata, e.mentions, e.redacted, e.reply_to_seq, e.card, e.attachments,
        r.event_seq AS redaction_seq, r.at AS redaction_at,
        c.id AS conversation_id, c.kind, c.title, c.created_by_id, c.reply_policy, c.designated_agent_id,
-       p.id AS project_id, p.name AS project_name, p.bay_id
+       p.id AS project_id, p.name AS project_name, p.bay_id, p.brief_version
 FROM events e
 LEFT JOIN redactions r ON r.event_seq = e.seq
 LEFT JOIN conversations c ON c.id = e.conversation_id
@@ -127,6 +125,7 @@ type AgentMessageSqlRow = {
   project_id: string;
   project_name: string;
   bay_id: string;
+  brief_version: number;
 };
 
 /** The rows of `seqs` (those that exist) as `agentMessageSelect` reads them, in one statement. */
@@ -155,7 +154,7 @@ export async function readAgentMessageRows(raw: RawQueryable, seqs: readonly num
             createdById: r.created_by_id,
             replyPolicy: r.reply_policy,
             designatedAgentId: r.designated_agent_id,
-            project: { id: r.project_id, name: r.project_name, bayId: r.bay_id },
+            project: { id: r.project_id, name: r.project_name, bayId: r.bay_id, briefVersion: Number(r.brief_version) },
           },
   }));
 }
@@ -389,6 +388,7 @@ export function toUpdatesEvent(rendered: { message: AgentMessage; row: AgentMess
     conversationId: c?.id ?? "",
     message: eventMessage(rendered.message),
     conversation: { id: c?.id ?? "", type: c?.kind === "direct" ? "DM" : "GROUP", title: c?.title ?? null },
-    project: { id: c?.project.id ?? "", name: c?.project.name ?? "", version: NO_BRIEF_VERSION },
+    // The version as the row was read; a feed that hands the brief sets the current one (knowledge/handed.ts).
+    project: { id: c?.project.id ?? "", name: c?.project.name ?? "", version: c?.project.briefVersion ?? 0 },
   };
 }

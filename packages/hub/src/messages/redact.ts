@@ -133,6 +133,7 @@ const emptyRow: KeyRow = {
   projectOwner: "",
   projectSlug: "",
   projectName: "",
+  projectVersion: 0,
   projectArchived: false,
   access: "participant",
   windowSeq: 0,

@@ -1,4 +1,4 @@
-import { eventId, type HubEvent, type Message, redactionReasonVisible } from "@maity/domain";
+import { eventId, type HubEvent, type Message, quietOf, redactionReasonVisible } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { isProjectAdmin } from "../access/resolve.ts";
 import { agentMessageSelect } from "./agentView.ts";
@@ -17,6 +17,7 @@ export const messageSelect = {
   toInstanceId: true,
   body: true,
   mentions: true,
+  metadata: true,
   sentAt: true,
   deliveredAt: true,
   redacted: true,
@@ -37,6 +38,8 @@ export type MessageRow = {
   toInstanceId: string | null;
   body: string | null;
   mentions: unknown;
+  /** The hub's own lines carry `{type, actor}` here (quiet lines, DESIGN §4b). */
+  metadata?: unknown;
   sentAt: Date;
   deliveredAt: Date | null;
   redacted: boolean;
@@ -87,6 +90,8 @@ export function renderMessage(row: MessageRow, reader: MessageReader): Message {
   if (row.replyToSeq) message.reply_to = row.replyToSeq;
   const card = redacted ? null : cardOf(row.card);
   if (card) message.card = card;
+  const quiet = quietOf(row.fromId, row.metadata);
+  if (quiet) message.quiet = quiet;
   // A group message has no delivered_at: several recipients, no read receipts (§9.2).
   return direct ? withDelivered(message, row.deliveredAt) : message;
 }

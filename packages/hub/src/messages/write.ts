@@ -257,7 +257,12 @@ export function messageWrites(
           createdById: row.createdById,
           replyPolicy: row.policy.replyPolicy,
           designatedAgentId: row.policy.designatedAgentId,
-          project: { id: row.projectId, name: row.projectName, bayId: facts.project_bay_id },
+          project: {
+            id: row.projectId,
+            name: row.projectName,
+            bayId: facts.project_bay_id,
+            briefVersion: Number(facts.project_version),
+          },
         },
       };
       const sender = participants.find((p) => p.memberId === caller.id);

@@ -25,6 +25,7 @@ export type WriteFacts = {
   reply_to: { seq: number; fromId: string; body: string | null; redacted: boolean } | null;
   replay: { hash: string; response: { seq: number } } | null;
   project_bay_id: string;
+  project_version: number;
   participants: ParticipantFacts[];
   instance_ok: boolean;
 };
@@ -43,8 +44,8 @@ export function memberInfoOf(p: ParticipantFacts): MemberInfo {
 
 /**
  * Everything the write decides from, read in one statement after the append lock: the log's head
- * (the new event's `prev`), the previous message's agent round, the reply target, an earlier
- * request with the same idempotency key, the project's Bay, the participants (with what mentions,
+ * (the new event's `prev`), the previous message's agent round (the hub's quiet lines are none), the
+ * reply target, an earlier request with the same idempotency key, the project's Bay, the participants (with what mentions,
  * routing, rendering and webhooks need) and whether to_instance names one of the agent's instances.
  * $1 conversation key, $2 reply_to seq, $3 caller, $4 idempotency key, $5 oldest live key time,
  * $6 project, $7 to_instance, $8 the direct conversation's agent.
@@ -52,12 +53,14 @@ export function memberInfoOf(p: ParticipantFacts): MemberInfo {
 export const WRITE_FACTS_SQL = `
 SELECT
   (SELECT coalesce(max(seq), 0)::int FROM events) AS head,
-  (SELECT agent_round FROM events WHERE conversation_id = $1 AND kind = 'message' ORDER BY seq DESC LIMIT 1) AS previous_round,
+  (SELECT agent_round FROM events WHERE conversation_id = $1 AND kind = 'message' AND from_id <> 'system'
+     ORDER BY seq DESC LIMIT 1) AS previous_round,
   (SELECT json_build_object('seq', seq, 'fromId', from_id, 'body', body, 'redacted', redacted)
      FROM events WHERE seq = $2::int AND conversation_id = $1 AND kind = 'message') AS reply_to,
   (SELECT json_build_object('hash', request_hash, 'response', response)
      FROM idempotency_keys WHERE caller_id = $3 AND key = $4::text AND created_at > $5::timestamp) AS replay,
   (SELECT bay_id FROM projects WHERE id = $6) AS project_bay_id,
+  (SELECT brief_version FROM projects WHERE id = $6) AS project_version,
   (SELECT coalesce(json_agg(json_build_object(
        'memberId', p.member_id, 'kind', p.member_kind, 'humanHandle', h.handle, 'displayName', h.display_name,
        'agentHandle', a.handle, 'description', a.description, 'ownerId', a.owner_id, 'ownerHandle', oh.handle,

@@ -1,0 +1,184 @@
+import {
+  type Features,
+  type Held,
+  handout,
+  type NotesDelta,
+  seqOfMessageId,
+  type UpdatesEvent,
+  withProjectRead,
+} from "@maity/domain";
+import type { SqlExecutor } from "@maity/db";
+import type { AgentCaller } from "../access/caller.ts";
+import { knowledgeFor, readRoomKnowledge, type StoredKnowledge } from "./state.ts";
+
+// What each client of an agent was handed of a room's brief and notes (B-249…B-257, B-264…B-272),
+// kept in knowledge_handed so it survives a restart and kill -9. A feed client (/updates and /ws:
+// their cursors are one, B-144) confirms a handout by moving its cursor past the event that carried
+// it; until then the handout is pending, and an event served again from an older cursor is handed
+// what changed since the last confirmed state — its delta again, merged with anything newer (B-253,
+// B-265). The record is written before the batch is answered: a client that never receives it
+// re-polls from its cursor and is handed it again. The envelope (`context`) hands at most once
+// (B-257, B-269); a get_project read (`project`) counts as holding that brief (B-272).
+
+type Pending = { seq: number; held: Held };
+type HandedRecord = { acked: Held; pending: Pending[] };
+
+export const CONTEXT_CLIENT = "context";
+export const PROJECT_CLIENT = "project";
+/** One feed per agent instance: the /updates holder and the /ws socket of that instance share it. */
+export const feedClient = (agent: AgentCaller): string => `feed/${agent.instanceId ?? ""}`;
+
+/** The records of some of an agent's clients in some rooms, and the agent's home Bay, in one statement. */
+const READ_SQL = `
+SELECT (SELECT o.bay_id FROM agents a JOIN humans o ON o.id = a.owner_id WHERE a.id = $1) AS bay_id,
+  (SELECT coalesce(json_agg(json_build_array(h.client, h.conversation_id, h.acked, h.pending)), '[]'::json)
+     FROM knowledge_handed h
+     WHERE h.agent_id = $1 AND h.client = ANY($2::text[]) AND h.conversation_id = ANY($3::text[])) AS records`;
+
+const WRITE_SQL = `
+INSERT INTO knowledge_handed (agent_id, client, conversation_id, acked, pending, updated_at)
+SELECT $1, r.client, r.conversation_id, r.acked, r.pending, $3::timestamp
+FROM jsonb_to_recordset($2::jsonb) AS r(client text, conversation_id text, acked jsonb, pending jsonb)
+ON CONFLICT (agent_id, client, conversation_id)
+DO UPDATE SET acked = EXCLUDED.acked, pending = EXCLUDED.pending, updated_at = EXCLUDED.updated_at`;
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** What a handout attaches to an event or an envelope. */
+export type Attached = { brief?: string | null; notes?: NotesDelta };
+
+export function handedStore(sql: SqlExecutor) {
+  async function read(agentId: string, clients: string[], keys: string[]) {
+    const [row] = await sql.query<{ bay_id: string | null; records: [string, string, Held, Pending[]][] }>(READ_SQL, [
+      agentId,
+      clients,
+      keys,
+    ]);
+    const records = new Map<string, HandedRecord>();
+    for (const [client, key, acked, pending] of row?.records ?? []) records.set(`${client} ${key}`, { acked, pending });
+    return { bay: row?.bay_id ?? null, records };
+  }
+
+  async function write(
+    agentId: string,
+    rows: { client: string; conversation_id: string; acked: Held; pending: Pending[] }[],
+  ) {
+    if (rows.length > 0) await sql.query(WRITE_SQL, [agentId, JSON.stringify(rows), new Date().toISOString()]);
+  }
+
+  /** The titles of notes a client held that are pinned no more (B-251: "" once deleted). */
+  async function titlesOf(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await sql.query<{ id: string; title: string }>(
+      "SELECT id, title FROM notes WHERE id = ANY($1::text[])",
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.title]));
+  }
+
+  /** Ids a client holds as pinned that no room's knowledge pins now: the ones `removed` may name. */
+  const unpinned = (helds: Held[], rooms: Map<string, StoredKnowledge>): string[] => {
+    const pinned = new Set([...rooms.values()].flatMap((k) => k.pinned.map((n) => n.id)));
+    return [...new Set(helds.flatMap((h) => Object.keys(h.n?.p ?? {})))].filter((id) => !pinned.has(id));
+  };
+
+  return {
+    /**
+     * Hands a feed batch's events their brief and notes (the features asked), in order, as one
+     * client of the agent that stands at `cursor` (the position the batch follows: what it confirmed).
+     * Every event gets its project's current version. Two statements to read, one to write.
+     */
+    async feed(
+      agent: AgentCaller,
+      features: Features,
+      cursor: number,
+      events: UpdatesEvent[],
+    ): Promise<UpdatesEvent[]> {
+      if (features.size === 0 || events.length === 0) return events;
+      const client = feedClient(agent);
+      const keys = [...new Set(events.map((e) => e.conversationId))];
+      const [{ bay, records }, rooms] = await Promise.all([
+        read(agent.id, [client, PROJECT_CLIENT], keys),
+        readRoomKnowledge(sql, keys),
+      ]);
+      // What the client confirmed in each room: the last handout at or before its cursor.
+      const state = new Map<string, { held: Held; record: HandedRecord; changed: boolean }>();
+      for (const key of keys) {
+        const record = records.get(`${client} ${key}`) ?? { acked: {}, pending: [] };
+        const confirmed = record.pending.filter((p) => p.seq <= cursor).at(-1)?.held ?? record.acked;
+        const held = withProjectRead(confirmed, records.get(`${PROJECT_CLIENT} ${key}`)?.acked.b);
+        const next = { acked: confirmed, pending: [] as Pending[] };
+        state.set(key, { held, record: next, changed: !same(next, record) });
+      }
+      const titles = await titlesOf(
+        unpinned(
+          [...state.values()].map((s) => s.held),
+          rooms,
+        ),
+      );
+      const out = events.map((event) => {
+        const k = rooms.get(event.conversationId);
+        const s = state.get(event.conversationId);
+        if (!k || !s) return event;
+        const room = knowledgeFor(k, bay !== k.bayId);
+        const given = handout(s.held, room, features, (id) => titles.get(id) ?? null);
+        const project = { id: room.project.id, name: room.project.name, version: room.project.version };
+        const attached: Attached = {};
+        if ("brief" in given) attached.brief = given.brief ?? null;
+        if (given.notes) attached.notes = given.notes;
+        if (!same(given.held, s.held)) {
+          const seq = seqOfMessageId(event.message.id) ?? 0;
+          s.record.pending.push({ seq, held: given.held });
+          s.held = given.held;
+          s.changed = true;
+        }
+        return { ...event, project, ...attached };
+      });
+      await write(
+        agent.id,
+        keys.flatMap((key) => {
+          const s = state.get(key);
+          return s?.changed ? [{ client, conversation_id: key, ...s.record }] : [];
+        }),
+      );
+      return out;
+    },
+
+    /**
+     * The envelope's brief and notes (B-257, B-269): at most once per version across context reads
+     * (GET /context, the context of GET /messages, MCP get_room_context / get_messages).
+     */
+    async context(agent: AgentCaller, key: string, features: Features): Promise<Attached> {
+      if (features.size === 0) return {};
+      const [{ bay, records }, rooms] = await Promise.all([
+        read(agent.id, [CONTEXT_CLIENT, PROJECT_CLIENT], [key]),
+        readRoomKnowledge(sql, [key]),
+      ]);
+      const k = rooms.get(key);
+      if (!k) return {};
+      const acked = records.get(`${CONTEXT_CLIENT} ${key}`)?.acked ?? {};
+      const held = withProjectRead(acked, records.get(`${PROJECT_CLIENT} ${key}`)?.acked.b);
+      const titles = await titlesOf(unpinned([held], rooms));
+      const given = handout(held, knowledgeFor(k, bay !== k.bayId), features, (id) => titles.get(id) ?? null);
+      if (!same(given.held, acked))
+        await write(agent.id, [{ client: CONTEXT_CLIENT, conversation_id: key, acked: given.held, pending: [] }]);
+      const attached: Attached = {};
+      if ("brief" in given) attached.brief = given.brief ?? null;
+      if (given.notes) attached.notes = given.notes;
+      return attached;
+    },
+
+    /** get_project (B-272): the agent holds this version of the brief, in every client. */
+    async projectRead(agentId: string, key: string, version: number, hasText: boolean): Promise<void> {
+      await write(agentId, [
+        { client: PROJECT_CLIENT, conversation_id: key, acked: { b: [version, hasText] }, pending: [] },
+      ]);
+    },
+
+    /** session_start / compact_end (B-254, B-270): every client is handed everything again. */
+    async rearm(agentId: string): Promise<void> {
+      await sql.query("DELETE FROM knowledge_handed WHERE agent_id = $1", [agentId]);
+    },
+  };
+}
+export type HandedStore = ReturnType<typeof handedStore>;
