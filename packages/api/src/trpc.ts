@@ -52,6 +52,8 @@ export interface RestMeta {
   style?: "agent";
   /** The agent protocol's name for a refused input of this operation (INVALID_NOTE). */
   invalidCode?: import("@maity/domain").AgentErrorCode;
+  /** A JSON body's limit above the default (a note's 100,000 characters), in bytes. */
+  bodyMax?: number;
 }
 /** A streamed answer (downloads): the REST adapter sends it as it is. */
 export interface StreamAnswer {

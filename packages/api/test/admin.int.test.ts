@@ -196,6 +196,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_participation_order$/),
             expect.stringMatching(/_webhook_deliveries_fillfactor$/),
             expect.stringMatching(/_project_brief$/),
+            expect.stringMatching(/_notes$/),
           ],
           pending: [],
         },

@@ -113,6 +113,48 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "notes.list": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/notes",
+    status: 200,
+    headers: {},
+  },
+  "notes.create": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/notes",
+    status: 201,
+    headers: {},
+  },
+  "notes.chatList": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/notes",
+    status: 200,
+    headers: {},
+  },
+  "notes.chatCreate": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/notes",
+    status: 201,
+    headers: {},
+  },
+  "notes.get": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/notes/{note_id}",
+    status: 200,
+    headers: {},
+  },
+  "notes.update": {
+    method: "PATCH",
+    path: "/api/projects/{owner}/{slug}/notes/{note_id}",
+    status: 200,
+    headers: {},
+  },
+  "notes.remove": {
+    method: "DELETE",
+    path: "/api/projects/{owner}/{slug}/notes/{note_id}",
+    status: 204,
+    headers: {},
+  },
   "conversations.list": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/conversations",

@@ -38,6 +38,7 @@ import {
   agentNoteListSchema,
   agentNotePatchInput,
   agentNoteSchema,
+  NOTE_REQUEST_MAX_BYTES,
 } from "./notes.ts";
 import { type AgentErrorCode, HubError } from "./errors.ts";
 import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
@@ -70,6 +71,8 @@ export interface AgentOperation<I extends z.ZodType = z.ZodType, O extends z.Zod
   bucket: "agent" | "updates" | "preauth";
   /** The protocol's name for a refused input of this operation, where it has one (INVALID_NOTE, B-245). */
   invalidCode?: AgentErrorCode;
+  /** A JSON body's limit above the default (a note's 100,000 characters), in bytes. */
+  bodyMax?: number;
 }
 
 const operation = <I extends z.ZodType, O extends z.ZodType>(
@@ -199,6 +202,7 @@ export const agentOperations = {
     output: agentNoteSchema,
     status: 201,
     invalidCode: "INVALID_NOTE",
+    bodyMax: NOTE_REQUEST_MAX_BYTES,
   }),
   noteGet: operation({
     method: "GET",
@@ -218,6 +222,7 @@ export const agentOperations = {
     input: agentNotePatchInput,
     output: agentNoteSchema,
     invalidCode: "INVALID_NOTE",
+    bodyMax: NOTE_REQUEST_MAX_BYTES,
   }),
   contextReport: operation({
     method: "POST",

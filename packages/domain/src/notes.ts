@@ -14,6 +14,11 @@ export const NOTE_BODY_MAX = 100_000;
 /** B-245: notes a project (its own, not its chats') and one chat may hold. */
 export const NOTES_PER_PROJECT = 200;
 export const NOTES_PER_CHAT = 50;
+/**
+ * A note's request body may pass the hub's 256 KiB: 100,000 characters are up to 400,000 bytes of
+ * UTF-8, and JSON may escape some as six. One MiB holds any valid note.
+ */
+export const NOTE_REQUEST_MAX_BYTES = 1024 * 1024;
 /** B-252: shelf titles an agent is handed, newest first; the rest are counted (`more`). */
 export const SHELF_TITLES_MAX = 20;
 /** B-246: note writes an agent may make a minute, across HTTP and MCP, creates and edits apart. */

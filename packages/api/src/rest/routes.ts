@@ -35,6 +35,7 @@ export function restRoutes(): RestRoute[] {
           ...(agent.respond ? { respond: agent.respond } : {}),
           ...(agent.body ? { body: agent.body } : {}),
           ...(agent.invalidCode ? { invalidCode: agent.invalidCode } : {}),
+          ...(agent.bodyMax ? { bodyMax: agent.bodyMax } : {}),
           responseSchema: agent.output,
         }
       : rest;
@@ -56,7 +57,7 @@ export function restRoutes(): RestRoute[] {
           : who.length === 1 && who[0] === "agent_token"
             ? "agent"
             : "member";
-    const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
+    const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : (meta.bodyMax ?? REQUEST_BODY_MAX_BYTES);
     const style = agent || meta.style === "agent" ? "agent" : "maity";
     return [{ name, meta, pattern, keys, style, access, bodyLimit }];
   });

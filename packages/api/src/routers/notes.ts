@@ -1,4 +1,12 @@
-import { noteCreateInput, noteListOutput, notePatchInput, noteSchema, projectRef, text } from "@maity/domain";
+import {
+  NOTE_REQUEST_MAX_BYTES,
+  noteCreateInput,
+  noteListOutput,
+  notePatchInput,
+  noteSchema,
+  projectRef,
+  text,
+} from "@maity/domain";
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc.ts";
 import { C, conversationInput, noContent, P, projectInput } from "./inputs.ts";
@@ -19,7 +27,15 @@ export const notesRouter = router({
     .output(noteListOutput)
     .query(({ ctx, input }) => ctx.hub.notes.list(ctx.caller, input, null)),
   create: authedProcedure
-    .meta({ rest: { method: "POST", path: `${P}/notes`, status: 201, summary: "Write a project note (people)" } })
+    .meta({
+      rest: {
+        method: "POST",
+        path: `${P}/notes`,
+        status: 201,
+        bodyMax: NOTE_REQUEST_MAX_BYTES,
+        summary: "Write a project note (people)",
+      },
+    })
     .input(z.strictObject({ ...projectRef.shape, ...noteCreateInput.shape }))
     .output(noteSchema)
     .mutation(({ ctx, input }) => ctx.hub.notes.create(ctx.caller, input, null, input)),
@@ -32,7 +48,13 @@ export const notesRouter = router({
     .query(({ ctx, input }) => ctx.hub.notes.list(ctx.caller, input, input.conversation_id)),
   chatCreate: authedProcedure
     .meta({
-      rest: { method: "POST", path: `${C}/notes`, status: 201, summary: "Write a chat note (its participants)" },
+      rest: {
+        method: "POST",
+        path: `${C}/notes`,
+        status: 201,
+        bodyMax: NOTE_REQUEST_MAX_BYTES,
+        summary: "Write a chat note (its participants)",
+      },
     })
     .input(z.strictObject({ ...conversationInput.shape, ...noteCreateInput.shape }))
     .output(noteSchema)
@@ -47,6 +69,7 @@ export const notesRouter = router({
       rest: {
         method: "PATCH",
         path: `${P}/notes/{note_id}`,
+        bodyMax: NOTE_REQUEST_MAX_BYTES,
         summary:
           "Edit or pin a note from base_version; a stale one answers 409 version_conflict with the current version",
       },
