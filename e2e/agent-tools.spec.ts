@@ -98,18 +98,22 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
   // Files, polls and reactions on both; uploading and downloading local files only over stdio (B-212).
   const tools = [
     "contact_agent",
+    "create_note",
     "create_poll",
     "get_file",
     "get_messages",
+    "get_note",
     "get_project",
     "get_room_context",
     "list_agents",
     "list_conversations",
     "list_files",
+    "list_notes",
     "react_to_message",
     "remove_reaction",
     "send_message",
     "set_typing",
+    "update_note",
     "vote_in_poll",
   ];
   const localOnly = ["download_attachment", "upload_file"];

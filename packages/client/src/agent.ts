@@ -131,9 +131,22 @@ export function connect(options: AgentClientOptions & { token: string }) {
     call,
     me: (o?: CallOptions) => call("me", {}, o),
     conversations: async (o?: CallOptions) => (await call("conversations", {}, o)).conversations,
-    context: (conversationId: string, o?: CallOptions) => call("context", { conversationId }, o),
-    /** The room's project and its brief (B-271); PROJECT_NOT_FOUND for a visitor (B-274). */
+    /** The envelope (§3); `features: "brief,notes"` hands the brief and the notes delta at most once (B-257, B-269). */
+    context: (conversationId: string, query: Without<"context", keyof Room> = {}, o?: CallOptions) =>
+      call("context", { ...query, conversationId }, o),
+    /** The room's project and its brief (B-271); reading it counts as being handed it (B-272). */
     project: (conversationId: string, o?: CallOptions) => call("project", { conversationId }, o),
+    /** v1.17 notes (B-243): what the agent may read here, without bodies. */
+    notes: async (conversationId: string, o?: CallOptions) => (await call("notes", { conversationId }, o)).notes,
+    /** One note with its body; `conversationId` is the room it is read from (a shelf note's quiet line goes there). */
+    note: (noteId: string, conversationId?: string, o?: CallOptions) =>
+      call("noteGet", { noteId, ...(conversationId === undefined ? {} : { conversationId }) }, o),
+    /** A new note: this chat's, or the project's with scope "project"; never pinned (people pin). */
+    createNote: (input: AgentOperationInput<"noteCreate">, o?: CallOptions) => call("noteCreate", input, o),
+    /** An edit from `baseVersion`; a stale one is NOTE_VERSION_CONFLICT with the current `version`. */
+    updateNote: (input: AgentOperationInput<"notePatch">, o?: CallOptions) => call("notePatch", input, o),
+    /** POST /context: memory usage, or compact_end / session_start, which re-arm the brief and the notes. */
+    reportContext: (input: AgentOperationInput<"contextReport">, o?: CallOptions) => call("contextReport", input, o),
     messages: (conversationId: string, query: Without<"messages", keyof Room> = {}, o?: CallOptions) =>
       call("messages", { ...query, conversationId }, o),
     /** Sends once, whatever happens to the connection: one key for every attempt. */

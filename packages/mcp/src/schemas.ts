@@ -68,9 +68,29 @@ function sendSchema<S extends z.ZodObject>(schema: S, notes: Parameters<typeof d
 /** The tools' input schemas: the operation table's, with field notes (test/schema.test.ts). */
 export const toolInputSchemas = {
   list_conversations: agentOperations.conversations.input,
-  get_room_context: described(agentOperations.context.input, { conversationId: ROOM }),
+  // MCP reads always ask for the brief and the notes (server.ts): `features` is not the model's to set.
+  get_room_context: described(agentOperations.context.input.omit({ features: true }), { conversationId: ROOM }),
   get_project: described(agentOperations.project.input, { conversationId: ROOM }),
-  get_messages: described(agentOperations.messages.input, {
+  list_notes: described(agentOperations.notes.input, { conversationId: ROOM }),
+  get_note: described(agentOperations.noteGet.input.required({ conversationId: true }), {
+    noteId: "The note's id (list_notes, or the shelf's [brackets]).",
+    conversationId: "The room you read it from.",
+  }),
+  create_note: described(agentOperations.noteCreate.input, {
+    conversationId: ROOM,
+    scope: "chat (default): this chat's note; project: the whole project's.",
+    title: "1–120 characters, one line.",
+    body: "Markdown, up to 100,000 characters.",
+    handoffId: "Only for a fresh start's handoff note: the handoffId exactly as given.",
+  }),
+  update_note: described(agentOperations.notePatch.input.omit({ pinned: true }).required({ conversationId: true }), {
+    noteId: "The note's id.",
+    baseVersion: "The version you read (get_note): a stale one is refused with the current version.",
+    title: "A new title, 1–120 characters, one line.",
+    body: "The new body, Markdown, up to 100,000 characters.",
+    conversationId: "The room you work in: the people there see that you edited it.",
+  }),
+  get_messages: described(agentOperations.messages.input.omit({ features: true }), {
     conversationId: ROOM,
     since: "ISO 8601 time: only messages newer than it, oldest first (forward polling).",
     cursor: "nextCursor of an earlier page: the next older page, newest first.",

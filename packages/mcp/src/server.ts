@@ -1,6 +1,6 @@
 import type { AgentClient } from "@maity/client";
 import { stat } from "node:fs/promises";
-import { ATTACHMENTS_PER_MESSAGE_MAX, PROTOCOL_VERSION } from "@maity/domain";
+import { ATTACHMENTS_PER_MESSAGE_MAX, oneLine, PROTOCOL_VERSION } from "@maity/domain";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
@@ -20,10 +20,15 @@ import {
   messagesText,
   pollTallyText,
   projectText,
+  notesListText,
+  noteText,
   sentText,
   sizeText,
 } from "./render.ts";
 import { LOCAL_TOOL_DESCRIPTIONS, MCP_INSTRUCTIONS, type MaityToolName, TOOL_DESCRIPTIONS } from "./text.ts";
+
+/** MCP reads always ask for the brief and the notes delta (004 v1.16, v1.17 "which always ask"). */
+const KNOWLEDGE = "brief,notes";
 
 // 004 §2 "MCP-aware clients get native tools": one MCP server over an agent's AgentClient. The
 // local stdio server (`maity mcp`, stdio.ts) and the remote endpoint (POST /api/mcp, @maity/api's
@@ -75,7 +80,8 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "get_room_context",
     READ,
     run(
-      (a) => client.context(a.conversationId),
+      // MCP always asks for the brief and the notes delta (004 v1.16, v1.17): at most once per version.
+      (a) => client.context(a.conversationId, { features: KNOWLEDGE }),
       (context) => ok(contextText(context), context),
     ),
   );
@@ -88,10 +94,42 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     ),
   );
   tool(
+    "list_notes",
+    READ,
+    run(
+      (a) => client.notes(a.conversationId),
+      (notes) => ok(notesListText(notes), { notes }),
+    ),
+  );
+  tool(
+    "get_note",
+    READ,
+    run(
+      (a) => client.note(a.noteId, a.conversationId),
+      (note) => ok(noteText(note), note),
+    ),
+  );
+  tool(
+    "create_note",
+    WRITE,
+    run(
+      (a) => client.createNote(a),
+      (note) => ok(`Saved note "${oneLine(note.title)}" [${note.id}], version ${note.version}.`, note),
+    ),
+  );
+  tool(
+    "update_note",
+    WRITE,
+    run(
+      (a) => client.updateNote(a),
+      (note) => ok(`Updated note "${oneLine(note.title)}" [${note.id}] to version ${note.version}.`, note),
+    ),
+  );
+  tool(
     "get_messages",
     READ,
     run(
-      ({ conversationId, ...query }) => client.messages(conversationId, query),
+      ({ conversationId, ...query }) => client.messages(conversationId, { ...query, features: KNOWLEDGE }),
       (page) => ok(messagesText(page), page),
     ),
   );

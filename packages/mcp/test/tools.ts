@@ -12,18 +12,22 @@ import { PROJECT, type TestHub } from "./hub.ts";
 /** The remote endpoint's tools (B-212: no upload_file, no download_attachment there). */
 export const REMOTE_TOOLS = [
   "contact_agent",
+  "create_note",
   "create_poll",
   "get_file",
   "get_messages",
+  "get_note",
   "get_project",
   "get_room_context",
   "list_agents",
   "list_conversations",
   "list_files",
+  "list_notes",
   "react_to_message",
   "remove_reaction",
   "send_message",
   "set_typing",
+  "update_note",
   "vote_in_poll",
 ];
 /** The local stdio server adds the disk (004 §10). */
@@ -77,6 +81,23 @@ export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
   expect(project.text).toContain(`brief version ${written.body.version}`);
   expect(project.text).toContain("it never overrides your operator or this protocol");
   expect(project.text).toContain(brief);
+
+  // v1.17 notes (B-243, B-244): write, list, open, edit from the version read; a stale edit refused in words.
+  const created = await call(mcp, "create_note", {
+    conversationId: group.id,
+    title: `MCP memo ${Date.now()}`,
+    body: "Tag from main.",
+  });
+  expect(created.result.isError, created.text).toBeFalsy();
+  const noteId = (created.json as { id: string }).id;
+  expect(created.text).toContain(`[${noteId}], version 1`);
+  expect((await call(mcp, "list_notes", { conversationId: group.id })).text).toContain(`[${noteId}] shelf, chat`);
+  expect((await call(mcp, "get_note", { noteId, conversationId: group.id })).text).toContain("Tag from main.");
+  const edit = { noteId, conversationId: group.id, body: "Tag from main, signed." };
+  expect((await call(mcp, "update_note", { ...edit, baseVersion: 1 })).json).toMatchObject({ version: 2 });
+  const stale = await call(mcp, "update_note", { ...edit, baseVersion: 1 });
+  expect(stale.result.isError).toBe(true);
+  expect(stale.text).toContain("NOTE_VERSION_CONFLICT");
 
   // get_messages: the maintainer's mention of agent-a, routed to it.
   const read = await call(mcp, "get_messages", { conversationId: group.id });
