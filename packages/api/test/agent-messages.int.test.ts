@@ -1025,7 +1025,14 @@ describe("the agent budget with the default limits (B-360, B-141, B-361)", () =>
   });
 
   it("B-360 B-382 the 61st request within a minute → 429 RATE_LIMITED with retry-after, sends included; /updates keeps its own bucket (B-141); other agents are untouched", async () => {
-    expect(limited.limits.settings).toEqual({ agent: 60, updates: 20, ws: 20, preauth: 10 });
+    expect(limited.limits.settings).toEqual({
+      agent: 60,
+      updates: 20,
+      ws: 20,
+      preauth: 10,
+      noteCreates: 60,
+      noteEdits: 60,
+    });
     const rooms = (await callRaw(as("agt-a"), "GET", "/conversations", { target: limited })).body.conversations as {
       id: string;
       type: string;
