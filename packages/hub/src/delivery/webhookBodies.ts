@@ -97,10 +97,9 @@ type Room = {
   envelope: RoomEnvelope;
   files: boolean;
   instructions: ReturnType<typeof instructionsJson>;
-  knowledge: StoredKnowledge | null;
-  /** The knowledge block by (visiting, files): what a reader's instructions end with (B-169…B-174). */
-  blocks: Map<string, string>;
 };
+/** A room's knowledge as this round read it, and its blocks by (visiting, files) (B-169…B-174). */
+type Knowledge = { stored: StoredKnowledge | null; blocks: Map<string, string> };
 type Cached<T> = { at: number; value: T };
 
 /** Builds the bodies of claimed deliveries; what a message's deliveries share lives SHARED_TTL_MS. */
@@ -140,8 +139,7 @@ export function bodyBuilder(deps: BodyDeps) {
     const files = deps.count
       ? ((await sql.query<{ any: boolean }>(ANY_FILE_SQL, [row.projectId]))[0]?.any ?? false)
       : false;
-    const knowledge = (await readRoomKnowledge(sql, [key])).get(key) ?? null;
-    const room = { row, envelope, files, instructions: instructionsJson(), knowledge, blocks: new Map() };
+    const room = { row, envelope, files, instructions: instructionsJson() };
     rooms.set(key, { at: now, value: room });
     return room;
   }
@@ -168,6 +166,17 @@ export function bodyBuilder(deps: BodyDeps) {
       }
     }
     const live = hooked.filter((c) => rows.has(c.id));
+    // The brief and the notes as they are now, every round (never cached: a message written after an
+    // edit carries the edit), one statement for the round's rooms.
+    const stored = await readRoomKnowledge(sql, [...new Set(live.map((c) => c.conversationKey))]);
+    const knowledge = new Map<string, Knowledge>();
+    const knowledgeOf = (key: string): Knowledge => {
+      const known = knowledge.get(key);
+      if (known) return known;
+      const k = { stored: stored.get(key) ?? null, blocks: new Map<string, string>() };
+      knowledge.set(key, k);
+      return k;
+    };
     // The messages and their histories not built in the last SHARED_TTL_MS: read and rendered together.
     const seqs = [...new Set(live.map((c) => c.eventSeq))].filter((s) => !messages.has(s));
     const events = await readAgentMessageRows(raw, seqs);
@@ -240,7 +249,7 @@ export function bodyBuilder(deps: BodyDeps) {
         const caller = callerOf(c);
         const fileCount = room.files && deps.count ? await deps.count(caller, row) : 0;
         const shouldRespond = forReader(m.rendered.message, m.rendered.respond, c.agentId).shouldRespond;
-        const mine = readerKnowledge(room, c, fileCount);
+        const mine = readerKnowledge(room, knowledgeOf(c.conversationKey), c, fileCount);
         const base = room.envelope.instructions(caller);
         // The block is the instructions' last part (B-169): after the room's own tail.
         const pieces = mine.block ? { ...base, tail: `${base.tail}\n\n${mine.block}` } : base;
@@ -264,13 +273,13 @@ export function bodyBuilder(deps: BodyDeps) {
  * block its instructions end with (B-169…B-174) — a visitor's without the brief and the project's
  * notes (B-248, B-274), the Files: line only when its list_files here lists something (B-174).
  */
-function readerKnowledge(room: Room, c: Claim, fileCount: number) {
-  const stored = room.knowledge;
+function readerKnowledge(room: Room, knowledge: Knowledge, c: Claim, fileCount: number) {
+  const stored = knowledge.stored;
   const visiting = stored ? isVisiting(c.ownerBayId, stored.bayId) : false;
   const k = stored ? knowledgeFor(stored, visiting) : null;
   const files = fileCount > 0;
   const memo = `${visiting} ${files}`;
-  let block = room.blocks.get(memo);
+  let block = knowledge.blocks.get(memo);
   if (block === undefined) {
     block = k
       ? knowledgeBlock({
@@ -282,7 +291,7 @@ function readerKnowledge(room: Room, c: Claim, fileCount: number) {
       : files
         ? knowledgeBlock({ brief: null, pinned: [], shelf: { titles: [], more: 0 }, files })
         : "";
-    room.blocks.set(memo, block);
+    knowledge.blocks.set(memo, block);
   }
   const project: WebhookDelivery["project"] = {
     id: room.row.projectId,
