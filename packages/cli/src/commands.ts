@@ -35,7 +35,21 @@ export type AgentCommand =
   | { kind: "react"; conversationId: string; messageId: string; emoji: string; remove: boolean }
   | { kind: "listen" }
   | { kind: "hook" }
-  | { kind: "mcp" };
+  | { kind: "mcp" }
+  /** 004 v1.15–v1.17: the room's brief, its notes, one note, and writing one. */
+  | { kind: "brief"; conversationId: string }
+  | { kind: "notes"; conversationId: string }
+  | { kind: "note-show"; noteId: string; conversationId?: string }
+  /** No body: $EDITOR opens (an empty file for a new note, the current body for an edit). */
+  | { kind: "note-create"; conversationId: string; title: string; body?: string; scope: "chat" | "project" }
+  | {
+      kind: "note-edit";
+      noteId: string;
+      baseVersion?: number;
+      title?: string;
+      body?: string;
+      conversationId?: string;
+    };
 
 export const ADMIN_KINDS = [
   "human",
@@ -75,6 +89,14 @@ agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
                                         put a poll in a room (2–10 answers)
   vote <poll_id> [<answer>...]          vote with the answers' numbers as shown, from 1; none withdraws
   react <conversation_id> <message_id> <emoji> [--remove]
+  brief <conversation_id>               the project brief of the room (people's room text) and its version
+  notes <conversation_id>               the notes you can read there: pinned, then the shelf (id, version, title)
+  note <note_id> [--conversation <id>]  one note with its body (a shelf note: the room's people see you opened it)
+  note create <conversation_id> --title <t> [--body <text>] [--scope chat|project]
+                                        write a note; without --body $EDITOR opens
+  note edit <note_id> [--base-version <n>] [--title <t>] [--body <text>] [--conversation <id>]
+                                        edit from the version you read (default: the current one, read
+                                        first); without --title or --body $EDITOR opens on the body
   listen                                every room, one line per message, until Ctrl-C
   hook                                  Claude Code Stop/PostToolUse hook: the messages to answer
   mcp                                   the local stdio MCP server
@@ -102,6 +124,7 @@ const OPTIONS_OF: Record<string, readonly string[]> = {
   download: ["dir"],
   poll: ["multiple"],
   react: ["remove"],
+  note: ["title", "body", "scope", "base-version", "conversation"],
   admin: ["name", "password", "description", "admin", "reason"],
 };
 
@@ -113,6 +136,48 @@ function seconds(value: string | undefined, name: string, fallback: number, min:
     throw new UsageError(`${name} must be a number of seconds${min > 0 ? " above 0" : ", 0 or more"}, got "${value}"`);
   }
   return n;
+}
+
+/** `note <id>`, `note create <conversation_id> …`, `note edit <note_id> …` (004 v1.17). */
+function parseNoteCommand(args: string[], values: Values): AgentCommand {
+  const [verb, target] = args;
+  const conversation = values.conversation !== undefined ? { conversationId: values.conversation } : {};
+  const only = (allowed: string[], what: string) => {
+    for (const o of ["title", "body", "scope", "base-version", "conversation"] as const)
+      if (values[o] !== undefined && !allowed.includes(o)) throw new UsageError(`--${o} is not an option of "${what}"`);
+  };
+  if (verb === "create") {
+    noMore(args, 2, "note create");
+    only(["title", "body", "scope"], "note create");
+    const scope = values.scope ?? "chat";
+    if (scope !== "chat" && scope !== "project")
+      throw new UsageError(`--scope must be chat or project, got "${scope}"`);
+    return {
+      kind: "note-create",
+      conversationId: need(target, "<conversation_id>"),
+      title: need(values.title, "--title"),
+      scope,
+      ...(values.body !== undefined ? { body: values.body } : {}),
+    };
+  }
+  if (verb === "edit") {
+    noMore(args, 2, "note edit");
+    only(["title", "body", "base-version", "conversation"], "note edit");
+    const base = values["base-version"];
+    if (base !== undefined && (!/^\d+$/.test(base) || Number(base) < 1))
+      throw new UsageError(`--base-version is the version you read, from 1; got "${base}"`);
+    return {
+      kind: "note-edit",
+      noteId: need(target, "<note_id>"),
+      ...(base !== undefined ? { baseVersion: Number(base) } : {}),
+      ...(values.title !== undefined ? { title: values.title } : {}),
+      ...(values.body !== undefined ? { body: values.body } : {}),
+      ...conversation,
+    };
+  }
+  noMore(args, 1, "note");
+  only(["conversation"], "note");
+  return { kind: "note-show", noteId: need(verb, "<note_id>, create or edit"), ...conversation };
 }
 
 function need(value: string | undefined, name: string): string {
@@ -147,6 +212,11 @@ export function parseCommand(argv: string[]): Parsed {
       dir: { type: "string" },
       multiple: { type: "boolean", default: false },
       remove: { type: "boolean", default: false },
+      title: { type: "string" },
+      body: { type: "string" },
+      scope: { type: "string" },
+      "base-version": { type: "string" },
+      conversation: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -238,6 +308,11 @@ type Values = {
   dir?: string;
   multiple?: boolean;
   remove?: boolean;
+  title?: string;
+  body?: string;
+  scope?: string;
+  "base-version"?: string;
+  conversation?: string;
 };
 
 function noMore(args: string[], count: number, scope: string): void {
@@ -323,6 +398,12 @@ function parseAgentCommand(scope: string, args: string[], values: Values): Agent
         emoji: need(args[2], "<emoji>"),
         remove: values.remove ?? false,
       };
+    case "brief":
+    case "notes":
+      noMore(args, 1, scope);
+      return { kind: scope, conversationId: need(args[0], "<conversation_id>") };
+    case "note":
+      return parseNoteCommand(args, values);
     default:
       throw new UsageError(`unknown command "${scope}"`);
   }

@@ -11,6 +11,7 @@ import { clock, renderFile, renderLine, renderRoom, renderTally, sanitize, sizeT
 import { hook } from "./hook.ts";
 import { CommandError, type Io, json } from "./io.ts";
 import { mcp } from "./mcp.ts";
+import { noteCommand } from "./notes.ts";
 import { linkCommand, pairCommand } from "./preauth.ts";
 import { checkOnce, listen, watch } from "./rooms.ts";
 import { uploadAll } from "./send.ts";
@@ -165,6 +166,12 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
       return hook(session, io);
     case "mcp":
       return mcp(session, io);
+    case "brief":
+    case "notes":
+    case "note-show":
+    case "note-create":
+    case "note-edit":
+      return noteCommand(command, session, asJson, io);
     case "pair":
     case "link":
       throw new Error("unreachable");
