@@ -23,6 +23,8 @@ export interface LiveMessage {
   sent_at: string;
   redacted: boolean;
   mentions: { member_id: string }[];
+  /** The hub's own quiet line (DESIGN §4b): it changes nothing of the list. */
+  quiet?: unknown;
 }
 
 /**
@@ -32,6 +34,8 @@ export interface LiveMessage {
  */
 export function itemAfterMessage<T extends LiveItem>(item: T, message: LiveMessage, readerId: string): T {
   if (item.last_message && item.last_message.seq >= message.seq) return item;
+  // A quiet line (an agent edited a note) moves no chat up, shows in no preview, counts in no unread.
+  if (message.quiet) return item;
   const own = message.from === readerId;
   const mentioned = !own && message.mentions.some((m) => m.member_id === readerId);
   const redacted = message.redacted || message.body === null;

@@ -23,6 +23,15 @@ const msg = (over: Partial<Parameters<typeof itemAfterMessage>[1]> = {}) => ({
 });
 
 describe("itemAfterMessage (§9.2 Read and unread, §9.3)", () => {
+  it("DESIGN §4b a quiet line (an agent edited a note) changes nothing: no preview, no activity, no unread", () => {
+    const before = item({ unread: 2 });
+    const quiet = msg({ from: "system", body: "agent-a edited Pricing tiers" });
+    expect(itemAfterMessage(before, { ...quiet, quiet: { type: "note.edited", actor: "agt-a" } }, "hum-me")).toBe(
+      before,
+    );
+    expect(itemAfterMessage(before, quiet, "hum-me")).not.toBe(before);
+  });
+
   it.each([
     ["someone else's message: one more unread", item({ unread: 2 }), msg(), { unread: 3, mentions_unread: 0 }],
     [

@@ -1,7 +1,7 @@
 "use client";
 import type { Conversation } from "@maity/domain";
-import { Avatar } from "@maity/ui";
-import { Eye, Users } from "lucide-react";
+import { Avatar, Button } from "@maity/ui";
+import { Eye, NotebookText, Users } from "lucide-react";
 import { type Named, nameOf } from "../wording/chatView";
 import type { ChatProps } from "./chatProps";
 import { ManageGroup } from "./ManageGroup";
@@ -18,6 +18,8 @@ export function ChatHeader(props: {
   observersText: string | null;
   /** Set when the reader may open the manage controls (a participant of a group chat). */
   manage: { closed: boolean; archived: boolean } | null;
+  /** The notes panel beside the chat (004 v1.17): whether it is open, and its toggle. */
+  notes: { open: boolean; onToggle: () => void; panelId: string };
 }) {
   const { conversation: c, people, title, observersText, manage } = props;
   const agent = c.participants.find((p) => p.kind === "agent");
@@ -31,7 +33,17 @@ export function ChatHeader(props: {
         ) : agent ? (
           <Avatar name={nameOf(agent.member_id, people)} kind="agent" decorative />
         ) : null}
-        <h1 className="min-w-0 truncate text-lg font-semibold">{title}</h1>
+        <h1 className="min-w-0 flex-1 truncate text-lg font-semibold">{title}</h1>
+        <Button
+          size="sm"
+          variant={props.notes.open ? "primary" : "secondary"}
+          aria-expanded={props.notes.open}
+          aria-controls={props.notes.panelId}
+          onClick={props.notes.onToggle}
+        >
+          <NotebookText aria-hidden />
+          Notes
+        </Button>
       </div>
       <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
         {c.participants.map((p) => (

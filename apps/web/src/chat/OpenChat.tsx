@@ -20,6 +20,7 @@ import type { ChatProps } from "./chatProps";
 import { Composer, type ReplyTarget } from "./Composer";
 import { useManager } from "./manager";
 import { MessageRow, type RowActions } from "./MessageRow";
+import { NotesPanel } from "./NotesPanel";
 import { dayLabel, named, peopleOf } from "./people";
 import { useTimeline, useTyping } from "./timeline";
 import { useEdgeSentinels } from "./useEdgeSentinels";
@@ -251,6 +252,10 @@ export function OpenChat(props: ChatProps) {
     [merge, owner, slug, id, toast, jump],
   );
   const cancelReply = useCallback(() => setReplyTo(null), []);
+  // The notes panel (004 v1.17): a new quiet line (an agent edited or opened a note) reads it again.
+  const [notesOpen, setNotesOpen] = useState(false);
+  const notesPanelId = "notes-panel";
+  const lastQuiet = useMemo(() => items.reduce((seq, m) => (m.quiet && m.seq > seq ? m.seq : seq), 0), [items]);
   // Files dropped anywhere on the chat go to the composer's uploads.
   const dropTarget = useRef<((files: File[]) => void) | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -299,137 +304,154 @@ export function OpenChat(props: ChatProps) {
   const title = itemTitle(c);
   return (
     // A definite height under the app's header (3.5rem), so the messages scroll inside the chat and the
-    // composer stays pinned at the bottom — on a phone too — whatever the page around it does.
-    <article
-      className="relative flex min-h-0 flex-1 flex-col"
-      aria-label={title}
-      onDragOver={(e) => {
-        if (!dropTarget.current || !e.dataTransfer.types.includes("Files")) return;
-        e.preventDefault();
-        setDragging(true);
-      }}
-      onDragLeave={(e) => {
-        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
-      }}
-      onDrop={(e) => {
-        setDragging(false);
-        if (!dropTarget.current || !e.dataTransfer.files.length) return;
-        e.preventDefault();
-        dropTarget.current([...e.dataTransfer.files]);
-      }}
-    >
-      {dragging ? (
+    // composer stays pinned at the bottom — on a phone too — whatever the page around it does. The notes
+    // panel sits beside the chat on a wide screen and over it on a phone.
+    <div className="relative flex min-h-0 flex-1">
+      <article
+        className="relative flex min-h-0 flex-1 flex-col"
+        aria-label={title}
+        onDragOver={(e) => {
+          if (!dropTarget.current || !e.dataTransfer.types.includes("Files")) return;
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={(e) => {
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+        }}
+        onDrop={(e) => {
+          setDragging(false);
+          if (!dropTarget.current || !e.dataTransfer.files.length) return;
+          e.preventDefault();
+          dropTarget.current([...e.dataTransfer.files]);
+        }}
+      >
+        {dragging ? (
+          <div
+            className="pointer-events-none absolute inset-2 z-30 flex items-center justify-center rounded-lg border-2 border-dashed border-accent bg-accent-soft/80 text-sm font-medium"
+            aria-hidden
+          >
+            Drop the files to attach them
+          </div>
+        ) : null}
+        <ChatHeader
+          chat={props}
+          conversation={c}
+          people={people}
+          title={title}
+          observersText={observersText}
+          manage={c.kind === "group" && !observer ? { closed, archived } : null}
+          notes={{ open: notesOpen, onToggle: () => setNotesOpen(!notesOpen), panelId: notesPanelId }}
+        />
         <div
-          className="pointer-events-none absolute inset-2 z-30 flex items-center justify-center rounded-lg border-2 border-dashed border-accent bg-accent-soft/80 text-sm font-medium"
-          aria-hidden
+          ref={scroller}
+          className="flex min-h-0 flex-1 flex-col overflow-y-auto px-4 py-3 [overflow-anchor:none]"
+          onScroll={onScroll}
         >
-          Drop the files to attach them
+          <div ref={top} className="flex flex-col items-center gap-1 pb-2" aria-busy={timeline.loadingEarlier}>
+            {atStart ? (
+              <p className="text-xs text-muted">The start of the conversation.</p>
+            ) : (
+              // The fallback for scrolling: a keyboard or a short chat reaches earlier lines here.
+              <Button variant="ghost" size="sm" onClick={() => void towardsTop()} disabled={!ready}>
+                {timeline.loadingEarlier ? "Loading earlier messages…" : "Earlier messages"}
+              </Button>
+            )}
+          </div>
+          {timeline.state === "error" ? <p className="text-sm text-danger-text">{timeline.error}</p> : null}
+          <ol ref={list} className="flex flex-col gap-1" aria-label="Messages">
+            {timeline.state === "loading" ? (
+              <li aria-busy="true" className="text-sm text-muted">
+                Loading…
+              </li>
+            ) : null}
+            {ready && items.length === 0 ? <li className="text-sm text-muted">No messages yet.</li> : null}
+            {days.map((day) => [
+              <li key={`day-${day.day}`} className="my-2 flex items-center gap-3 text-xs text-muted">
+                <span className="h-px flex-1 bg-border" aria-hidden />
+                {dayLabel(day.day)}
+                <span className="h-px flex-1 bg-border" aria-hidden />
+              </li>,
+              ...day.runs.flatMap((run) =>
+                run.messages.flatMap((m, i) => [
+                  ...(m.seq === divider
+                    ? [
+                        <li key="divider" data-divider="new" className="scroll-mt-2">
+                          {/* biome-ignore lint/a11y/useSemanticElements: a labelled separator that shows its label; an <hr> holds no text */}
+                          <div
+                            role="separator"
+                            aria-label="New messages"
+                            className="my-1 flex items-center gap-3 text-xs font-semibold text-danger-text"
+                          >
+                            <span className="h-px flex-1 bg-danger" aria-hidden />
+                            New messages
+                            <span className="h-px flex-1 bg-danger" aria-hidden />
+                          </div>
+                        </li>,
+                      ]
+                    : []),
+                  <MessageRow
+                    key={m.seq}
+                    message={m}
+                    first={i === 0 || m.seq === divider}
+                    conversationRef={ref}
+                    canRedact={canRedact}
+                    canReply={canReply}
+                    manager={manager}
+                    me={me.id}
+                    agent={(kindOf.get(m.from) ?? people.get(m.from)?.kind) === "agent"}
+                    people={people}
+                    routing={routingBySeq.get(m.seq)}
+                    managers={managers}
+                    highlighted={highlight === m.seq}
+                    quoted={m.reply_to ? bySeq.get(m.reply_to) : undefined}
+                    actions={actions}
+                  />,
+                ]),
+              ),
+            ])}
+          </ol>
+          <div ref={bottom} className="h-px shrink-0" aria-hidden>
+            {!timeline.caughtUp ? <span className="sr-only">Loading later messages…</span> : null}
+          </div>
+        </div>
+        <p className="typing min-h-5 shrink-0 px-4 text-xs text-muted" aria-live="polite">
+          {typing.length
+            ? `${listInWords(typing.map((m) => nameOf(m, people)))} ${typing.length === 1 ? "is" : "are"} writing…`
+            : ""}
+        </p>
+        <Composer
+          conversationRef={ref}
+          closed={closed}
+          observer={observer}
+          archived={archived}
+          lead={mine && "meat_proxy_lead" in mine ? Boolean(mine.meat_proxy_lead) : false}
+          human={me.kind === "human"}
+          me={me.id}
+          candidates={candidates}
+          replyTo={replyTo}
+          onCancelReply={cancelReply}
+          dropTarget={dropTarget}
+          onPosted={(m) => {
+            // The lists learn of it from the live feed: nothing to read again here.
+            pinnedToEnd.current = true;
+            setRange(null);
+            merge([m]);
+          }}
+        />
+      </article>
+      {notesOpen ? (
+        <div id={notesPanelId} className="absolute inset-0 z-20 flex lg:static lg:inset-auto">
+          <NotesPanel
+            owner={owner}
+            slug={slug}
+            conversationId={id}
+            observer={observer}
+            people={people}
+            refresh={lastQuiet}
+            onClose={() => setNotesOpen(false)}
+          />
         </div>
       ) : null}
-      <ChatHeader
-        chat={props}
-        conversation={c}
-        people={people}
-        title={title}
-        observersText={observersText}
-        manage={c.kind === "group" && !observer ? { closed, archived } : null}
-      />
-      <div
-        ref={scroller}
-        className="flex min-h-0 flex-1 flex-col overflow-y-auto px-4 py-3 [overflow-anchor:none]"
-        onScroll={onScroll}
-      >
-        <div ref={top} className="flex flex-col items-center gap-1 pb-2" aria-busy={timeline.loadingEarlier}>
-          {atStart ? (
-            <p className="text-xs text-muted">The start of the conversation.</p>
-          ) : (
-            // The fallback for scrolling: a keyboard or a short chat reaches earlier lines here.
-            <Button variant="ghost" size="sm" onClick={() => void towardsTop()} disabled={!ready}>
-              {timeline.loadingEarlier ? "Loading earlier messages…" : "Earlier messages"}
-            </Button>
-          )}
-        </div>
-        {timeline.state === "error" ? <p className="text-sm text-danger-text">{timeline.error}</p> : null}
-        <ol ref={list} className="flex flex-col gap-1" aria-label="Messages">
-          {timeline.state === "loading" ? (
-            <li aria-busy="true" className="text-sm text-muted">
-              Loading…
-            </li>
-          ) : null}
-          {ready && items.length === 0 ? <li className="text-sm text-muted">No messages yet.</li> : null}
-          {days.map((day) => [
-            <li key={`day-${day.day}`} className="my-2 flex items-center gap-3 text-xs text-muted">
-              <span className="h-px flex-1 bg-border" aria-hidden />
-              {dayLabel(day.day)}
-              <span className="h-px flex-1 bg-border" aria-hidden />
-            </li>,
-            ...day.runs.flatMap((run) =>
-              run.messages.flatMap((m, i) => [
-                ...(m.seq === divider
-                  ? [
-                      <li key="divider" data-divider="new" className="scroll-mt-2">
-                        {/* biome-ignore lint/a11y/useSemanticElements: a labelled separator that shows its label; an <hr> holds no text */}
-                        <div
-                          role="separator"
-                          aria-label="New messages"
-                          className="my-1 flex items-center gap-3 text-xs font-semibold text-danger-text"
-                        >
-                          <span className="h-px flex-1 bg-danger" aria-hidden />
-                          New messages
-                          <span className="h-px flex-1 bg-danger" aria-hidden />
-                        </div>
-                      </li>,
-                    ]
-                  : []),
-                <MessageRow
-                  key={m.seq}
-                  message={m}
-                  first={i === 0 || m.seq === divider}
-                  conversationRef={ref}
-                  canRedact={canRedact}
-                  canReply={canReply}
-                  manager={manager}
-                  me={me.id}
-                  agent={(kindOf.get(m.from) ?? people.get(m.from)?.kind) === "agent"}
-                  people={people}
-                  routing={routingBySeq.get(m.seq)}
-                  managers={managers}
-                  highlighted={highlight === m.seq}
-                  quoted={m.reply_to ? bySeq.get(m.reply_to) : undefined}
-                  actions={actions}
-                />,
-              ]),
-            ),
-          ])}
-        </ol>
-        <div ref={bottom} className="h-px shrink-0" aria-hidden>
-          {!timeline.caughtUp ? <span className="sr-only">Loading later messages…</span> : null}
-        </div>
-      </div>
-      <p className="typing min-h-5 shrink-0 px-4 text-xs text-muted" aria-live="polite">
-        {typing.length
-          ? `${listInWords(typing.map((m) => nameOf(m, people)))} ${typing.length === 1 ? "is" : "are"} writing…`
-          : ""}
-      </p>
-      <Composer
-        conversationRef={ref}
-        closed={closed}
-        observer={observer}
-        archived={archived}
-        lead={mine && "meat_proxy_lead" in mine ? Boolean(mine.meat_proxy_lead) : false}
-        human={me.kind === "human"}
-        me={me.id}
-        candidates={candidates}
-        replyTo={replyTo}
-        onCancelReply={cancelReply}
-        dropTarget={dropTarget}
-        onPosted={(m) => {
-          // The lists learn of it from the live feed: nothing to read again here.
-          pinnedToEnd.current = true;
-          setRange(null);
-          merge([m]);
-        }}
-      />
-    </article>
+    </div>
   );
 }
