@@ -9,7 +9,7 @@ import {
 } from "@maity/domain";
 import type { SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
-import { knowledgeFor, readRoomKnowledge, type StoredKnowledge } from "./state.ts";
+import { knowledgeFor, readRooms, type StoredKnowledge } from "./state.ts";
 
 // What each client of an agent was handed of a room's brief and notes (B-249…B-257, B-264…B-272),
 // kept in knowledge_handed so it survives a restart and kill -9. A feed client (/updates and /ws:
@@ -28,13 +28,6 @@ export const PROJECT_CLIENT = "project";
 /** One feed per agent instance: the /updates holder and the /ws socket of that instance share it. */
 export const feedClient = (agent: AgentCaller): string => `feed/${agent.instanceId ?? ""}`;
 
-/** The records of some of an agent's clients in some rooms, and the agent's home Bay, in one statement. */
-const READ_SQL = `
-SELECT (SELECT o.bay_id FROM agents a JOIN humans o ON o.id = a.owner_id WHERE a.id = $1) AS bay_id,
-  (SELECT coalesce(json_agg(json_build_array(h.client, h.conversation_id, h.acked, h.pending)), '[]'::json)
-     FROM knowledge_handed h
-     WHERE h.agent_id = $1 AND h.client = ANY($2::text[]) AND h.conversation_id = ANY($3::text[])) AS records`;
-
 const WRITE_SQL = `
 INSERT INTO knowledge_handed (agent_id, client, conversation_id, acked, pending, updated_at)
 SELECT $1, r.client, r.conversation_id, r.acked, r.pending, $3::timestamp
@@ -48,15 +41,14 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 export type Attached = { brief?: string | null; notes?: NotesDelta };
 
 export function handedStore(sql: SqlExecutor) {
+  /** The rooms' knowledge, the agent's clients' records there (by `client key`) and its Bay: one statement. */
   async function read(agentId: string, clients: string[], keys: string[]) {
-    const [row] = await sql.query<{ bay_id: string | null; records: [string, string, Held, Pending[]][] }>(READ_SQL, [
-      agentId,
-      clients,
-      keys,
-    ]);
+    const found = await readRooms(sql, keys, { agentId, clients });
     const records = new Map<string, HandedRecord>();
-    for (const [client, key, acked, pending] of row?.records ?? []) records.set(`${client} ${key}`, { acked, pending });
-    return { bay: row?.bay_id ?? null, records };
+    for (const [key, byClient] of found.handed)
+      for (const [client, [acked, pending]] of byClient)
+        records.set(`${client} ${key}`, { acked: acked as Held, pending: pending as Pending[] });
+    return { bay: found.readerBay, records, rooms: found.rooms };
   }
 
   async function write(
@@ -86,7 +78,7 @@ export function handedStore(sql: SqlExecutor) {
     /**
      * Hands a feed batch's events their brief and notes (the features asked), in order, as one
      * client of the agent that stands at `cursor` (the position the batch follows: what it confirmed).
-     * Every event gets its project's current version. Two statements to read, one to write.
+     * Every event gets its project's current version. One statement to read; one to write when a hand-out goes.
      */
     async feed(
       agent: AgentCaller,
@@ -97,18 +89,15 @@ export function handedStore(sql: SqlExecutor) {
       if (features.size === 0 || events.length === 0) return events;
       const client = feedClient(agent);
       const keys = [...new Set(events.map((e) => e.conversationId))];
-      const [{ bay, records }, rooms] = await Promise.all([
-        read(agent.id, [client, PROJECT_CLIENT], keys),
-        readRoomKnowledge(sql, keys),
-      ]);
-      // What the client confirmed in each room: the last handout at or before its cursor.
+      const { bay, records, rooms } = await read(agent.id, [client, PROJECT_CLIENT], keys);
+      // What the client confirmed in each room: the last hand-out at or before its cursor. Confirming
+      // alone writes nothing (the next read confirms again); a new hand-out writes the collapsed record.
       const state = new Map<string, { held: Held; record: HandedRecord; changed: boolean }>();
       for (const key of keys) {
         const record = records.get(`${client} ${key}`) ?? { acked: {}, pending: [] };
         const confirmed = record.pending.filter((p) => p.seq <= cursor).at(-1)?.held ?? record.acked;
         const held = withProjectRead(confirmed, records.get(`${PROJECT_CLIENT} ${key}`)?.acked.b);
-        const next = { acked: confirmed, pending: [] as Pending[] };
-        state.set(key, { held, record: next, changed: !same(next, record) });
+        state.set(key, { held, record: { acked: confirmed, pending: [] as Pending[] }, changed: false });
       }
       const titles = await titlesOf(
         unpinned(
@@ -150,10 +139,7 @@ export function handedStore(sql: SqlExecutor) {
      */
     async context(agent: AgentCaller, key: string, features: Features): Promise<Attached> {
       if (features.size === 0) return {};
-      const [{ bay, records }, rooms] = await Promise.all([
-        read(agent.id, [CONTEXT_CLIENT, PROJECT_CLIENT], [key]),
-        readRoomKnowledge(sql, [key]),
-      ]);
+      const { bay, records, rooms } = await read(agent.id, [CONTEXT_CLIENT, PROJECT_CLIENT], [key]);
       const k = rooms.get(key);
       if (!k) return {};
       const acked = records.get(`${CONTEXT_CLIENT} ${key}`)?.acked ?? {};

@@ -5,9 +5,20 @@ import type { SqlExecutor } from "@maity/db";
 // their bodies (the project's, then the chat's, oldest first) and its shelf's newest titles with the
 // shelf's size — for many rooms in one statement (a feed batch, a webhook round).
 
-/** The rooms' knowledge, $1 conversation keys; the notes' order is domain compareNotes'. */
-const ROOMS_SQL = `
-SELECT c.id AS key, p.id, p.name, p.brief, p.brief_version, p.bay_id,
+/**
+ * The rooms' knowledge, $1 conversation keys; the notes' order is domain compareNotes'. With a
+ * reader ($2 agent, $3 its clients) also what those clients were handed in each room and the
+ * agent's home Bay — one statement for a feed batch.
+ */
+const roomsSql = (reader: boolean) => `
+SELECT c.id AS key, p.id, p.name, p.brief, p.brief_version, p.bay_id,${
+  reader
+    ? `
+  (SELECT o.bay_id FROM agents a JOIN humans o ON o.id = a.owner_id WHERE a.id = $2) AS reader_bay,
+  (SELECT coalesce(json_agg(json_build_array(h.client, h.acked, h.pending)), '[]'::json) FROM knowledge_handed h
+     WHERE h.agent_id = $2 AND h.client = ANY($3::text[]) AND h.conversation_id = c.id) AS handed,`
+    : ""
+}
   (SELECT coalesce(json_agg(json_build_array(n.id, n.conversation_id IS NULL, n.title, n.version, n.body)
                             ORDER BY n.conversation_id IS NOT NULL, n.created_at, n.id), '[]'::json)
      FROM notes n WHERE n.project_id = p.id AND (n.conversation_id IS NULL OR n.conversation_id = c.id) AND n.pinned)
@@ -21,6 +32,8 @@ SELECT c.id AS key, p.id, p.name, p.brief, p.brief_version, p.bay_id,
   (SELECT count(*)::int FROM notes n WHERE n.conversation_id = c.id AND NOT n.pinned) AS chat_shelf_count
 FROM conversations c JOIN projects p ON p.id = c.project_id
 WHERE c.id = ANY($1::text[])`;
+const ROOMS_SQL = roomsSql(false);
+const READER_ROOMS_SQL = roomsSql(true);
 
 type Row = {
   key: string;
@@ -33,6 +46,8 @@ type Row = {
   shelf: [string, boolean, string][];
   shelf_count: number;
   chat_shelf_count: number;
+  reader_bay?: string | null;
+  handed?: [string, unknown, unknown][];
 };
 
 /** A room's knowledge, with its project's Bay (whether a reader visits there). */
@@ -42,10 +57,29 @@ export async function readRoomKnowledge(
   db: SqlExecutor,
   keys: readonly string[],
 ): Promise<Map<string, StoredKnowledge>> {
+  return (await readRooms(db, keys, null)).rooms;
+}
+
+/** What a reader's clients were handed in a room, by client: `[acked, pending]` as stored. */
+export type HandedRows = Map<string, Map<string, [unknown, unknown]>>;
+
+/** The rooms' knowledge and, for a reader, its clients' records there and its home Bay (one statement). */
+export async function readRooms(
+  db: SqlExecutor,
+  keys: readonly string[],
+  reader: { agentId: string; clients: string[] } | null,
+): Promise<{ rooms: Map<string, StoredKnowledge>; handed: HandedRows; readerBay: string | null }> {
   const out = new Map<string, StoredKnowledge>();
-  if (keys.length === 0) return out;
-  const rows = await db.query<Row>(ROOMS_SQL, [[...new Set(keys)]]);
-  for (const r of rows)
+  const handed: HandedRows = new Map();
+  let readerBay: string | null = null;
+  if (keys.length === 0) return { rooms: out, handed, readerBay };
+  const unique = [...new Set(keys)];
+  const rows = reader
+    ? await db.query<Row>(READER_ROOMS_SQL, [unique, reader.agentId, reader.clients])
+    : await db.query<Row>(ROOMS_SQL, [unique]);
+  for (const r of rows) {
+    readerBay = r.reader_bay ?? readerBay;
+    handed.set(r.key, new Map((r.handed ?? []).map(([client, acked, pending]) => [client, [acked, pending]])));
     out.set(r.key, {
       project: { id: r.id, name: r.name, version: Number(r.brief_version), brief: r.brief },
       pinned: r.pinned.map(
@@ -62,7 +96,8 @@ export async function readRoomKnowledge(
       chatShelfCount: Number(r.chat_shelf_count),
       bayId: r.bay_id,
     });
-  return out;
+  }
+  return { rooms: out, handed, readerBay };
 }
 
 /**
