@@ -89,6 +89,7 @@ export const ACCESS: Record<string, Access> = {
   "projects.members": members,
   "projects.brief": peopleAfterVisibility("the brief is people's; an agent is handed it with its messages (004 v1.15)"),
   "projects.setBrief": peopleAfterVisibility("the brief is written by people (004 v1.15)"),
+  "projects.setSharing": peopleAfterVisibility("a project's people choose what visitors read (DESIGN §4b)"),
   "notes.list": peopleAfterVisibility("agents read notes through the agent API (004 v1.17)"),
   "notes.create": peopleAfterVisibility("agents write notes through the agent API (004 v1.17)"),
   "notes.chatList": peopleAfterVisibility("agents read notes through the agent API (004 v1.17)"),

@@ -197,6 +197,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_webhook_deliveries_fillfactor$/),
             expect.stringMatching(/_project_brief$/),
             expect.stringMatching(/_notes$/),
+            expect.stringMatching(/_project_share_with_visitors$/),
           ],
           pending: [],
         },

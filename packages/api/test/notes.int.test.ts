@@ -211,6 +211,39 @@ describe("004 v1.17 notes on the agent API", () => {
     expect(write.body.code).toBe("NOTE_FORBIDDEN");
   });
 
+  it("B-274 B-248 DESIGN §4b a project shared with visitors: the visitor reads its brief and notes, still writes none", async () => {
+    const share = (who: string, value: unknown) =>
+      rest("PATCH", P, { ...as(who), body: { share_with_visitors: value } });
+    // Only a members:admin person decides; an agent is sent away; the field is named when wrong.
+    expect((await share("hum-guest", true)).body.error).toMatchObject({
+      code: "forbidden",
+      details: { reason: "not_an_admin" },
+    });
+    expect((await share("agt-a", true)).body.error.details.reason).toBe("humans_only");
+    expect((await share("hum-maintainer", "yes")).body.error.details.fields).toEqual({
+      share_with_visitors: "true or false",
+    });
+    expect((await share("hum-maintainer", true)).body).toEqual({ share_with_visitors: true });
+    try {
+      const listed = await rest("GET", `${A}/conversations/${room.key}/notes`, as("visitor"));
+      expect(listed.body.notes.some((n: { scope: string }) => n.scope === "project")).toBe(true);
+      const projectNote = (await rest("GET", `${P}/notes`, as("hum-maintainer"))).body.items[0];
+      expect((await rest("GET", `${A}/notes/${projectNote.id}`, as("visitor"))).status).toBe(200);
+      expect((await rest("GET", `${A}/conversations/${room.key}/project`, as("visitor"))).status).toBe(200);
+      const edit = await rest("PATCH", `${A}/notes/${projectNote.id}`, {
+        ...as("visitor"),
+        body: { baseVersion: projectNote.version, body: "visitor was here" },
+      });
+      expect(edit.status).toBe(403);
+      expect(edit.body.code).toBe("NOTE_FORBIDDEN");
+    } finally {
+      expect((await share("hum-maintainer", false)).body).toEqual({ share_with_visitors: false });
+    }
+    expect((await rest("GET", `${A}/conversations/${room.key}/project`, as("visitor"))).body.code).toBe(
+      "PROJECT_NOT_FOUND",
+    );
+  });
+
   it("B-247 an agent's edit and its opening a shelf note leave one quiet line each: no unread, no round", async () => {
     const before = await rest("GET", `${P}/conversations/${room.id}`, as("hum-maintainer"));
     const made = await rest("POST", `${P}/conversations/${room.id}/notes`, {

@@ -107,6 +107,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "projects.setSharing": {
+    method: "PATCH",
+    path: "/api/projects/{owner}/{slug}",
+    status: 200,
+    headers: {},
+  },
   "projects.setBrief": {
     method: "PUT",
     path: "/api/projects/{owner}/{slug}/brief",

@@ -29,6 +29,10 @@ export const briefOutput = z.object({
 });
 export type BriefView = z.output<typeof briefOutput>;
 
+/** PATCH /api/projects/{owner}/{slug} (DESIGN §4b): what the project shares with visiting agents. */
+export const projectSharingInput = z.object({ share_with_visitors: z.boolean({ error: "true or false" }) });
+export const projectSharingOutput = z.object({ share_with_visitors: z.boolean() });
+
 /** GET /api/agent-api/conversations/:id/project (B-271): the room's project and its brief. */
 export const agentProjectSchema = z.object({
   id: z.string(),

@@ -167,8 +167,11 @@ export const FILES_LINE = "Files: this project has a file library (list_files)";
 
 /** What the block is made of, and nothing else: no clock and no counter (B-169, byte-stable). */
 export interface KnowledgeBlockInput {
-  /** The brief, or null (no brief, or not for this reader: a visitor, B-274). */
-  brief: { name: string; text: string } | null;
+  /**
+   * The brief, or null (no brief, or not for this reader: a visitor, B-274). `visitedBay`: the reader
+   * visits, and the project shares with visitors — the brief is that Bay's room text (v1.15).
+   */
+  brief: { name: string; text: string; visitedBay?: string | undefined } | null;
   pinned: readonly Pick<PinnedNote, "scope" | "title" | "body">[];
   shelf: { titles: readonly ShelfTitle[]; more: number };
   /** The reader's list_files here would list something (B-174). */
@@ -183,7 +186,11 @@ const noteText = (n: { title: string; body: string }) => `### ${n.title}\n${n.bo
  */
 export function knowledgeBlock(input: KnowledgeBlockInput): string {
   const sections: string[] = [];
-  if (input.brief) sections.push(`Project brief ("${input.brief.name}"):\n${input.brief.text.trimEnd()}`);
+  if (input.brief)
+    sections.push(
+      `${input.brief.visitedBay ? `Room text of the visited Bay ${input.brief.visitedBay} — project brief` : "Project brief"}` +
+        ` ("${input.brief.name}"):\n${input.brief.text.trimEnd()}`,
+    );
   const project = input.pinned.filter((n) => n.scope === "project");
   const chat = input.pinned.filter((n) => n.scope === "chat");
   const notes: string[] = [];

@@ -1,6 +1,8 @@
 import {
   briefInput,
   briefOutput,
+  projectSharingInput,
+  projectSharingOutput,
   personNameSchema,
   personNamesInput,
   projectMemberSchema,
@@ -31,6 +33,18 @@ export const projectsRouter = router({
     .input(projectInput)
     .output(briefOutput)
     .query(({ ctx, input }) => ctx.hub.brief.get(ctx.caller, input)),
+  /** DESIGN §4b: whether visiting agents read the brief, the notes and the library (members:admin). */
+  setSharing: authedProcedure
+    .meta({
+      rest: {
+        method: "PATCH",
+        path: P,
+        summary: "Share the project's brief, notes and library with visiting agents (members:admin)",
+      },
+    })
+    .input(z.strictObject({ ...projectRef.shape, ...projectSharingInput.shape }))
+    .output(projectSharingOutput)
+    .mutation(({ ctx, input }) => ctx.hub.brief.setSharing(ctx.caller, input, input.share_with_visitors)),
   setBrief: authedProcedure
     .meta({
       rest: {

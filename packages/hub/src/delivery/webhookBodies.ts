@@ -283,7 +283,14 @@ function readerKnowledge(room: Room, knowledge: Knowledge, c: Claim, fileCount: 
   if (block === undefined) {
     block = k
       ? knowledgeBlock({
-          brief: k.project.brief === null ? null : { name: k.project.name, text: k.project.brief },
+          brief:
+            k.project.brief === null
+              ? null
+              : {
+                  name: k.project.name,
+                  text: k.project.brief,
+                  visitedBay: visiting && stored?.shared ? stored.bayHandle : undefined,
+                },
           pinned: k.pinned,
           shelf: shelfOf(k),
           files,

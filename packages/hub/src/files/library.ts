@@ -100,9 +100,11 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
   async function agentFileScope(agent: AgentCaller, row: KeyRow, attachmentId?: string) {
     const [owner, project] = await Promise.all([
       db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
-      db.project.findUniqueOrThrow({ where: { id: row.projectId }, select: { bayId: true } }),
+      db.project.findUniqueOrThrow({ where: { id: row.projectId }, select: { bayId: true, shareWithVisitors: true } }),
     ]);
     const visiting = isVisiting(owner.bayId, project.bayId);
+    // v1.17: a visitor reads the library only when the project shares with visitors, never another chat's files.
+    const library = !visiting || project.shareWithVisitors;
     const rooms = visiting
       ? [row]
       : (await readKeys(db, agent, { projectId: row.projectId, observed: false, lean: true })).filter(
@@ -119,7 +121,7 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
           ...(attachmentId ? { id: attachmentId } : {}),
           OR: [
             { conversationId: { in: [...floors.keys()] }, eventSeq: { not: null } },
-            ...(visiting ? [] : [{ libraryProjectId: row.projectId }]),
+            ...(library ? [{ libraryProjectId: row.projectId }] : []),
           ],
         },
       },
@@ -132,8 +134,8 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
 
   /**
    * The files an agent may list from `row` (B-205, B-206, B-210): sent files of this chat and — unless
-   * it is visiting (no project shares with visitors yet) — the project's library and the project's
-   * other chats it is in now, each within its readable history.
+   * it is visiting — the project's library (a visitor too when the project shares with visitors) and
+   * the project's other chats it is in now (never a visitor), each within its readable history.
    */
   async function agentFileRows(agent: AgentCaller, row: KeyRow, attachmentId?: string) {
     const scope = await agentFileScope(agent, row, attachmentId);

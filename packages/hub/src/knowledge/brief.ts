@@ -37,7 +37,7 @@ RETURNING brief, brief_version, brief_updated_at, brief_updated_by`;
 
 /** The room's project and brief for an agent, and whether the agent visits there (v1.14). */
 const AGENT_SQL = `
-SELECT p.id, p.name, p.brief, p.brief_version, (o.bay_id <> p.bay_id) AS visiting
+SELECT p.id, p.name, p.brief, p.brief_version, p.share_with_visitors, (o.bay_id <> p.bay_id) AS visiting
 FROM projects p, agents a JOIN humans o ON o.id = a.owner_id WHERE p.id = $1 AND a.id = $2`;
 
 export function briefService(sql: SqlExecutor, handed: HandedStore) {
@@ -64,16 +64,35 @@ export function briefService(sql: SqlExecutor, handed: HandedStore) {
     },
 
     /**
+     * PATCH /api/projects/{owner}/{slug} {share_with_visitors} (DESIGN §4b): a members:admin person of
+     * the project chooses whether visiting agents read its brief, notes and library.
+     */
+    async setSharing(caller: Caller, ref: ProjectRef, share: boolean): Promise<{ share_with_visitors: boolean }> {
+      const project = await peopleProject(caller, ref);
+      const [admin] = await sql.query<{ ok: boolean }>(
+        `SELECT 'members:admin' = ANY(permissions) AS ok FROM memberships
+         WHERE project_id = $1 AND member_id = $2 AND status = 'active'`,
+        [project.id, caller.id],
+      );
+      if (!admin?.ok)
+        throw HubError.forbidden("not_an_admin", "only a members:admin person of the project shares it with visitors");
+      const [row] = await sql.query<{ share_with_visitors: boolean }>(
+        "UPDATE projects SET share_with_visitors = $2 WHERE id = $1 RETURNING share_with_visitors",
+        [project.id, share],
+      );
+      return { share_with_visitors: row?.share_with_visitors ?? share };
+    },
+
+    /**
      * GET /api/agent-api/conversations/:id/project, get_project (B-271): the room's project and its
      * brief; reading it counts as being handed it (B-272). A visiting agent gets none of it (B-274):
-     * PROJECT_NOT_FOUND, as for a room in no project (sharing with visitors is not offered yet).
+     * PROJECT_NOT_FOUND, as for a room in no project — unless the project shares with visitors.
      */
     async forAgent(agent: AgentCaller, row: KeyRow): Promise<AgentProject> {
-      const [p] = await sql.query<BriefRow & { id: string; name: string; visiting: boolean }>(AGENT_SQL, [
-        row.projectId,
-        agent.id,
-      ]);
-      if (!p || p.visiting)
+      const [p] = await sql.query<
+        BriefRow & { id: string; name: string; visiting: boolean; share_with_visitors: boolean }
+      >(AGENT_SQL, [row.projectId, agent.id]);
+      if (!p || (p.visiting && !p.share_with_visitors))
         throw HubError.notFound("this conversation is in no project you can read").named("PROJECT_NOT_FOUND");
       const version = Number(p.brief_version);
       await handed.projectRead(agent.id, row.key, version, p.brief !== null);

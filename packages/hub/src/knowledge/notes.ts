@@ -130,16 +130,19 @@ export function notesService(sql: SqlRunner, bus: LiveBus, limits: RateLimits) {
   const byId = async (db: SqlExecutor, id: string): Promise<NoteRow | null> =>
     id.length > 0 && id.length <= 100 ? ((await db.query<NoteRow>(BY_ID_SQL, [id]))[0] ?? null) : null;
 
-  /** Whether an agent is an active member of a project, and whether it visits there (v1.14). */
+  /**
+   * Whether an agent is an active member of a project, whether it visits there (v1.14) and whether the
+   * project shares its notes with visitors (DESIGN §4b): `projectNotes` — it may read the project's notes.
+   */
   async function agentInProject(agent: AgentCaller, projectId: string) {
-    const [row] = await sql.query<{ member: boolean; visiting: boolean }>(
+    const [row] = await sql.query<{ member: boolean; visiting: boolean; projectNotes: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM memberships m WHERE m.project_id = p.id AND m.member_id = $1 AND m.status = 'active')
                 AS member,
-              (o.bay_id <> p.bay_id) AS visiting
+              (o.bay_id <> p.bay_id) AS visiting, (o.bay_id = p.bay_id OR p.share_with_visitors) AS "projectNotes"
        FROM projects p, agents a JOIN humans o ON o.id = a.owner_id WHERE p.id = $2 AND a.id = $1`,
       [agent.id, projectId],
     );
-    return row ?? { member: false, visiting: true };
+    return row ?? { member: false, visiting: true, projectNotes: false };
   }
 
   /** One of the agent's rooms by its global id (the agent API's conversationId); null otherwise. */
@@ -334,8 +337,8 @@ export function notesService(sql: SqlRunner, bus: LiveBus, limits: RateLimits) {
     async agentList(agent: AgentCaller, key: string): Promise<AgentNoteList | null> {
       const room = await agentRoom(agent, key);
       if (!room) return null;
-      const { visiting } = await agentInProject(agent, room.projectId);
-      const rows = await sql.query<NoteRow>(ROOM_SQL, [room.projectId, room.key, !visiting]);
+      const { projectNotes } = await agentInProject(agent, room.projectId);
+      const rows = await sql.query<NoteRow>(ROOM_SQL, [room.projectId, room.key, projectNotes]);
       return {
         notes: ordered(rows).map((r) => {
           const { body: _body, ...listed } = agentView(r);
@@ -413,13 +416,13 @@ export function notesService(sql: SqlRunner, bus: LiveBus, limits: RateLimits) {
   async function agentNote(agent: AgentCaller, noteId: string, conversationId?: string) {
     const note = await byId(sql, noteId);
     if (!note) throw noteNotFound();
-    const { member, visiting } = await agentInProject(agent, note.project_id);
+    const { member, visiting, projectNotes } = await agentInProject(agent, note.project_id);
     if (note.conversation_id !== null) {
       const room = await agentRoom(agent, note.conversation_id);
       if (!room) throw noteNotFound();
       return { note, room, visiting };
     }
-    if (!member || visiting) throw noteNotFound();
+    if (!member || !projectNotes) throw noteNotFound();
     const room = conversationId === undefined ? null : await agentRoom(agent, conversationId);
     if (conversationId !== undefined && room?.projectId !== note.project_id) throw noteNotFound();
     return { note, room, visiting };

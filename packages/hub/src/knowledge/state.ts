@@ -11,14 +11,15 @@ import type { SqlExecutor } from "@maity/db";
  * agent's home Bay — one statement for a feed batch.
  */
 const roomsSql = (reader: boolean) => `
-SELECT c.id AS key, p.id, p.name, p.brief, p.brief_version, p.bay_id,${
-  reader
-    ? `
+SELECT c.id AS key, p.id, p.name, p.brief, p.brief_version, p.bay_id, p.share_with_visitors,
+  (SELECT handle FROM bays WHERE id = p.bay_id) AS bay_handle,${
+    reader
+      ? `
   (SELECT o.bay_id FROM agents a JOIN humans o ON o.id = a.owner_id WHERE a.id = $2) AS reader_bay,
   (SELECT coalesce(json_agg(json_build_array(h.client, h.acked, h.pending)), '[]'::json) FROM knowledge_handed h
      WHERE h.agent_id = $2 AND h.client = ANY($3::text[]) AND h.conversation_id = c.id) AS handed,`
-    : ""
-}
+      : ""
+  }
   (SELECT coalesce(json_agg(json_build_array(n.id, n.conversation_id IS NULL, n.title, n.version, n.body)
                             ORDER BY n.conversation_id IS NOT NULL, n.created_at, n.id), '[]'::json)
      FROM notes n WHERE n.project_id = p.id AND (n.conversation_id IS NULL OR n.conversation_id = c.id) AND n.pinned)
@@ -42,6 +43,8 @@ type Row = {
   brief: string | null;
   brief_version: number;
   bay_id: string;
+  share_with_visitors: boolean;
+  bay_handle: string;
   pinned: [string, boolean, string, number, string][];
   shelf: [string, boolean, string][];
   shelf_count: number;
@@ -51,7 +54,14 @@ type Row = {
 };
 
 /** A room's knowledge, with its project's Bay (whether a reader visits there). */
-export type StoredKnowledge = RoomKnowledge & { bayId: string; chatShelfCount: number };
+export type StoredKnowledge = RoomKnowledge & {
+  bayId: string;
+  /** The project's Bay by its handle: a visitor reads the brief as that Bay's room text. */
+  bayHandle: string;
+  /** The project shares its brief and notes with visiting agents (DESIGN §4b). */
+  shared: boolean;
+  chatShelfCount: number;
+};
 
 export async function readRoomKnowledge(
   db: SqlExecutor,
@@ -95,6 +105,8 @@ export async function readRooms(
       shelfCount: Number(r.shelf_count),
       chatShelfCount: Number(r.chat_shelf_count),
       bayId: r.bay_id,
+      bayHandle: r.bay_handle,
+      shared: r.share_with_visitors,
     });
   }
   return { rooms: out, handed, readerBay };
@@ -102,10 +114,10 @@ export async function readRooms(
 
 /**
  * A room's knowledge as one reader may have it: a visiting agent gets no brief and no project note
- * (B-248, B-274; sharing with visitors is the project's choice, not made yet), only the chat's own.
+ * (B-248, B-274), only the chat's own — unless the project's people chose to share with visitors.
  */
 export function knowledgeFor(k: StoredKnowledge, visiting: boolean): RoomKnowledge {
-  if (!visiting) return k;
+  if (!visiting || k.shared) return k;
   // The chat's titles among the newest of the whole shelf (a visitor may see fewer than the limit
   // listed while more are counted: list_notes lists them all).
   return {
