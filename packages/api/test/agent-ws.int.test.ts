@@ -413,3 +413,35 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
     },
   );
 });
+
+describe("the brief and the notes on /ws (B-268, B-264, B-249)", () => {
+  it('B-268 B-264 B-249 hello features ["brief", "notes"]: the first event carries the brief and the pinned note; a socket without them gets neither', async () => {
+    await rest("PUT", `${M}/brief`, { token: T["hum-maintainer"], body: { brief: "Sockets read this." } });
+    const note = await rest("POST", `${M}/notes`, {
+      token: T["hum-maintainer"],
+      body: { title: "Socket rule", body: "One hello.", pinned: true },
+    });
+    expect(note.status, JSON.stringify(note.body)).toBe(201);
+    const asked = connect(T["agt-a"] as string, {
+      hello: { t: "hello", resume: null, features: ["brief", "notes", "x"] },
+    });
+    const plain = connect(T["agt-x"] as string, { hello: { t: "hello", resume: null } });
+    await Promise.all([asked.frame(isCursor), plain.frame(isCursor)]);
+    const room = await rest("POST", `${M}/conversations`, {
+      token: T["hum-maintainer"],
+      body: { title: "Socket notes", participants: ["agt-a", "agt-x"] },
+    });
+    await say("hum-maintainer", room.body.id, "a message to both sockets");
+    const event = await asked.frame(isEvent);
+    expect(event.brief).toBe("Sockets read this.");
+    expect(event.notes?.pinned).toEqual([
+      expect.objectContaining({ id: note.body.id, title: "Socket rule", body: "One hello.", scope: "project" }),
+    ]);
+    const other = await plain.frame(isEvent);
+    expect(other).not.toHaveProperty("brief");
+    expect(other).not.toHaveProperty("notes");
+    expect(other.project?.version).toBe(event.project?.version);
+    asked.ws.close();
+    plain.ws.close();
+  });
+});

@@ -120,7 +120,7 @@ describe("B-271 GET /api/agent-api/conversations/:id/project", () => {
   const agentGet = (who: string, key: string) =>
     rest("GET", `/api/agent-api/conversations/${key}/project`, { token: tokens[who] as string });
 
-  it("B-271 B-262 the room's project with its brief and version; B-274 a visitor gets PROJECT_NOT_FOUND", async () => {
+  it("B-271 B-262 the room's project with its brief and version; B-274 B-375 a visitor gets PROJECT_NOT_FOUND", async () => {
     const visitor = await hub.db.agent.findFirstOrThrow({ where: { handle: "agent-x" }, select: { id: true } });
     tokens.visitor = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: visitor.id } })).body
       .token as string;

@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import { FILES_LINE, NOTES_PREAMBLE, webhookDeliverySchema } from "@maity/domain";
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uploaded } from "./attachments.ts";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
 
 // The brief and the notes in a webhook bot's instructions (004 v1.15 B-169, v1.17 B-167, B-170…B-174):
@@ -175,5 +176,17 @@ describe("the knowledge block of a webhook's instructions", () => {
     );
     expect(body.instructions).toContain("### Tiers");
     await rest("PATCH", P, { ...as("hum-maintainer"), body: { share_with_visitors: false } });
+  });
+
+  it("B-174 B-168 the Files line, without a count, once the agent's list_files here lists a library file", async () => {
+    const before = (got.get("agt-a") ?? []).length;
+    const file = await uploaded(hub, "hum-maintainer", { name: "handbook.pdf" });
+    const added = await rest("POST", `${P}/library`, { ...as("hum-maintainer"), body: { attachment_id: file } });
+    expect(added.status).toBeLessThan(300);
+    await say("a file in the library");
+    const body = (await received("agt-a", before + 1)).find((b) => b.message.content === "a file in the library");
+    if (!body) throw new Error("no body after the library file");
+    expect(body.instructions.slice(-300)).toMatch(new RegExp(`\n\n${FILES_LINE.replace(/[()]/g, "\\$&")}$`));
+    expect(body.project.notes).toMatchObject({ fileCount: 1 });
   });
 });

@@ -149,7 +149,7 @@ describe("DESIGN §4b notes, the people's side", () => {
 });
 
 describe("004 v1.17 notes on the agent API", () => {
-  it("B-243 list, create, get and edit; B-242 agents never pin; B-244 NOTE_VERSION_CONFLICT names the version", async () => {
+  it("B-243 B-372 list, create, get and edit; B-242 agents never pin; B-244 NOTE_VERSION_CONFLICT names the version", async () => {
     const created = await rest("POST", `${A}/conversations/${room.key}/notes`, {
       ...as("agt-a"),
       body: { title: "Agent memo", body: "Build is green." },
@@ -275,7 +275,21 @@ describe("004 v1.17 notes on the agent API", () => {
     expect(forged.status).toBe(400);
   });
 
-  it("B-246 edits share one budget a minute: past it 429 TOOL_RATE_LIMITED with Retry-After", async () => {
+  it("B-260 create_note takes a fresh start's handoffId (kept with the note)", async () => {
+    const made = await rest("POST", `${A}/conversations/${room.key}/notes`, {
+      ...as("agt-a"),
+      body: {
+        title: "Handoff · 2026-12-07",
+        body: "Doing: notes. Decided: versions. Next: the panel.",
+        handoffId: "hof-1",
+      },
+    });
+    expect(made.status).toBe(201);
+    const stored = await hub.db.note.findUniqueOrThrow({ where: { id: made.body.id }, select: { handoffId: true } });
+    expect(stored.handoffId).toBe("hof-1");
+  });
+
+  it("B-246 B-362 edits share one budget a minute: past it 429 TOOL_RATE_LIMITED with Retry-After", async () => {
     const made = await rest("POST", `${A}/conversations/${room.key}/notes`, {
       ...as("agt-a"),
       body: { title: "Counter", body: "0" },
@@ -383,7 +397,7 @@ describe("what an agent is handed: the brief and the notes on events and envelop
     expect(await hub.db.knowledgeHanded.count()).toBe(rows);
   });
 
-  it("B-269 B-257 the envelope hands them at most once across context reads; B-272 get_project counts", async () => {
+  it("B-269 B-257 B-104 the envelope (GET /context, GET /messages) hands them at most once across context reads; B-272 get_project counts", async () => {
     const context = (q = "?features=brief,notes") =>
       rest("GET", `${A}/conversations/${room.key}/context${q}`, as("agt-a"));
     const first = await context();

@@ -44,7 +44,7 @@ describe("POST /api/mcp — the remote MCP endpoint (B-348)", () => {
     await mcp.close();
   });
 
-  it("B-348 B-051 lists and calls every tool; the message sent is read back by a person over REST", async () => {
+  it("B-348 B-051 B-271 B-263 B-243 lists and calls every tool (get_project's brief as people's room text, the note tools); the message sent is read back by a person over REST", async () => {
     const mcp = await client(t.tokens.agent);
     await checkTools(mcp, t);
     await mcp.close();

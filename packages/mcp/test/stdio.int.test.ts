@@ -49,7 +49,7 @@ describe("maity mcp over stdio (B-348; B-027: the token from MAITY_TOKEN)", () =
     expect(errors).toEqual([]);
   });
 
-  it("B-348 B-051 lists and calls every tool; the message sent is read back by a person over REST", async () => {
+  it("B-348 B-051 B-271 B-263 B-243 lists and calls every tool (get_project's brief as people's room text, the note tools); the message sent is read back by a person over REST", async () => {
     const { mcp, errors, stderr } = await spawnServer(t.tokens.agent);
     await checkTools(mcp, t);
     await mcp.close();

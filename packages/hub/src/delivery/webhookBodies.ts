@@ -70,11 +70,6 @@ LEFT JOIN LATERAL (
     AND e.seq < s.seq AND e.seq > s.floor
   ORDER BY e.seq DESC LIMIT ${HISTORY_TURNS_MAX}) h ON true`;
 
-/** Whether a project has any file a listing could count (B-168): none, and every count is 0. */
-const ANY_FILE_SQL = `
-SELECT EXISTS (SELECT 1 FROM attachments a WHERE a.deleted_at IS NULL AND (a.library_project_id = $1
-  OR (a.event_seq IS NOT NULL AND a.conversation_id IN (SELECT c.id FROM conversations c WHERE c.project_id = $1)))) AS any`;
-
 const callerOf = (c: Claim): AgentCaller => ({
   kind: "agent",
   id: c.agentId,
@@ -95,7 +90,6 @@ type Rendered = Awaited<ReturnType<typeof renderAgentEvents>>[number];
 type Room = {
   row: KeyRow;
   envelope: RoomEnvelope;
-  files: boolean;
   instructions: ReturnType<typeof instructionsJson>;
 };
 /** A room's knowledge as this round read it, and its blocks by (visiting, files) (B-169…B-174). */
@@ -125,7 +119,7 @@ export function bodyBuilder(deps: BodyDeps) {
       for (const [k, v] of map) if (now - v.at >= SHARED_TTL_MS) map.delete(k);
   };
 
-  /** The room as one of the batch's agents reads it (readKeys), its envelope and whether it has files. */
+  /** The room as one of the batch's agents reads it (readKeys) and its envelope. */
   async function roomOf(key: string, list: Claim[], now: number): Promise<Room | null> {
     const cached = rooms.get(key);
     if (cached) return cached.value;
@@ -136,10 +130,7 @@ export function bodyBuilder(deps: BodyDeps) {
     }
     if (!row) return null;
     const envelope = await agents.envelopes(row);
-    const files = deps.count
-      ? ((await sql.query<{ any: boolean }>(ANY_FILE_SQL, [row.projectId]))[0]?.any ?? false)
-      : false;
-    const room = { row, envelope, files, instructions: instructionsJson() };
+    const room = { row, envelope, instructions: instructionsJson() };
     rooms.set(key, { at: now, value: room });
     return room;
   }
@@ -247,7 +238,9 @@ export function bodyBuilder(deps: BodyDeps) {
           templates.set(key, { at, value: template });
         }
         const caller = callerOf(c);
-        const fileCount = room.files && deps.count ? await deps.count(caller, row) : 0;
+        // B-168: counted only when the project has a file at all (read with this round's knowledge).
+        const anyFile = knowledgeOf(c.conversationKey).stored?.anyFile ?? false;
+        const fileCount = anyFile && deps.count ? await deps.count(caller, row) : 0;
         const shouldRespond = forReader(m.rendered.message, m.rendered.respond, c.agentId).shouldRespond;
         const mine = readerKnowledge(room, knowledgeOf(c.conversationKey), c, fileCount);
         const base = room.envelope.instructions(caller);

@@ -5,21 +5,26 @@ import type { SqlExecutor } from "@maity/db";
 // their bodies (the project's, then the chat's, oldest first) and its shelf's newest titles with the
 // shelf's size — for many rooms in one statement (a feed batch, a webhook round).
 
+/** Whether the project has any file a listing could count (B-168, B-174): none, and every count is 0. */
+const ANY_FILE = `
+  EXISTS (SELECT 1 FROM attachments a WHERE a.deleted_at IS NULL AND (a.library_project_id = p.id
+    OR (a.event_seq IS NOT NULL AND a.conversation_id IN (SELECT c2.id FROM conversations c2 WHERE c2.project_id = p.id))))
+    AS any_file,`;
+/** A reader's ($2 agent, $3 its clients) home Bay and what those clients were handed in the room. */
+const READER = `
+  false AS any_file,
+  (SELECT o.bay_id FROM agents a JOIN humans o ON o.id = a.owner_id WHERE a.id = $2) AS reader_bay,
+  (SELECT coalesce(json_agg(json_build_array(h.client, h.acked, h.pending)), '[]'::json) FROM knowledge_handed h
+     WHERE h.agent_id = $2 AND h.client = ANY($3::text[]) AND h.conversation_id = c.id) AS handed,`;
+
 /**
- * The rooms' knowledge, $1 conversation keys; the notes' order is domain compareNotes'. With a
- * reader ($2 agent, $3 its clients) also what those clients were handed in each room and the
- * agent's home Bay — one statement for a feed batch.
+ * The rooms' knowledge, $1 conversation keys; the notes' order is domain compareNotes'. For a webhook
+ * round also whether the project has files; for a reader (a feed batch, an envelope) instead what its
+ * clients were handed in each room and its home Bay — one statement either way.
  */
 const roomsSql = (reader: boolean) => `
 SELECT c.id AS key, p.id, p.name, p.brief, p.brief_version, p.bay_id, p.share_with_visitors,
-  (SELECT handle FROM bays WHERE id = p.bay_id) AS bay_handle,${
-    reader
-      ? `
-  (SELECT o.bay_id FROM agents a JOIN humans o ON o.id = a.owner_id WHERE a.id = $2) AS reader_bay,
-  (SELECT coalesce(json_agg(json_build_array(h.client, h.acked, h.pending)), '[]'::json) FROM knowledge_handed h
-     WHERE h.agent_id = $2 AND h.client = ANY($3::text[]) AND h.conversation_id = c.id) AS handed,`
-      : ""
-  }
+  (SELECT handle FROM bays WHERE id = p.bay_id) AS bay_handle,${reader ? READER : ANY_FILE}
   (SELECT coalesce(json_agg(json_build_array(n.id, n.conversation_id IS NULL, n.title, n.version, n.body)
                             ORDER BY n.conversation_id IS NOT NULL, n.created_at, n.id), '[]'::json)
      FROM notes n WHERE n.project_id = p.id AND (n.conversation_id IS NULL OR n.conversation_id = c.id) AND n.pinned)
@@ -45,6 +50,7 @@ type Row = {
   bay_id: string;
   share_with_visitors: boolean;
   bay_handle: string;
+  any_file: boolean;
   pinned: [string, boolean, string, number, string][];
   shelf: [string, boolean, string][];
   shelf_count: number;
@@ -60,6 +66,8 @@ export type StoredKnowledge = RoomKnowledge & {
   bayHandle: string;
   /** The project shares its brief and notes with visiting agents (DESIGN §4b). */
   shared: boolean;
+  /** The project has a file some listing could count (the webhook's Files line and fileCount). */
+  anyFile: boolean;
   chatShelfCount: number;
 };
 
@@ -107,6 +115,7 @@ export async function readRooms(
       bayId: r.bay_id,
       bayHandle: r.bay_handle,
       shared: r.share_with_visitors,
+      anyFile: r.any_file,
     });
   }
   return { rooms: out, handed, readerBay };
