@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { maity as runMaity, pythonSocket } from "./clients";
+import { curl, maity as runMaity, pythonSocket } from "./clients";
 import { admin, as } from "./helpers";
 
 // Attachments, cards, polls and reactions (004 §10) on the shipped server (`pnpm start`, as README
@@ -24,17 +23,6 @@ type Sharp = (
 const sharp = createRequire(path.resolve(import.meta.dirname, "../packages/hub/package.json"))("sharp") as Sharp;
 /** The smallest PDF file-type knows as PDF (its magic is `%PDF`). */
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n");
-
-function curl(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("curl", ["-sS", "--max-time", "30", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** curl -w: the body, then a last line with the status. */
 async function curlStatus(args: string[]): Promise<{ status: number; body: string }> {

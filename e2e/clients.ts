@@ -76,3 +76,15 @@ export async function pythonSocket(base: string, token: string, content: string)
     },
   };
 }
+
+/** curl, as people type it: silent but for errors, bounded at 30 s. */
+export function curl(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("curl", ["-sS", "--max-time", "30", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
