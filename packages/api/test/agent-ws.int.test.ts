@@ -445,3 +445,33 @@ describe("the brief and the notes on /ws (B-268, B-264, B-249)", () => {
     plain.ws.close();
   });
 });
+
+describe("hand-outs on a socket stay pending until a resume confirms them (B-265, B-253)", () => {
+  it("B-265 B-253 two batches handed on a socket the client never read: a resume from before them hands both again, merged", async () => {
+    const room = await rest("POST", `${M}/conversations`, {
+      token: T["hum-maintainer"],
+      body: { title: "Socket resume", participants: ["agt-a", "agt-x"] },
+    });
+    const first = connect(T["agt-a"] as string, { hello: { t: "hello", resume: null, features: ["brief", "notes"] } });
+    const start = (await first.frame(isCursor)).cursor as string;
+    const brief = `Resume me (${Date.now()}).`;
+    await rest("PUT", `${M}/brief`, { token: T["hum-maintainer"], body: { brief } });
+    await say("hum-maintainer", room.body.id, "one");
+    expect((await first.frame((f) => isEvent(f) && f.message?.content === "one")).brief).toBe(brief);
+    const pinned = await rest("POST", `${M}/conversations/${room.body.id}/notes`, {
+      token: T["hum-maintainer"],
+      body: { title: "Resume rule", body: "Hand it again.", pinned: true },
+    });
+    await say("hum-maintainer", room.body.id, "two");
+    const two = await first.frame((f) => isEvent(f) && f.message?.content === "two");
+    expect(two.notes?.pinned.map((n) => n.id)).toContain(pinned.body.id);
+    first.ws.close();
+    await first.closed;
+    // The client lost both frames: it resumes from the cursor it had before them.
+    const again = connect(T["agt-a"] as string, { hello: { t: "hello", resume: start, features: ["brief", "notes"] } });
+    const one = await again.frame((f) => isEvent(f) && f.message?.content === "one");
+    expect(one.brief).toBe(brief);
+    expect(one.notes?.pinned.map((n) => n.id)).toContain(pinned.body.id);
+    again.ws.close();
+  });
+});

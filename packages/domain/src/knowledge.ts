@@ -87,14 +87,17 @@ export interface Handout {
 
 /**
  * The brief a client is handed (B-264…B-267): the text when it holds no copy of this version; null
- * once, for a removal, when it held a text before; nothing otherwise. Versions only grow (B-262).
+ * once, for a removal, when it held a text before; nothing otherwise. Versions only grow (B-262) —
+ * but what a reader may see can change at one version (a project starts or stops sharing with
+ * visitors): a client that holds this version is handed it again when it held a text and may see
+ * none now, or the other way round.
  */
 export function briefHandout(
   held: Held["b"],
   project: RoomKnowledge["project"],
 ): { brief?: string | null; b: NonNullable<Held["b"]> } {
   const b: NonNullable<Held["b"]> = [project.version, project.brief !== null];
-  if (held && held[0] >= project.version) return { b: held };
+  if (held && held[0] >= project.version && held[1] === (project.brief !== null)) return { b: held };
   if (project.brief !== null) return { brief: project.brief, b };
   return held?.[1] ? { brief: null, b } : { b };
 }
@@ -197,7 +200,8 @@ export function knowledgeBlock(input: KnowledgeBlockInput): string {
   if (project.length)
     notes.push(`Pinned notes (always here; keep them in mind):\n${project.map(noteText).join("\n\n")}`);
   if (chat.length) notes.push(`Chat notes pinned for this chat:\n${chat.map(noteText).join("\n\n")}`);
-  if (input.shelf.titles.length) {
+  // A visitor's shelf may list none of the newest titles and still count more: the section says so.
+  if (input.shelf.titles.length || input.shelf.more > 0) {
     const lines = input.shelf.titles.map((t) => `- ${t.title} [${t.id}]`);
     if (input.shelf.more > 0) lines.push(`… and ${input.shelf.more} more (list_notes)`);
     notes.push(`Notes on the shelf (open one with get_note, id in brackets):\n${lines.join("\n")}`);

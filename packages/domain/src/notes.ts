@@ -40,7 +40,7 @@ const noteTitle = text("a string").superRefine((s, ctx) => {
       ? "required"
       : codePoints(s) > NOTE_TITLE_MAX
         ? `1–${NOTE_TITLE_MAX} characters`
-        : /[\r\n\u2028\u2029]/.test(s)
+        : /[\p{Cc}\p{Zl}\p{Zp}]/u.test(s)
           ? "one line"
           : null;
   if (reason) ctx.addIssue(ruleIssue(reason, [], s, { agentCode: "INVALID_NOTE" }));

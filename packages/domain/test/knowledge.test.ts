@@ -40,6 +40,18 @@ describe("briefHandout (B-264…B-267)", () => {
     ["B-266 removed after holding a text: null, once", [2, true], project(3, null), { brief: null, b: [3, false] }],
     ["B-266 the removal held: nothing", [3, false], project(3, null), { b: [3, false] }],
     ["never held one and there is none: nothing", undefined, project(0, null), { b: [0, false] }],
+    [
+      "B-274 a visitor held no text at v2, and the project now shares: the text",
+      [2, false],
+      project(2, "y"),
+      { brief: "y", b: [2, true] },
+    ],
+    [
+      "B-274 the project stopped sharing at v2: null, once",
+      [2, true],
+      project(2, null),
+      { brief: null, b: [2, false] },
+    ],
   ] as const)("%s", (_, held, p, expected) => {
     expect(briefHandout(held as never, p)).toEqual(expected);
   });
@@ -142,6 +154,10 @@ describe("knowledgeBlock, the webhook's last block (B-169…B-174)", () => {
     expect(chatOnly).toBe(`${NOTES_PREAMBLE}\n\nChat notes pinned for this chat:\n### Title n2\nBody n2 v1`);
     expect(knowledgeBlock({ brief: null, pinned: [], shelf: { titles: [], more: 0 }, files: true })).toBe(FILES_LINE);
     expect(knowledgeBlock({ brief: null, pinned: [], shelf: { titles: [], more: 0 }, files: false })).toBe("");
+    // A visitor whose shelf titles all fell past the newest: the count still points to list_notes.
+    expect(knowledgeBlock({ brief: null, pinned: [], shelf: { titles: [], more: 3 }, files: false })).toBe(
+      `${NOTES_PREAMBLE}\n\nNotes on the shelf (open one with get_note, id in brackets):\n… and 3 more (list_notes)`,
+    );
   });
 
   it("B-169 a pure function: the same input, the same bytes", () => {
@@ -164,6 +180,9 @@ describe("notes: order and titles (B-172, B-245)", () => {
     ["empty", "", "required"],
     ["121 characters", "x".repeat(121), "1–120 characters"],
     ["two lines", "a\nb", "one line"],
+    ["a vertical tab", "a\vb", "one line"],
+    ["a next-line character", "a\u0085b", "one line"],
+    ["a line separator", "a\u2028b", "one line"],
   ])("B-245 a title %s is refused", (_, title, reason) => {
     const r = noteCreateInput.safeParse({ title, body: "x" });
     expect(r.success).toBe(false);

@@ -332,8 +332,15 @@ function NoteItem(props: {
                         size="sm"
                         variant="danger"
                         onClick={async () => {
-                          await remove.mutateAsync(ref);
-                          props.onChanged();
+                          try {
+                            await remove.mutateAsync(ref);
+                            props.onChanged();
+                          } catch (error) {
+                            toast.toast({
+                              title: "The note was not deleted",
+                              description: hubErrorOf(error)?.message ?? "Try again.",
+                            });
+                          }
                         }}
                       >
                         Delete "{note.title}"
@@ -427,20 +434,22 @@ function NoteList(props: {
       onChanged={props.onChanged}
     />
   );
+  // One list for both parts, so a note moving between them (someone pins it) keeps its open editor.
+  const heading = (text: string) => (
+    <li key={`heading-${text}`} className="pt-1">
+      <h3 className="text-xs font-semibold text-muted uppercase">{text}</h3>
+    </li>
+  );
   return (
     <div className="flex flex-col gap-3">
       {props.loading ? <p className="text-sm text-muted">Loading…</p> : null}
-      {pinned.length ? (
-        <section className="flex flex-col gap-1.5" aria-label="Pinned notes">
-          <h3 className="text-xs font-semibold text-muted uppercase">Pinned · every agent reads these</h3>
-          <ul className="flex flex-col gap-1.5">{pinned.map(item)}</ul>
-        </section>
-      ) : null}
-      {shelf.length ? (
-        <section className="flex flex-col gap-1.5" aria-label="On the shelf">
-          <h3 className="text-xs font-semibold text-muted uppercase">On the shelf · agents open them when needed</h3>
-          <ul className="flex flex-col gap-1.5">{shelf.map(item)}</ul>
-        </section>
+      {pinned.length || shelf.length ? (
+        <ul className="flex flex-col gap-1.5" aria-label="Notes of this place">
+          {pinned.length ? heading("Pinned · every agent reads these") : null}
+          {pinned.map(item)}
+          {shelf.length ? heading("On the shelf · agents open them when needed") : null}
+          {shelf.map(item)}
+        </ul>
       ) : null}
       {!props.loading && !pinned.length && !shelf.length ? (
         <p className="text-sm text-muted">No notes yet. People and agents keep what they learn here.</p>

@@ -184,6 +184,7 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
         // B-154: the same recovery as 409 CURSOR_EXPIRED; the stream goes on from now.
         if (stream.start.expired) await send({ t: "reset" });
         let seq = stream.start.seq;
+        const resumed = stream.start.seq;
         let announce = true;
         while (!done) {
           if (announce) await send({ t: "cursor", cursor: encodeUpdatesCursor(seq) });
@@ -196,8 +197,9 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
           }
           while (recheck && !done) await recheck;
           if (done) break;
-          // B-264, B-249: the brief and the notes this instance was not handed yet, recorded before they go.
-          const events = await hub.handed.feed(agent, features, seq, batch.events);
+          // B-264, B-249: the brief and the notes this instance was not handed yet, recorded before they
+          // go. A socket confirms nothing after its hello: what it sent stays pending until a resume.
+          const events = await hub.handed.feed(agent, features, { confirmed: resumed, position: seq }, batch.events);
           // B-181, B-185: each event's files signed at delivery, on the base URL this socket uses.
           for (const event of events)
             void send({ t: "event", ...event, message: signAgentMessage(event.message, sign) }).catch(() => {});

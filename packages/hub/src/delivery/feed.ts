@@ -244,7 +244,8 @@ export function agentFeed(
           if (!batch) return { cursor: encodeUpdatesCursor(stream.start.seq), events: [] };
           // B-264, B-249: what this instance was not handed yet rides its events, recorded before the
           // answer goes; the batch follows the cursor it asked from (or now), which confirms what came before.
-          const events = await handed.feed(agent, featuresOf(q.features), stream.start.seq, batch.events);
+          const at = { confirmed: stream.start.seq, position: stream.start.seq };
+          const events = await handed.feed(agent, featuresOf(q.features), at, batch.events);
           if (!signal?.aborted) await delivered(agent.id, events);
           return { cursor: encodeUpdatesCursor(batch.seq), events };
         } finally {

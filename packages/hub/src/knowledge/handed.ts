@@ -77,27 +77,34 @@ export function handedStore(sql: SqlExecutor) {
   return {
     /**
      * Hands a feed batch's events their brief and notes (the features asked), in order, as one
-     * client of the agent that stands at `cursor` (the position the batch follows: what it confirmed).
-     * Every event gets its project's current version. One statement to read; one to write when a hand-out goes.
+     * client of the agent. `at.confirmed` is the cursor the client itself sent (an /updates cursor, a
+     * /ws hello's resume): what it holds for sure. `at.position` is where the batch follows: on /ws,
+     * the end of the batches this connection sent since, which the client may or may not have — their
+     * hand-outs stay pending, so a resume from an older cursor hands them again. Every event gets its
+     * project's current version. One statement to read; one to write when a hand-out goes.
      */
     async feed(
       agent: AgentCaller,
       features: Features,
-      cursor: number,
+      at: { confirmed: number; position: number },
       events: UpdatesEvent[],
     ): Promise<UpdatesEvent[]> {
       if (features.size === 0 || events.length === 0) return events;
       const client = feedClient(agent);
       const keys = [...new Set(events.map((e) => e.conversationId))];
       const { bay, records, rooms } = await read(agent.id, [client, PROJECT_CLIENT], keys);
-      // What the client confirmed in each room: the last hand-out at or before its cursor. Confirming
-      // alone writes nothing (the next read confirms again); a new hand-out writes the collapsed record.
+      // In each room: what the client confirmed (the last hand-out at or before its cursor), the
+      // hand-outs sent since that it has not confirmed (kept pending), and those of events served
+      // again now (dropped: they are handed again, merged with what changed since). Confirming alone
+      // writes nothing (the next read confirms again); a new hand-out writes the collapsed record.
       const state = new Map<string, { held: Held; record: HandedRecord; changed: boolean }>();
       for (const key of keys) {
         const record = records.get(`${client} ${key}`) ?? { acked: {}, pending: [] };
-        const confirmed = record.pending.filter((p) => p.seq <= cursor).at(-1)?.held ?? record.acked;
-        const held = withProjectRead(confirmed, records.get(`${PROJECT_CLIENT} ${key}`)?.acked.b);
-        state.set(key, { held, record: { acked: confirmed, pending: [] as Pending[] }, changed: false });
+        const acked = record.pending.filter((p) => p.seq <= at.confirmed).at(-1)?.held ?? record.acked;
+        const sent = record.pending.filter((p) => p.seq > at.confirmed && p.seq <= at.position);
+        const current = sent.at(-1)?.held ?? acked;
+        const held = withProjectRead(current, records.get(`${PROJECT_CLIENT} ${key}`)?.acked.b);
+        state.set(key, { held, record: { acked, pending: sent }, changed: false });
       }
       const titles = await titlesOf(
         unpinned(

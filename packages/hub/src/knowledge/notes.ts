@@ -18,7 +18,7 @@ import {
 import type { SqlExecutor, SqlRunner } from "@maity/db";
 import type { z } from "zod";
 import type { AgentCaller, Caller } from "../access/caller.ts";
-import { memberProject, refuseObserver, resolveConversation } from "../access/resolve.ts";
+import { memberProject, projectOf, refuseObserver, resolveConversation } from "../access/resolve.ts";
 import { type KeyRow, readKeys } from "../access/visibility.ts";
 import type { RateLimits } from "../auth/limits.ts";
 import type { LiveBus, LogEvent } from "../delivery/bus.ts";
@@ -256,18 +256,34 @@ export function notesService(sql: SqlRunner, bus: LiveBus, limits: RateLimits) {
 
   /** A note of the project as one of its people reaches it: a chat note only through a chat they see. */
   async function peopleNote(caller: Caller, ref: ProjectRef, noteId: string) {
-    const project = await memberProject(raw, caller, ref);
-    if (caller.kind !== "human") throw HubError.forbidden("humans_only", "agents use the agent API's notes");
-    const note = await byId(sql, noteId);
-    if (!note || note.project_id !== project.id) throw noteNotFound();
-    if (note.conversation_id === null) return { note, row: null };
+    if (caller.kind !== "human") {
+      await memberProject(raw, caller, ref);
+      throw HubError.forbidden("humans_only", "agents use the agent API's notes");
+    }
+    const project = await projectOf(raw, ref);
+    const member =
+      project !== null &&
+      (await memberProject(raw, caller, ref).then(
+        () => true,
+        () => false,
+      ));
+    // Hidden = missing: who is not of the project meets what an unknown project answers.
+    const hidden = () => (member ? noteNotFound() : HubError.notFound("project not found"));
+    const note = project ? await byId(sql, noteId) : null;
+    if (!project || !note || note.project_id !== project.id) throw hidden();
+    // A project note: its people. A chat note: whoever reads the chat — an observer from outside the
+    // project too, as the chat's list shows it (§9.2).
+    if (note.conversation_id === null) {
+      if (!member) throw hidden();
+      return { note, row: null };
+    }
     const [row] = await readKeys(raw, caller, {
       projectId: project.id,
       observed: true,
       conversationKey: note.conversation_id,
       lean: true,
     });
-    if (!row) throw noteNotFound();
+    if (!row) throw hidden();
     return { note, row };
   }
 

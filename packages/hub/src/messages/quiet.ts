@@ -19,14 +19,18 @@ export interface QuietLine {
   body: string;
 }
 
+/** The same line among the chat's newest this many messages is not written again. */
+export const QUIET_WINDOW = 50;
+
 /**
  * The line after the append lock, in one statement: the log's head (the event's `prev`), the event
- * and its audience — unless the chat's newest message is this same line (an agent editing one note
- * ten times in a row leaves one line). $1 conversation, $2 project, $3 to, $4 body, $5 metadata, $6 at.
+ * and its audience — unless the same line (type, actor, subject) is among the chat's newest
+ * QUIET_WINDOW messages: an agent editing one note ten times, or opening two shelf notes by turns,
+ * leaves one line each, not a flood. $1 conversation, $2 project, $3 to, $4 body, $5 metadata, $6 at.
  */
 const QUIET_SQL = `
 WITH last AS (
-  SELECT from_id, metadata FROM events WHERE conversation_id = $1 AND kind = 'message' ORDER BY seq DESC LIMIT 1),
+  SELECT from_id, metadata FROM events WHERE conversation_id = $1 AND kind = 'message' ORDER BY seq DESC LIMIT ${QUIET_WINDOW}),
 head AS (SELECT coalesce(max(seq), 0)::int AS head FROM events),
 e AS (
   INSERT INTO events (kind, type, project_id, conversation_id, from_id, to_id, body, mentions, metadata, pings, agent_round, sent_at)
