@@ -15,10 +15,14 @@ test("curl and the SDK: the brief and a pinned note ride the agent's next event;
   baseURL,
 }) => {
   const url = baseURL as string;
-  await admin(request, "POST", "/agents", { owner: "maintainer", handle: "archivist", description: "Keeps notes." });
-  await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-archivist" });
+  const archivist = (await admin(request, "POST", "/agents", {
+    owner: "maintainer",
+    handle: "archivist",
+    description: "Keeps notes.",
+  })) as { id: string };
+  await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: archivist.id });
   const { token: person } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
-  const { token } = await admin(request, "POST", "/tokens", { member_id: "agt-archivist" });
+  const { token } = await admin(request, "POST", "/tokens", { member_id: archivist.id });
   const json = async (args: string[]) => {
     const run = await curl(args);
     expect(run.code, run.stderr).toBe(0);
@@ -33,7 +37,7 @@ test("curl and the SDK: the brief and a pinned note ride the agent's next event;
     "POST",
     `${url}${M}/conversations`,
     "-d",
-    JSON.stringify({ title: "Archive", participants: ["agt-archivist", "hum-guest"] }),
+    JSON.stringify({ title: "Archive", participants: [archivist.id, "hum-guest"] }),
   ]);
   const start = await json([...asAgent, `${url}/api/agent-api/updates?wait=0&features=brief,notes`]);
   const brief = `Archive everything (${Date.now()}).`;

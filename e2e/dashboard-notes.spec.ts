@@ -53,17 +53,22 @@ test("a person writes the brief and a pinned note; an agent edits it through MCP
 }) => {
   test.setTimeout(120_000);
   const wide = (page.viewportSize()?.width ?? 0) >= 1024;
-  await admin(request, "POST", "/agents", { owner: "maintainer", handle: "scribe", description: "Keeps the notes." });
-  await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: "agt-scribe" });
+  // The id the hub gives (a handle another spec used makes it agt-<owner>-<handle>).
+  const scribe = (await admin(request, "POST", "/agents", {
+    owner: "maintainer",
+    handle: "notekeeper",
+    description: "Keeps the notes.",
+  })) as { id: string };
+  await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: scribe.id });
   const { token: person } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
-  const { token: agent } = await admin(request, "POST", "/tokens", { member_id: "agt-scribe" });
+  const { token: agent } = await admin(request, "POST", "/tokens", { member_id: scribe.id });
   const made = await as(request, person, "POST", `${M}/conversations`, {
     title: "Release notes desk",
-    participants: ["agt-scribe", "hum-guest"],
+    participants: [scribe.id, "hum-guest"],
   });
   expect(made.status).toBe(201);
   await as(request, person, "POST", `${M}/conversations/${made.body.id}/messages`, {
-    body: "@scribe keep the release checklist current, please.",
+    body: "@notekeeper keep the release checklist current, please.",
   });
 
   await login(page, "maintainer", "maintainer-demo");
@@ -121,7 +126,7 @@ test("a person writes the brief and a pinned note; an agent edits it through MCP
   await expect(panel.getByText("Announce in #releases")).toBeVisible();
   if (!wide) await panel.getByRole("button", { name: "Close the notes" }).click();
   const quiet = page.locator('li[data-quiet="note.edited"]');
-  await expect(quiet).toContainText("scribe edited Release checklist");
+  await expect(quiet).toContainText("notekeeper edited Release checklist");
   if (wide) await shot(page, "notes-live");
   if (!wide) {
     await shot(page, "notes-quiet-line");
