@@ -198,6 +198,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_project_brief$/),
             expect.stringMatching(/_notes$/),
             expect.stringMatching(/_project_share_with_visitors$/),
+            expect.stringMatching(/_agent_context$/),
           ],
           pending: [],
         },

@@ -219,7 +219,7 @@ function humanEntry(memberId: string, handle: string) {
   };
 }
 function agentEntry(memberId: string, handle: string, owner: string) {
-  return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}` };
+  return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}`, context: null };
 }
 
 /** Every conversation route of §9 on one conversation id (the message seq for the redaction). */

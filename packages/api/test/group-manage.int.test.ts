@@ -132,6 +132,7 @@ function agent(memberId: string, handle: string, owner: string) {
     kind: "agent",
     handle,
     name: `${owner}/${handle}`,
+    context: null,
     owner_id: `hum-${owner}`,
     joined_at: expect.stringMatching(ISO),
   };
@@ -266,6 +267,7 @@ describe("§9.2 the conversation view", () => {
       "owner_id",
     ]);
     expect(Object.keys(res.body.participants[1]).sort()).toEqual([
+      "context",
       "handle",
       "joined_at",
       "kind",

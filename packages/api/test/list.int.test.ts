@@ -200,6 +200,8 @@ const agentEntry = (agent: Member, owner: Member) => ({
   kind: "agent",
   handle: agent.handle,
   name: `${owner.handle}/${agent.handle}`,
+  // DESIGN §4b: the ring; none of these agents reported its memory.
+  context: null,
 });
 
 /** Every page of a list, following next_cursor from the start. */

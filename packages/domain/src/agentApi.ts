@@ -6,6 +6,7 @@ import { INT_COLUMN_MAX, seqOfText } from "./integers.ts";
 import { isSafeText, safeJsonObject, TEXT_REFUSED, text } from "./text.ts";
 import { ruleIssue } from "./validation.ts";
 import { notesDeltaSchema } from "./knowledge.ts";
+import { contextNoticeSchema } from "./contextReport.ts";
 
 // The agent protocol's wire shapes (004, camelCase, BayChat's names): one zod schema per shape,
 // the source of the types the hub renders and the tests read. DESIGN §1 "Naming on the wire".
@@ -134,6 +135,8 @@ export const updatesEventSchema = z.object({
   brief: z.string().nullable().optional(),
   /** With features=notes: what changed in the notes since this client was last handed them (B-249…B-252). */
   notes: notesDeltaSchema.optional(),
+  /** With features=notice: the 90 % notice, once (B-284). */
+  notice: contextNoticeSchema.optional(),
 });
 export type UpdatesEvent = z.infer<typeof updatesEventSchema>;
 /** B-129: the same shape whether or not anything happened. */
@@ -186,6 +189,8 @@ export const contextEnvelopeSchema = z.object({
   brief: z.string().nullable().optional(),
   /** With features=notes: the notes delta, at most once (B-257). */
   notes: notesDeltaSchema.optional(),
+  /** With features=notice: the 90 % notice, once (B-285). */
+  notice: contextNoticeSchema.optional(),
 });
 export type ContextEnvelope = z.infer<typeof contextEnvelopeSchema>;
 

@@ -230,7 +230,9 @@ export const agentOperations = {
     summary:
       "Report how full the agent's memory is, or that it compacted (compact_end) or began afresh (session_start): " +
       "both re-arm the brief and the notes (B-254, B-270); 400 INVALID_CONTEXT_REPORT",
-    input: contextReportInput,
+    // A retried compact_end is one report: its Idempotency-Key (else its body within 10 minutes).
+    input: contextReportInput.safeExtend({ idempotencyKey: idempotencyKeyHeader.optional() }),
+    headers: { "idempotency-key": "idempotencyKey" },
     output: contextReportAnswer,
     invalidCode: "INVALID_CONTEXT_REPORT",
   }),

@@ -41,3 +41,86 @@ export const contextReportInput = z
   });
 export type ContextReport = z.output<typeof contextReportInput>;
 export const contextReportAnswer = z.object({ status: z.literal("ok") });
+
+// ---- rings, tidies and the 90 % notice (B-279…B-287; DESIGN §4b "Context rings") ----------------
+
+/** A ring older than this is no ring: the agent's last report says nothing about now. */
+export const RING_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** B-284, B-286: the notice goes when a reading crosses this, and is armed again only below the other. */
+export const NOTICE_AT_PERCENT = 90;
+export const NOTICE_REARM_BELOW_PERCENT = 80;
+
+/** How full, in whole percent (may pass 100: `used` may reach 1.5 × `size`). */
+export const percentOf = (used: number, size: number): number => (size > 0 ? Math.floor((used * 100) / size) : 0);
+
+/** The ring people see on an agent (DESIGN §4b): its last usage report, or null after 24 h or never. */
+export const contextRingSchema = z
+  .object({
+    percent: z.number().int(),
+    source: z.enum(["exact", "reported"]),
+    runtime: z.string(),
+    reported_at: z.string(),
+  })
+  .nullable();
+export type ContextRing = z.output<typeof contextRingSchema>;
+
+export function ringOf(
+  row: { percent: number | null; source: string | null; runtime: string | null; reportedAt: Date | null } | undefined,
+  now: number,
+): ContextRing {
+  if (!row || row.percent === null || row.reportedAt === null) return null;
+  if (now - row.reportedAt.getTime() > RING_MAX_AGE_MS) return null;
+  return {
+    percent: row.percent,
+    source: row.source === "exact" ? "exact" : "reported",
+    runtime: row.runtime ?? "other",
+    reported_at: row.reportedAt.toISOString(),
+  };
+}
+
+/**
+ * The notice's state after a reading (B-284, B-286): a reading at or above 90 % while armed makes it
+ * due (carrying that percent) and disarms it; a reading below 80 % arms it again and withdraws a
+ * notice not yet handed (it no longer says anything true). Only an agent that keeps its own memory
+ * (runtime `other`, the default) is told: BayChat's relay clears the others' sessions itself.
+ */
+export function noticeAfter(
+  state: { armed: boolean; due: number | null },
+  percent: number,
+  runtime: string | undefined,
+): { armed: boolean; due: number | null } {
+  if ((runtime ?? "other") !== "other") return state;
+  if (percent < NOTICE_REARM_BELOW_PERCENT) return { armed: true, due: null };
+  if (percent >= NOTICE_AT_PERCENT && state.armed) return { armed: false, due: percent };
+  return state;
+}
+
+/** The notice an agent is handed once (B-284). */
+export const contextNoticeSchema = z.object({
+  kind: z.literal("context_high"),
+  percent: z.number().int(),
+  text: z.string(),
+});
+export type ContextNotice = z.output<typeof contextNoticeSchema>;
+
+export const contextNotice = (percent: number): ContextNotice => ({
+  kind: "context_high",
+  percent,
+  text:
+    `Your memory is about ${percent}% full. Write a handoff note now with create_note — scope project in a ` +
+    "project chat, else chat: what you are doing, what is decided, what is next — then clear or compact your " +
+    "context your own way.",
+});
+
+/** Tokens as people read them: 940000 → "940k", 1200000 → "1.2M". */
+export function tokensText(n: number): string {
+  if (n >= 1_000_000) return `${Number((n / 1_000_000).toFixed(1))}M`;
+  if (n >= 1_000) return `${Math.round(n / 1_000)}k`;
+  return String(n);
+}
+
+/** The tidy line (B-280): "agent-a tidied its memory · 940k → 58k". */
+export function tidyText(actorName: string, before?: number, after?: number): string {
+  const amounts = before !== undefined && after !== undefined ? ` · ${tokensText(before)} → ${tokensText(after)}` : "";
+  return `${actorName} tidied its memory${amounts}`;
+}

@@ -32,7 +32,8 @@ export const heldSchema = z.object({
 });
 export type Held = z.output<typeof heldSchema>;
 
-export const KNOWLEDGE_FEATURES = ["brief", "notes"] as const;
+/** What a client may ask with `features` (§11): the brief, the notes delta, the 90 % notice. */
+export const KNOWLEDGE_FEATURES = ["brief", "notes", "notice"] as const;
 export type KnowledgeFeature = (typeof KNOWLEDGE_FEATURES)[number];
 export type Features = ReadonlySet<KnowledgeFeature>;
 

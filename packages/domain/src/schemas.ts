@@ -6,6 +6,7 @@ import { text } from "./text.ts";
 import { ATTACHMENTS_PER_MESSAGE_MAX, attachmentSchema, cardSchema, pollSchema, reactionSchema } from "./files.ts";
 import { WAKE_REASONS } from "./wake.ts";
 import { quietSchema } from "./quiet.ts";
+import { contextRingSchema } from "./contextReport.ts";
 
 // One zod schema per wire shape: validation, types and (later) the OpenAPI document. Every input
 // string is `text()`: no NUL, no unpaired surrogate (PostgreSQL refuses them; text.ts).
@@ -176,6 +177,8 @@ export const listParticipantSchema = z.object({
   handle: z.string(),
   name: z.string().optional(),
   ...meatProxyFieldsSchema,
+  /** An agent's ring (DESIGN §4b): its last usage report, null when none or older than 24 h. */
+  context: contextRingSchema.optional(),
 });
 /** A participant entry of the group chat view (§9.2). */
 export const viewParticipantSchema = listParticipantSchema.extend({

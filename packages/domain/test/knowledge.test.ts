@@ -100,8 +100,8 @@ describe("notesHandout (B-249…B-252, B-255)", () => {
 });
 
 describe("handout and features (B-143, B-256, B-267, B-272)", () => {
-  it("B-143 features: brief and notes by name, unknown names ignored", () => {
-    expect([...featuresOf("brief,notes,notice,x")]).toEqual(["brief", "notes"]);
+  it("B-143 features: brief, notes and notice by name, unknown names ignored", () => {
+    expect([...featuresOf("brief,notes,notice,x")]).toEqual(["brief", "notes", "notice"]);
     expect([...featuresOf(["notes", 3, "brief"])]).toEqual(["notes", "brief"]);
     expect(featuresOf(undefined).size).toBe(0);
   });

@@ -24,6 +24,7 @@ import { signerOf } from "./files/render.ts";
 import { briefService } from "./knowledge/brief.ts";
 import { handedStore } from "./knowledge/handed.ts";
 import { notesService } from "./knowledge/notes.ts";
+import { contextService } from "./knowledge/context.ts";
 import { filesService } from "./files/service.ts";
 import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
@@ -94,7 +95,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
   });
   /** What each agent's clients were handed of the brief and notes (knowledge/handed.ts). */
   const handed = handedStore(database.sql);
-  const agents = agentService(db, bus, messages, handed);
+  const memory = contextService(database.sql, bus, handed);
+  const agents = agentService(db, bus, messages, handed, memory);
   const limits = rateLimits(options.limits);
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
@@ -132,6 +134,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     brief: briefService(database.sql, handed),
     notes: notesService(database.sql, bus, limits),
     handed,
+    /** Context reports: rings, tidies, the 90 % notice (knowledge/context.ts). */
+    memory,
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
     agents,
@@ -140,6 +144,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
       bus,
       messages,
       handed,
+      memory,
       options.replayWindowMs === undefined ? {} : { replayWindowMs: options.replayWindowMs },
     ),
     webhooks,

@@ -180,6 +180,8 @@ export function contextText(c: ContextEnvelope): string {
  */
 function knowledgeLines(c: ContextEnvelope): string[] {
   const out: string[] = [];
+  // B-284: the 90 % notice, first — it asks for something now.
+  if (c.notice) out.push("", `Notice from the hub: ${c.notice.text}`);
   if (c.brief !== undefined)
     out.push(
       "",

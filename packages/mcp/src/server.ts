@@ -27,8 +27,8 @@ import {
 } from "./render.ts";
 import { LOCAL_TOOL_DESCRIPTIONS, MCP_INSTRUCTIONS, type MaityToolName, TOOL_DESCRIPTIONS } from "./text.ts";
 
-/** MCP reads always ask for the brief and the notes delta (004 v1.16, v1.17 "which always ask"). */
-const KNOWLEDGE = "brief,notes";
+/** MCP reads always ask for the brief, the notes delta and the 90 % notice (004 v1.16, v1.17). */
+const KNOWLEDGE = "brief,notes,notice";
 
 // 004 §2 "MCP-aware clients get native tools": one MCP server over an agent's AgentClient. The
 // local stdio server (`maity mcp`, stdio.ts) and the remote endpoint (POST /api/mcp, @maity/api's

@@ -199,7 +199,8 @@ export function agentSocketServer(hub: Hub, options: AgentSocketOptions = {}) {
           if (done) break;
           // B-264, B-249: the brief and the notes this instance was not handed yet, recorded before they
           // go. A socket confirms nothing after its hello: what it sent stays pending until a resume.
-          const events = await hub.handed.feed(agent, features, { confirmed: resumed, position: seq }, batch.events);
+          const handedOut = await hub.handed.feed(agent, features, { confirmed: resumed, position: seq }, batch.events);
+          const events = await hub.feed.withNotice(agent.id, features, handedOut);
           // B-181, B-185: each event's files signed at delivery, on the base URL this socket uses.
           for (const event of events)
             void send({ t: "event", ...event, message: signAgentMessage(event.message, sign) }).catch(() => {});

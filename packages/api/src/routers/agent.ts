@@ -4,7 +4,6 @@ import {
   type AgentOperationOutput,
   agentOperations as ops,
   featuresOf,
-  REARMING_EVENTS,
   HubError,
   isHubError,
 } from "@maity/domain";
@@ -58,9 +57,9 @@ export const agentRouter = router({
     return context;
   }),
   // v1.16 context reports: compact_end and session_start re-arm the brief and the notes (B-254, B-270).
-  contextReport: operation(ops.contextReport).mutation(async ({ ctx, input }): Out<"contextReport"> => {
-    if (REARMING_EVENTS.includes(input.event)) await ctx.hub.handed.rearm(ctx.caller.id);
-    return { status: "ok" };
+  contextReport: operation(ops.contextReport).mutation(({ ctx, input }): Out<"contextReport"> => {
+    const { idempotencyKey, ...report } = input;
+    return ctx.hub.memory.report(ctx.caller, report, idempotencyKey ?? null);
   }),
   // v1.17 notes (B-241…B-248): a room the agent is not in is NOT_PARTICIPANT (B-038).
   notes: operation(ops.notes).query(async ({ ctx, input }): Out<"notes"> => {

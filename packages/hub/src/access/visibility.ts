@@ -275,6 +275,8 @@ export interface ParticipantRow {
   note: string | null;
   ownerId: string | null;
   ownerHandle: string | null;
+  /** An agent's last memory reading (DESIGN §4b context rings; domain ringOf decides if it shows). */
+  context?: { percent: number | null; source: string | null; runtime: string | null; reportedAt: Date | null };
 }
 
 type RawParticipantRow = {
@@ -291,16 +293,22 @@ type RawParticipantRow = {
   agent_handle: string | null;
   owner_id: string | null;
   owner_handle: string | null;
+  ctx_percent: number | null;
+  ctx_source: string | null;
+  ctx_runtime: string | null;
+  ctx_reported_at: Date | string | null;
 };
 
 const PARTICIPANTS_SQL = `
 SELECT p.conversation_id, p.member_id, p.member_kind, p.joined_at, p.meat_proxy_chat,
        h.handle AS human_handle, h.display_name, h.meat_proxy_lead, h.meat_proxy_hands, h.meat_proxy_note,
-       a.handle AS agent_handle, a.owner_id, oh.handle AS owner_handle
+       a.handle AS agent_handle, a.owner_id, oh.handle AS owner_handle,
+       ac.percent AS ctx_percent, ac.source AS ctx_source, ac.runtime AS ctx_runtime, ac.reported_at AS ctx_reported_at
 FROM participations p
 LEFT JOIN humans h ON h.id = p.member_id
 LEFT JOIN agents a ON a.id = p.member_id
 LEFT JOIN humans oh ON oh.id = a.owner_id
+LEFT JOIN agent_context ac ON ac.agent_id = p.member_id
 WHERE p.conversation_id = ANY($1::text[]) AND p.left_at IS NULL
 ORDER BY p.joined_at, p.id`;
 
@@ -326,6 +334,12 @@ export async function readParticipants(
       note: r.meat_proxy_note,
       ownerId: r.owner_id,
       ownerHandle: r.owner_handle,
+      context: {
+        percent: r.ctx_percent === null ? null : Number(r.ctx_percent),
+        source: r.ctx_source,
+        runtime: r.ctx_runtime,
+        reportedAt: r.ctx_reported_at === null ? null : date(r.ctx_reported_at),
+      },
     });
   }
   return byConversation;

@@ -48,6 +48,7 @@ import {
 } from "../messages/agentView.ts";
 import type { MessagesService } from "../messages/service.ts";
 import type { HandedStore } from "../knowledge/handed.ts";
+import type { ContextService } from "../knowledge/context.ts";
 
 const NO_FEATURES: Features = new Set();
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "../access/visibility.ts";
@@ -62,7 +63,13 @@ export const instructionsSha256 = (text: string): string => createHash("sha256")
 /** A conversation key is a cuid; anything else is unknown without a query. */
 const plausibleKey = (key: string): boolean => /^[a-z0-9]{8,40}$/i.test(key);
 
-export function agentService(db: Db, bus: LiveBus, messages: MessagesService, handed: HandedStore) {
+export function agentService(
+  db: Db,
+  bus: LiveBus,
+  messages: MessagesService,
+  handed: HandedStore,
+  memory: Pick<ContextService, "takeNotice">,
+) {
   /** One of the agent's rooms by its global id, as the Maity read model sees it; null otherwise. */
   async function room(agent: AgentCaller, key: string, lean = false): Promise<KeyRow | null> {
     if (!plausibleKey(key)) return null;
@@ -192,7 +199,9 @@ export function agentService(db: Db, bus: LiveBus, messages: MessagesService, ha
   ): Promise<ContextEnvelope> {
     if (features.size === 0) return context;
     const attached = await handed.context(agent, row.key, features);
-    return { ...context, ...attached };
+    // B-285: the 90 % notice rides a context read that asked for it, once (takeNotice spends it).
+    const notice = features.has("notice") ? await memory.takeNotice(agent.id) : null;
+    return { ...context, ...attached, ...(notice ? { notice } : {}) };
   }
 
   const service = {

@@ -7,6 +7,7 @@ import {
   type GroupView,
   meatProxyFields,
   replyPolicyOf,
+  ringOf,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import {
@@ -30,6 +31,8 @@ function listParticipant(p: ParticipantRow, reader: Reader) {
       kind: "agent" as const,
       handle: p.handle,
       name: agentName(p.ownerHandle ?? "", p.handle),
+      // DESIGN §4b: the agent's ring, null when it never reported or its report is over 24 h old.
+      context: ringOf(p.context, Date.now()),
     };
   const meat = meatProxyFields(
     { lead: p.lead, hands: p.hands, note: p.note },

@@ -1,6 +1,7 @@
 import {
   decodeUpdatesCursor,
   encodeUpdatesCursor,
+  type Features,
   featuresOf,
   HubError,
   seqOfMessageId,
@@ -19,6 +20,7 @@ import type { CredentialWatch } from "../auth/service.ts";
 import type { AgentCaller } from "../access/caller.ts";
 import type { MessagesService } from "../messages/service.ts";
 import type { HandedStore } from "../knowledge/handed.ts";
+import type { ContextService } from "../knowledge/context.ts";
 
 // The agent's event stream (004 §11): one view of the event log for /updates and /ws alike, so
 // their cursors are interchangeable (B-144). A position is a seq; an event is a message whose
@@ -56,6 +58,7 @@ export function agentFeed(
   bus: LiveBus,
   messages: MessagesService,
   handed: HandedStore,
+  memory: Pick<ContextService, "takeNotice">,
   options: FeedOptions = {},
 ) {
   const replayWindowMs = options.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
@@ -104,6 +107,18 @@ export function agentFeed(
       more,
       first: seqs[0]?.sent_at ?? null,
     };
+  }
+
+  /**
+   * B-284…B-287: the 90 % notice rides the first event of a batch that shows it — only for a client
+   * that asked (features=notice), so one that did not never spends it.
+   */
+  async function withNotice(agentId: string, features: Features, events: UpdatesEvent[]): Promise<UpdatesEvent[]> {
+    if (!features.has("notice") || events.length === 0) return events;
+    const notice = await memory.takeNotice(agentId);
+    if (!notice) return events;
+    const [first, ...rest] = events as [UpdatesEvent, ...UpdatesEvent[]];
+    return [{ ...first, notice }, ...rest];
   }
 
   /** §9.1 / v1.23: handing a direct message to the agent's own token sets delivered_at, once. */
@@ -213,6 +228,7 @@ export function agentFeed(
   return {
     open,
     delivered,
+    withNotice,
 
     /**
      * GET /updates (B-127…B-140): holds until the agent's next event or `wait` seconds, and answers
@@ -245,7 +261,8 @@ export function agentFeed(
           // B-264, B-249: what this instance was not handed yet rides its events, recorded before the
           // answer goes; the batch follows the cursor it asked from (or now), which confirms what came before.
           const at = { confirmed: stream.start.seq, position: stream.start.seq };
-          const events = await handed.feed(agent, featuresOf(q.features), at, batch.events);
+          const features = featuresOf(q.features);
+          const events = await withNotice(agent.id, features, await handed.feed(agent, features, at, batch.events));
           if (!signal?.aborted) await delivered(agent.id, events);
           return { cursor: encodeUpdatesCursor(batch.seq), events };
         } finally {
