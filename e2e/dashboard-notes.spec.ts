@@ -164,3 +164,32 @@ test("a person writes the brief and a pinned note; an agent edits it through MCP
   expect(stored.body.body).toContain("4. Close the milestone");
   await mcp.close();
 });
+
+test("B-279 an agent's usage report shows as its memory ring in the chat's header", async ({ page, request }) => {
+  const agent = (await admin(request, "POST", "/agents", {
+    owner: "maintainer",
+    handle: "ringbearer",
+    description: "Reports its memory.",
+  })) as { id: string };
+  await admin(request, "POST", "/projects/maintainer/maity/members", { member_id: agent.id });
+  const { token: person } = await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" });
+  const { token } = await admin(request, "POST", "/tokens", { member_id: agent.id });
+  const made = await as(request, person, "POST", `${M}/conversations`, {
+    title: "Memory desk",
+    participants: [agent.id, "hum-guest"],
+  });
+  const reported = await as(request, token, "POST", "/api/agent-api/context", {
+    event: "usage",
+    runtime: "claude-code",
+    source: "exact",
+    used: 730_000,
+    size: 1_000_000,
+  });
+  expect(reported.status).toBe(200);
+  await login(page, "maintainer", "maintainer-demo");
+  await page.goto(`/p/maintainer/maity/c/${made.body.id}`);
+  const ring = page.getByRole("list", { name: "Participants" }).getByTitle(/Memory 73% full, counted by claude-code/);
+  await expect(ring).toBeVisible();
+  await expect(ring).toContainText("73%");
+  await shot(page, "memory-ring");
+});

@@ -189,4 +189,21 @@ describe("the knowledge block of a webhook's instructions", () => {
     expect(body.instructions.slice(-300)).toMatch(new RegExp(`\n\n${FILES_LINE.replace(/[()]/g, "\\$&")}$`));
     expect(body.project.notes).toMatchObject({ fileCount: 1 });
   });
+
+  it("B-285 B-284 after a crossing the next body carries the 90 % notice, once, as its last member", async () => {
+    const before = (got.get("agt-a") ?? []).length;
+    const crossed = await rest("POST", "/api/agent-api/context", {
+      ...as("agt-a"),
+      body: { event: "usage", runtime: "other", used: 92, size: 100 },
+    });
+    expect(crossed.status).toBe(200);
+    await say("notice one");
+    await say("notice two");
+    const bodies = (await received("agt-a", before + 2)).slice(before) as (Body & { notice?: unknown })[];
+    const carrying = bodies.filter((b) => b.notice);
+    expect(carrying).toHaveLength(1);
+    expect(carrying[0]?.notice).toMatchObject({ kind: "context_high", percent: 92 });
+    expect(Object.keys(carrying[0] ?? {}).at(-1)).toBe("notice");
+    expect(webhookDeliverySchema.safeParse(carrying[0]).success).toBe(true);
+  });
 });

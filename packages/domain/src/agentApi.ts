@@ -393,6 +393,8 @@ export const webhookDeliverySchema = z.object({
   context: contextEnvelopeSchema,
   you: contextEnvelopeSchema.shape.you.extend({ shouldRespond: z.boolean() }),
   history: z.array(historyTurnSchema),
+  /** B-285: the 90 % notice, once, on the next body after a crossing. */
+  notice: contextNoticeSchema.optional(),
 });
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 

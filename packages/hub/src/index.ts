@@ -104,6 +104,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const webhooks = webhookService(db, database.sql, agents, options.webhooks, {
     sign: signerOf(fileKeys, options.publicUrl ?? ""),
     count: library.agentFileCount,
+    notices: memory.takeNotices,
   });
   queued.webhooksQueued = webhooks.kick;
   const files = filesService(

@@ -1,5 +1,6 @@
 import {
   budgetHistory,
+  type ContextNotice,
   joinInstructions,
   knowledgeBlock,
   shelfOf,
@@ -54,6 +55,8 @@ export interface BodyDeps {
   agents: AgentService;
   sign?: Signer;
   count?: (agent: AgentCaller, row: KeyRow) => Promise<number>;
+  /** B-285: the 90 % notices due for a round's agents, spent as their bodies are built. */
+  notices?: (agentIds: readonly string[]) => Promise<Map<string, ContextNotice>>;
 }
 
 /**
@@ -214,6 +217,10 @@ export function bodyBuilder(deps: BodyDeps) {
     }
     for (const [key, h] of found) histories.set(key, { at: now, value: turnsOf(h, rendered) });
 
+    // The notices due, one statement a round; each rides its agent's first body of the round.
+    const notices = deps.notices ? await deps.notices([...new Set(live.map((c) => c.agentId))]) : new Map();
+    const noticeClaim = new Map<string, string>();
+    for (const c of live) if (notices.has(c.agentId) && !noticeClaim.has(c.agentId)) noticeClaim.set(c.agentId, c.id);
     return Promise.all(
       claims.map(async (c): Promise<Prepared> => {
         if (c.url === null || c.secret === null) return { claim: c, drop: "webhook removed" };
@@ -255,7 +262,12 @@ export function bodyBuilder(deps: BodyDeps) {
           instructions: room.instructions(pieces),
           instructionsSha256: instructionsSha256(joinInstructions(pieces)),
         });
-        return { claim: c, url: c.url, secret: c.secret, bytes };
+        const notice = noticeClaim.get(c.agentId) === c.id ? notices.get(c.agentId) : undefined;
+        // The notice is the body's last member (JSON.stringify of the whole body with it, byte for byte).
+        const body = notice
+          ? Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from(`,"notice":${JSON.stringify(notice)}}`)])
+          : bytes;
+        return { claim: c, url: c.url, secret: c.secret, bytes: body };
       }),
     );
   };

@@ -5,6 +5,7 @@ import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import {
   addressRefusal,
+  type ContextNotice,
   allowsName,
   HubError,
   parseAllowList,
@@ -78,7 +79,11 @@ export function webhookService(
   sql: SqlExecutor,
   agents: AgentService,
   options: WebhookOptions = {},
-  files: { sign?: Signer; count?: (agent: AgentCaller, row: KeyRow) => Promise<number> } = {},
+  files: {
+    sign?: Signer;
+    count?: (agent: AgentCaller, row: KeyRow) => Promise<number>;
+    notices?: (agentIds: readonly string[]) => Promise<Map<string, ContextNotice>>;
+  } = {},
 ) {
   const backoff = options.backoffMs ?? DEFAULT_WEBHOOK_BACKOFF_MS;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -107,6 +112,7 @@ export function webhookService(
     agents,
     ...(files.sign ? { sign: files.sign } : {}),
     ...(files.count ? { count: files.count } : {}),
+    ...(files.notices ? { notices: files.notices } : {}),
   });
 
   /**

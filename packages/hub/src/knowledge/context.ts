@@ -149,6 +149,22 @@ export function contextService(sql: SqlRunner, bus: LiveBus, handed: HandedStore
     },
 
     /**
+     * The notices due for these agents, taken in one statement (a webhook round: B-285, the next
+     * body carries it): each agent's is spent here, for the body being built.
+     */
+    async takeNotices(agentIds: readonly string[]): Promise<Map<string, ContextNotice>> {
+      if (agentIds.length === 0) return new Map();
+      const rows = await sql.query<{ agent_id: string; due: number }>(
+        `WITH due AS (SELECT agent_id, notice_due FROM agent_context
+                      WHERE agent_id = ANY($1::text[]) AND notice_due IS NOT NULL FOR UPDATE)
+         UPDATE agent_context a SET notice_due = NULL FROM due WHERE a.agent_id = due.agent_id
+         RETURNING a.agent_id, due.notice_due AS due`,
+        [[...new Set(agentIds)]],
+      );
+      return new Map(rows.map((r) => [r.agent_id, contextNotice(Number(r.due))]));
+    },
+
+    /**
      * The 90 % notice, spent by the delivery that shows it (B-284…B-287): one statement that takes it,
      * so any number of concurrent or repeated reads hand it once. Null when none is due.
      */
