@@ -165,7 +165,10 @@ test("a person writes the brief and a pinned note; an agent edits it through MCP
   await mcp.close();
 });
 
-test("B-279 an agent's usage report shows as its memory ring in the chat's header", async ({ page, request }) => {
+test("B-279 an agent's usage report shows as its memory ring in the chat's header, and a new one moves it live", async ({
+  page,
+  request,
+}) => {
   const agent = (await admin(request, "POST", "/agents", {
     owner: "maintainer",
     handle: "ringbearer",
@@ -191,5 +194,15 @@ test("B-279 an agent's usage report shows as its memory ring in the chat's heade
   const ring = page.getByRole("list", { name: "Participants" }).getByTitle(/Memory 73% full, counted by claude-code/);
   await expect(ring).toBeVisible();
   await expect(ring).toContainText("73%");
+  // Live: another report moves the ring without a reload (the live feed's agent_context item).
+  await as(request, token, "POST", "/api/agent-api/context", {
+    event: "usage",
+    runtime: "claude-code",
+    source: "exact",
+    used: 880_000,
+    size: 1_000_000,
+  });
+  const moved = page.getByRole("list", { name: "Participants" }).getByTitle(/Memory 88% full/);
+  await expect(moved).toContainText("88%");
   await shot(page, "memory-ring");
 });

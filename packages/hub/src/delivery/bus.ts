@@ -60,6 +60,12 @@ export type BusMessage =
       audience: string[];
       what: "poll" | "reactions";
     }
+  | {
+      /** An agent's memory reading changed (its ring, DESIGN §4b): the people of its chats read it again. */
+      type: "agent_context";
+      agentId: string;
+      audience: string[];
+    }
   | { type: "credentials"; agentId: string; humanId?: undefined }
   | { type: "credentials"; humanId: string; agentId?: undefined };
 

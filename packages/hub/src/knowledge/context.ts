@@ -41,6 +41,14 @@ const READ_SQL = `
 SELECT size, runtime, notice_armed, notice_due, last_compact_key, last_compact_at
 FROM agent_context WHERE agent_id = $1 FOR UPDATE`;
 
+/** Who sees an agent's ring: the people of the chats it is in, and its owner. */
+const RING_AUDIENCE_SQL = `
+SELECT array(
+  SELECT DISTINCT p.member_id FROM participations p
+  WHERE p.member_kind = 'human' AND p.left_at IS NULL AND p.conversation_id IN (
+    SELECT q.conversation_id FROM participations q WHERE q.member_id = $1 AND q.left_at IS NULL)
+  UNION SELECT owner_id FROM agents WHERE id = $1) AS audience`;
+
 /** What identifies one report across a client's retries: its Idempotency-Key, else its body. */
 const reportKey = (report: ContextReport, idempotencyKey: string | null): string =>
   idempotencyKey ?? createHash("sha256").update(JSON.stringify(report)).digest("hex").slice(0, 32);
@@ -144,6 +152,11 @@ export function contextService(sql: SqlRunner, bus: LiveBus, handed: HandedStore
         }
       });
       for (const line of lines) bus.publish(line);
+      // The ring moved: the people who see the agent (its chats' people, its owner) hear it live.
+      if (report.event === "usage" || (report.event === "compact_end" && report.afterTokens !== undefined)) {
+        const [seen] = await sql.query<{ audience: string[] }>(RING_AUDIENCE_SQL, [agent.id]);
+        bus.publish({ type: "agent_context", agentId: agent.id, audience: seen?.audience ?? [] });
+      }
       if (REARMING_EVENTS.includes(report.event)) await handed.rearm(agent.id);
       return { status: "ok" as const };
     },

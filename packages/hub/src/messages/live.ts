@@ -116,6 +116,9 @@ export function messageLive(db: Db, bus: LiveBus) {
         : await live.eventPlace(m.seq);
       return place ? { seq: m.seq, kind: m.type, ...place } : null;
     }
+    if (m.type === "agent_context")
+      // An agent's ring moved: the lists and the open chat read its participants again.
+      return { seq: 0, kind: "agent_context", conversation_id: null, project: null, member_id: m.agentId };
     if (m.type === "message_changed")
       // A vote or a reaction changed message `seq`; the client reloads it.
       return { seq: m.seq, kind: m.type, conversation_id: m.conversationId, project: m.project, what: m.what };
