@@ -73,6 +73,13 @@ export function YourAgents() {
                 <div className="flex min-w-0 flex-1 flex-col">
                   <strong className="truncate">{agent.name}</strong>
                   {agent.description ? <span className="text-sm text-muted">{agent.description}</span> : null}
+                  {agent.context ? (
+                    <span className="text-xs text-muted">
+                      Memory {agent.context.percent}% full ({agent.context.source === "exact" ? "counted" : "estimated"}{" "}
+                      by {agent.context.runtime}, {timeLabel(agent.context.reported_at)})
+                      {agent.compactions ? ` · tidied ${agent.compactions}× this session` : ""}
+                    </span>
+                  ) : null}
                 </div>
                 <Button
                   onClick={() => mint.mutate({ agent_id: agent.id })}
@@ -83,6 +90,12 @@ export function YourAgents() {
                   Pair a client
                 </Button>
               </div>
+              {agent.overflow_at ? (
+                <p role="alert" className="rounded-md bg-warning-soft px-3 py-2 text-sm">
+                  {agent.name}'s runtime refused a turn at {timeLabel(agent.overflow_at)}: its memory is full. Nothing
+                  was started by itself — compact it or start it afresh where it runs.
+                </p>
+              ) : null}
               {code ? (
                 <p role="status" className="rounded-md bg-surface-2 px-3 py-2 text-sm">
                   Pairing code <code>{code.code}</code>, valid once until {timeLabel(code.expires_at)}: run{" "}

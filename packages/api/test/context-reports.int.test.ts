@@ -52,6 +52,10 @@ describe("POST /api/agent-api/context (B-275…B-277, B-282)", () => {
     expect(await report({ event: "overflow", runtime: "other" })).toEqual({ status: 200, body: { status: "ok" } });
     const row = await hub.db.agentContext.findUniqueOrThrow({ where: { agentId: "agt-a" } });
     expect(row.overflowAt).not.toBeNull();
+    // The owner is told (its "Your agents" page reads this); another owner's agents say nothing of it.
+    const owner = { kind: "human" as const, id: "hum-maintainer", handle: "maintainer", name: "Maintainer" };
+    const mine = await hub.pairing.ownAgents(owner);
+    expect(mine.find((a) => a.id === "agt-a")?.overflow_at).toBe(row.overflowAt?.toISOString());
     expect((await report({ event: "compact_start", conversationId: "cnv-not-mine" })).status).toBe(200);
   });
 });

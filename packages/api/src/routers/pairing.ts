@@ -1,4 +1,4 @@
-import { linkCodeSchema, linkViewSchema, memberIdSchema, pairingCodeSchema } from "@maity/domain";
+import { contextRingSchema, linkCodeSchema, linkViewSchema, memberIdSchema, pairingCodeSchema } from "@maity/domain";
 import { z } from "zod";
 import { humanProcedure, router } from "../trpc.ts";
 
@@ -6,7 +6,21 @@ import { humanProcedure, router } from "../trpc.ts";
 
 export const agentsRouter = router({
   mine: humanProcedure
-    .output(z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })))
+    .output(
+      z.array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          description: z.string(),
+          /** Its memory ring (004 v1.16): the last usage report, null when none or over 24 h old. */
+          context: contextRingSchema,
+          /** Tidies since its session began. */
+          compactions: z.number().int(),
+          /** B-288: its runtime refused a turn for a full memory (within the last day); null otherwise. */
+          overflow_at: z.string().nullable(),
+        }),
+      ),
+    )
     .query(({ ctx }) => ctx.hub.pairing.ownAgents(ctx.caller)),
   /** 004 §2: the owner mints a 10-minute, single-use pairing code for one of its agents (B-014). */
   mintPairingCode: humanProcedure

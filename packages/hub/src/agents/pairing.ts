@@ -7,6 +7,8 @@ import {
   type linkPollInput,
   type linkRequestInput,
   type pairInput,
+  RING_MAX_AGE_MS,
+  ringOf,
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import type { z } from "zod";
@@ -59,7 +61,34 @@ export function pairingService(db: Db, bus: LiveBus) {
         select: { id: true, handle: true, description: true },
         orderBy: { handle: "asc" },
       });
-      return agents.map((a) => ({ id: a.id, name: `${owner.handle}/${a.handle}`, description: a.description }));
+      // 004 v1.16–v1.17: each agent's memory for its owner — the ring, its tidies, its last overflow.
+      const memory = await db.agentContext.findMany({
+        where: { agentId: { in: agents.map((a) => a.id) } },
+        select: {
+          agentId: true,
+          percent: true,
+          source: true,
+          runtime: true,
+          reportedAt: true,
+          compactions: true,
+          overflowAt: true,
+        },
+      });
+      const byAgent = new Map(memory.map((m) => [m.agentId, m]));
+      const now = Date.now();
+      return agents.map((a) => {
+        const m = byAgent.get(a.id);
+        return {
+          id: a.id,
+          name: `${owner.handle}/${a.handle}`,
+          description: a.description,
+          context: ringOf(m, now),
+          compactions: m?.compactions ?? 0,
+          // B-288: the owner is told of an overflow (the last one within a day); nothing starts by itself.
+          overflow_at:
+            m?.overflowAt && now - m.overflowAt.getTime() < RING_MAX_AGE_MS ? m.overflowAt.toISOString() : null,
+        };
+      });
     },
 
     /** The owner mints a pairing code for one of its agents (B-014). */
