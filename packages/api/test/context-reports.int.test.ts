@@ -176,4 +176,15 @@ describe("the 90 % notice (B-284…B-287)", () => {
       (await rest("GET", `${A}/conversations/${room.key}/context?features=notice`, as("agt-a"))).body,
     ).not.toHaveProperty("notice");
   });
+
+  it("B-284 concurrent reads after one crossing (two connections on PostgreSQL) hand it once", async () => {
+    await report({ event: "usage", runtime: "other", used: 10, size: 100 });
+    await report({ event: "usage", runtime: "other", used: 90, size: 100 });
+    const reads = await Promise.all(
+      Array.from({ length: 24 }, () =>
+        rest("GET", `${A}/conversations/${room.key}/context?features=notice`, as("agt-a")),
+      ),
+    );
+    expect(reads.filter((r) => r.body.notice)).toHaveLength(1);
+  });
 });

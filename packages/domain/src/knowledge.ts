@@ -21,6 +21,30 @@ export interface RoomKnowledge {
   shelfCount: number;
 }
 
+/** A room's knowledge with what decides a visitor's share of it (DESIGN §4b). */
+export type SharedKnowledge = RoomKnowledge & {
+  /** The project shares its brief and notes with visiting agents. */
+  shared: boolean;
+  /** The chat's own shelf notes, counted apart (a visitor's shelf). */
+  chatShelfCount: number;
+};
+
+/**
+ * A room's knowledge as one reader may have it: a visiting agent gets no brief and no project note
+ * (B-248, B-274), only the chat's own — unless the project's people chose to share with visitors.
+ * A visitor's shelf lists the chat's titles among the newest of the whole shelf (it may list fewer
+ * than the limit while more are counted: list_notes lists them all).
+ */
+export function knowledgeFor(k: SharedKnowledge, visiting: boolean): RoomKnowledge {
+  if (!visiting || k.shared) return k;
+  return {
+    project: { ...k.project, brief: null },
+    pinned: k.pinned.filter((n) => n.scope === "chat"),
+    shelf: k.shelf.filter((t) => t.scope === "chat"),
+    shelfCount: k.chatShelfCount,
+  };
+}
+
 /**
  * What a client holds of one room, as far as the hub knows: the brief's version and whether it held
  * a text (`b`), the pinned notes' versions by id and the shelf it was shown (`n`). Each part is there

@@ -5,6 +5,7 @@ import {
   featuresOf,
   handout,
   knowledgeBlock,
+  knowledgeFor,
   NOTES_PREAMBLE,
   notesHandout,
   type RoomKnowledge,
@@ -118,6 +119,20 @@ describe("handout and features (B-143, B-256, B-267, B-272)", () => {
     expect(handout(withProjectRead({}, [2, true]), room(), featuresOf("brief"), none)).toEqual({
       held: { b: [2, true] },
     });
+  });
+});
+
+describe("knowledgeFor: a visitor's share (B-248, B-274)", () => {
+  const stored = { ...room(), shared: false, chatShelfCount: 1 };
+  it("B-248 B-274 a visitor: no brief, no project note, the chat's shelf; shared or at home: all of it", () => {
+    expect(knowledgeFor(stored, true)).toEqual({
+      project: { ...stored.project, brief: null },
+      pinned: [pinned("n2", 3, "chat")],
+      shelf: [{ id: "s1", title: "Shelf one", scope: "chat" }],
+      shelfCount: 1,
+    });
+    expect(knowledgeFor(stored, false)).toBe(stored);
+    expect(knowledgeFor({ ...stored, shared: true }, true).project.brief).toBe("Be brief.");
   });
 });
 

@@ -3,6 +3,7 @@ import {
   type ContextNotice,
   joinInstructions,
   knowledgeBlock,
+  knowledgeFor,
   shelfOf,
   type UpdatesEvent,
   type WebhookDelivery,
@@ -16,7 +17,7 @@ import type { AgentCaller } from "../access/caller.ts";
 import { agentsInRoom } from "../access/agentsInRoom.ts";
 import { type KeyRow, readKeys } from "../access/visibility.ts";
 import { type AgentService, instructionsSha256 } from "../agents/service.ts";
-import { knowledgeFor, readRoomKnowledge, type StoredKnowledge } from "../knowledge/state.ts";
+import { readRoomKnowledge, type StoredKnowledge } from "../knowledge/state.ts";
 import type { RoomEnvelope } from "../messages/agentView.ts";
 import { type Signer, signAgentMessage } from "../files/render.ts";
 import { forReader, readAgentMessageRows, renderAgentEvents, toUpdatesEvent } from "../messages/agentView.ts";

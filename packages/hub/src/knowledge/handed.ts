@@ -2,14 +2,15 @@ import {
   type Features,
   type Held,
   handout,
-  type NotesDelta,
+  isVisiting,
+  knowledgeFor,
   seqOfMessageId,
   type UpdatesEvent,
   withProjectRead,
 } from "@maity/domain";
 import type { SqlExecutor } from "@maity/db";
 import type { AgentCaller } from "../access/caller.ts";
-import { knowledgeFor, readRooms, type StoredKnowledge } from "./state.ts";
+import { readRooms, type StoredKnowledge } from "./state.ts";
 
 // What each client of an agent was handed of a room's brief and notes (B-249…B-257, B-264…B-272),
 // kept in knowledge_handed so it survives a restart and kill -9. A feed client (/updates and /ws:
@@ -37,8 +38,8 @@ DO UPDATE SET acked = EXCLUDED.acked, pending = EXCLUDED.pending, updated_at = E
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-/** What a handout attaches to an event or an envelope. */
-export type Attached = { brief?: string | null; notes?: NotesDelta };
+/** What a hand-out attaches to an event or an envelope: the event's own fields (one schema). */
+export type Attached = Pick<UpdatesEvent, "brief" | "notes">;
 
 export function handedStore(sql: SqlExecutor) {
   /** The rooms' knowledge, the agent's clients' records there (by `client key`) and its Bay: one statement. */
@@ -116,7 +117,7 @@ export function handedStore(sql: SqlExecutor) {
         const k = rooms.get(event.conversationId);
         const s = state.get(event.conversationId);
         if (!k || !s) return event;
-        const room = knowledgeFor(k, bay !== k.bayId);
+        const room = knowledgeFor(k, isVisiting(bay ?? "", k.bayId));
         const given = handout(s.held, room, features, (id) => titles.get(id) ?? null);
         const project = { id: room.project.id, name: room.project.name, version: room.project.version };
         const attached: Attached = {};
@@ -152,7 +153,12 @@ export function handedStore(sql: SqlExecutor) {
       const acked = records.get(`${CONTEXT_CLIENT} ${key}`)?.acked ?? {};
       const held = withProjectRead(acked, records.get(`${PROJECT_CLIENT} ${key}`)?.acked.b);
       const titles = await titlesOf(unpinned([held], rooms));
-      const given = handout(held, knowledgeFor(k, bay !== k.bayId), features, (id) => titles.get(id) ?? null);
+      const given = handout(
+        held,
+        knowledgeFor(k, isVisiting(bay ?? "", k.bayId)),
+        features,
+        (id) => titles.get(id) ?? null,
+      );
       if (!same(given.held, acked))
         await write(agent.id, [{ client: CONTEXT_CLIENT, conversation_id: key, acked: given.held, pending: [] }]);
       const attached: Attached = {};

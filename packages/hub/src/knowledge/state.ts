@@ -1,4 +1,4 @@
-import { type PinnedNote, type RoomKnowledge, SHELF_TITLES_MAX, type ShelfTitle } from "@maity/domain";
+import { type PinnedNote, type SharedKnowledge, SHELF_TITLES_MAX, type ShelfTitle } from "@maity/domain";
 import type { SqlExecutor } from "@maity/db";
 
 // A room's knowledge as it stands (domain RoomKnowledge): its project's brief, its pinned notes with
@@ -60,15 +60,12 @@ type Row = {
 };
 
 /** A room's knowledge, with its project's Bay (whether a reader visits there). */
-export type StoredKnowledge = RoomKnowledge & {
+export type StoredKnowledge = SharedKnowledge & {
   bayId: string;
   /** The project's Bay by its handle: a visitor reads the brief as that Bay's room text. */
   bayHandle: string;
-  /** The project shares its brief and notes with visiting agents (DESIGN §4b). */
-  shared: boolean;
   /** The project has a file some listing could count (the webhook's Files line and fileCount). */
   anyFile: boolean;
-  chatShelfCount: number;
 };
 
 export async function readRoomKnowledge(
@@ -119,20 +116,4 @@ export async function readRooms(
     });
   }
   return { rooms: out, handed, readerBay };
-}
-
-/**
- * A room's knowledge as one reader may have it: a visiting agent gets no brief and no project note
- * (B-248, B-274), only the chat's own — unless the project's people chose to share with visitors.
- */
-export function knowledgeFor(k: StoredKnowledge, visiting: boolean): RoomKnowledge {
-  if (!visiting || k.shared) return k;
-  // The chat's titles among the newest of the whole shelf (a visitor may see fewer than the limit
-  // listed while more are counted: list_notes lists them all).
-  return {
-    project: { ...k.project, brief: null },
-    pinned: k.pinned.filter((n) => n.scope === "chat"),
-    shelf: k.shelf.filter((t) => t.scope === "chat"),
-    shelfCount: k.chatShelfCount,
-  };
 }
