@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
 // The real clients the built-app specs drive (README's "test what users run"): the maity binary
@@ -87,4 +87,29 @@ export function curl(args: string[]): Promise<{ code: number | null; stdout: str
     child.stderr.on("data", (d) => (stderr += d));
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The built app as `pnpm start` runs it (NODE_ENV=production, server.ts), on 127.0.0.1:`port`. */
+export type App = { url: string; child: ChildProcess; log: () => string };
+
+/** Starts the built app with `env` on `port` and waits (up to 120 s) until /api/health answers. */
+export async function startApp(env: Record<string, string>, port: number): Promise<App> {
+  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: path.join(root, "apps/web"),
+    env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout?.on("data", (d) => (log += d));
+  child.stderr?.on("data", (d) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 120_000; ; ) {
+    if (child.exitCode !== null) throw new Error(`the app exited (${child.exitCode}):\n${log}`);
+    const ok = await fetch(`${url}/api/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return { url, child, log: () => log };
+    if (Date.now() > deadline) throw new Error(`the app did not answer /api/health within 120 s:\n${log}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }

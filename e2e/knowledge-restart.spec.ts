@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import type pgTypes from "pg";
+import { type App, startApp } from "./clients";
 import { freePort } from "./helpers";
 
 // What an agent was handed of the brief and the notes survives kill -9 (004 v1.16/v1.17 B-253,
@@ -23,35 +23,8 @@ const AGENTS = 4;
 const ROUNDS = 16;
 const P = "/api/projects/maintainer/maity";
 
-type Server = { url: string; child: ChildProcess };
-
-async function start(env: Record<string, string>, port: number): Promise<Server> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    cwd: path.join(root, "apps/web"),
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      MAITY_ADMIN_TOKEN: ADMIN,
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  child.stdout?.on("data", (d) => (log += d));
-  child.stderr?.on("data", (d) => (log += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 120_000; ; ) {
-    if (child.exitCode !== null) throw new Error(`the app exited (${child.exitCode}):\n${log}`);
-    const ok = await fetch(`${url}/api/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return { url, child };
-    if (Date.now() > deadline) throw new Error(`the app did not answer /api/health within 120 s:\n${log}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+type Server = App;
+const start = (env: Record<string, string>, port: number) => startApp({ MAITY_ADMIN_TOKEN: ADMIN, ...env }, port);
 
 async function kill9(server: Server): Promise<void> {
   const exited = new Promise((resolve) => server.child.once("exit", resolve));

@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { startApp } from "./clients";
 import { freePort } from "./helpers";
 import type pgTypes from "pg";
 import WebSocket from "ws";
@@ -40,33 +41,9 @@ async function admin(sql: string): Promise<void> {
 }
 
 async function start(databaseUrl: string): Promise<string> {
-  const port = await freePort();
-  const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    cwd: path.join(root, "apps/web"),
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      MAITY_ADMIN_TOKEN: ADMIN,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  servers.push(server);
-  let log = "";
-  server.stdout?.on("data", (d) => (log += d));
-  server.stderr?.on("data", (d) => (log += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 120_000; ; ) {
-    if (server.exitCode !== null) throw new Error(`the app exited (${server.exitCode}):\n${log}`);
-    const ok = await fetch(`${url}/api/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return url;
-    if (Date.now() > deadline) throw new Error(`the app did not answer /api/health within 120 s:\n${log}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const app = await startApp({ DATABASE_URL: databaseUrl, MAITY_ADMIN_TOKEN: ADMIN }, await freePort());
+  servers.push(app.child);
+  return app.url;
 }
 
 async function call(url: string, method: string, route: string, token?: string, body?: unknown) {
