@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import WebSocket from "ws";
 import { AgentApiError, connect } from "../packages/client/src/index.ts";
 import { curl } from "./clients";
 import { admin } from "./helpers";
@@ -10,7 +11,7 @@ import { admin } from "./helpers";
 
 const M = "/api/projects/maintainer/maity";
 
-test("curl and the SDK: the brief and a pinned note ride the agent's next event; an edit from a stale version is refused with the current one", async ({
+test("B-268 B-265 curl, /ws and the SDK: the brief and a pinned note ride the agent's next event, again from an older cursor on /ws; an edit from a stale version is refused with the current one", async ({
   request,
   baseURL,
 }) => {
@@ -67,6 +68,28 @@ test("curl and the SDK: the brief and a pinned note ride the agent's next event;
   expect(event.notes.pinned).toEqual([
     { id: note.id, scope: "chat", title: "Retention", version: 1, body: "Keep 30 days." },
   ]);
+
+  // The same feed over /ws on the shipped server: a hello resuming from before that event, asking
+  // for the brief and the notes, is handed them again (the answer above counts as never received).
+  const socket = new WebSocket(`${url.replace("http", "ws")}/api/agent-api/ws`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const again = await new Promise<{ brief?: string; notes?: { pinned: { id: string }[] } }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no event on /ws within 10 s")), 10_000);
+    socket.on("open", () =>
+      socket.send(JSON.stringify({ t: "hello", resume: start.cursor, features: ["brief", "notes"] })),
+    );
+    socket.on("message", (data) => {
+      const frame = JSON.parse(String(data));
+      if (frame.t === "event" && frame.message.content === "hello archive") {
+        clearTimeout(timer);
+        resolve(frame);
+      }
+    });
+  });
+  socket.close();
+  expect(again.brief).toBe(brief);
+  expect(again.notes?.pinned.map((n) => n.id)).toEqual([note.id]);
 
   // The SDK, as the agent: its own note, the list, the note, an edit, then a stale edit.
   const agent = connect({ baseUrl: url, token });

@@ -78,3 +78,16 @@ export function start(
 
 export const run = (args: string[], env: Record<string, string>, options: { stdin?: string } = {}): Promise<Run> =>
   start(args, env, options).done;
+
+/** A JSON call to a hub on 127.0.0.1 as a client would make it: the status and the parsed body. */
+export async function hubCall(base: string, method: string, route: string, token: string, body?: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}

@@ -4,7 +4,7 @@ import { type ApiServer, startApiServer } from "@maity/api/node";
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, testHub } from "../../api/test/helpers.ts";
-import { run, tempDir } from "./helpers.ts";
+import { hubCall, run, tempDir } from "./helpers.ts";
 
 // Attachments, polls and reactions on the `maity` binary against a real hub on 127.0.0.1 (004 §10,
 // v1.12): send --file, files, download, poll, vote, react.
@@ -13,17 +13,8 @@ const hub = await testHub({ limits: { agent: 10_000, updates: 10_000, ws: 10_000
 let api: ApiServer;
 const T: Record<string, string> = {};
 
-async function http(method: string, route: string, token: string, body?: unknown) {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${api.url}${route}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const http = (method: string, route: string, token: string, body?: unknown) =>
+  hubCall(api.url, method, route, token, body);
 const env = (dir = tempDir("media")) => ({
   HOME: dir,
   MAITY_CONFIG_DIR: path.join(dir, "cfg"),

@@ -5,7 +5,7 @@ import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, testHub } from "../../api/test/helpers.ts";
 import { parseCommand, UsageError } from "../src/commands.ts";
-import { run, tempDir } from "./helpers.ts";
+import { hubCall, run, tempDir } from "./helpers.ts";
 
 // The brief and the notes on the `maity` binary against a real hub on 127.0.0.1 (004 v1.15–v1.17):
 // brief, notes, note, note create (with $EDITOR when no --body), note edit (from --base-version, or
@@ -16,17 +16,8 @@ let api: ApiServer;
 const T: Record<string, string> = {};
 const P = "/api/projects/maintainer/maity";
 
-async function http(method: string, route: string, token: string, body?: unknown) {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${api.url}${route}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const http = (method: string, route: string, token: string, body?: unknown) =>
+  hubCall(api.url, method, route, token, body);
 const env = (extra: Record<string, string> = {}, dir = tempDir("notes")) => ({
   HOME: dir,
   MAITY_CONFIG_DIR: path.join(dir, "cfg"),
