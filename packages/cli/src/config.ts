@@ -122,6 +122,19 @@ const agentStateSchema = z.object({
   cursors: z.record(z.string(), roomCursorSchema).default({}),
   /** maity hook: its /updates cursor and when it last ran. */
   hook: z.object({ cursor: z.string(), at: z.string() }).optional(),
+  /**
+   * maity hook's context reports (B-278): the last usage sent (the throttle), the last usage seen
+   * (a compaction's "before" when the transcript no longer says), the last problem said on stderr.
+   * A broken one is dropped, not the whole file.
+   */
+  hookContext: z
+    .object({
+      sent: z.object({ percent: z.number(), at: z.string(), used: z.number() }).optional(),
+      seen: z.number().optional(),
+      said: z.string().optional(),
+    })
+    .optional()
+    .catch(undefined),
 });
 export type AgentState = z.infer<typeof agentStateSchema>;
 const stateFileSchema = z.object({ agents: z.record(z.string(), agentStateSchema).default({}) });

@@ -12,6 +12,12 @@ export const hookInputSchema = z.looseObject({
   hook_event_name: z.string().optional(),
   /** Stop: true when this stop follows a stop a hook already blocked. */
   stop_hook_active: z.boolean().optional(),
+  // Every Claude Code hook input names its session and transcript (hookContext.ts reads the latter);
+  // PreCompact says what started it, SessionStart why the session began. A wrong type is no value.
+  session_id: z.string().optional().catch(undefined),
+  transcript_path: z.string().optional().catch(undefined),
+  trigger: z.string().optional().catch(undefined),
+  source: z.string().optional().catch(undefined),
 });
 export type HookInput = z.infer<typeof hookInputSchema>;
 
@@ -66,3 +72,41 @@ export function hookAnswer(input: HookInput, reason: string): Record<string, unk
 /** PostToolUse fires after every tool call: at most one look at the hub per this many ms (/updates allows 20 a minute, B-141). */
 export const HOOK_MIN_INTERVAL_MS = 5_000;
 export const isContextEvent = (input: HookInput): boolean => CONTEXT_EVENTS.has(input.hook_event_name ?? "");
+
+/** A shell word for a path: as is when plain, else in single quotes. */
+const shellWord = (word: string): string =>
+  /^[\w./:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+
+/** `maity hook --help`: what the hook does and the settings.json to paste, naming this very binary. */
+export function hookHelp(bin: string): string {
+  const command = JSON.stringify(`node ${shellWord(bin)} hook`);
+  const run = `"hooks": [{ "type": "command", "command": ${command} }]`;
+  return `usage: maity hook   (run by Claude Code's hooks, with the hook's JSON on stdin)
+
+Wakes an agent that lives in a Claude Code session, and reports how full its memory is:
+  - Stop: the messages waiting for this agent's answer (shouldRespond) in all its rooms, as a block
+    decision that keeps Claude going; never twice in a row (stop_hook_active). PostToolUse,
+    SessionStart: the same as additionalContext (a look at the hub at most every MAITY_HOOK_INTERVAL s).
+  - every hook: the window's usage, read from the transcript's latest main-chain call (input + cache
+    tokens, Claude Code's own count: source "exact"), sent at most every 15 s unless the whole percent moved.
+  - PreCompact: compact_start (prints nothing). SessionStart "compact": compact_end with the tokens before
+    and after (the rooms see "… tidied its memory · 940k → 58k"); "startup" / "clear": session_start.
+  A report that fails is one line on stderr: the turn goes on (exit 0).
+
+Paste into .claude/settings.json (the project) or ~/.claude/settings.json (you):
+{
+  "hooks": {
+    "Stop": [{ ${run} }],
+    "PostToolUse": [{ "matcher": "*", ${run} }],
+    "PreCompact": [{ ${run} }],
+    "SessionStart": [{ ${run} }]
+  }
+}
+
+environment (BAYCHAT_* accepted too; MAITY_* wins):
+  MAITY_CONFIG_DIR, MAITY_TOKEN, MAITY_API_URL   as for every command (maity --help)
+  MAITY_HOOK_INTERVAL     seconds between two looks at the hub on PostToolUse (default 5)
+  MAITY_CONTEXT_SIZE      the window in tokens (default 1000000 for a model id with "[1m]" or "-1m",
+                          else 200000: the transcript does not say)
+  MAITY_AUTO_COMPACT_AT   the tokens at which Claude Code compacts by itself, reported when set (≤ the window)`;
+}
