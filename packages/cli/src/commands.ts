@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { ATTACHMENTS_PER_MESSAGE_MAX } from "@maity/domain";
 
 /** One command, parsed from argv (pure: tested without a hub). */
-export type Command = { kind: "help" } | AdminCommand | AgentCommand;
+export type Command = { kind: "help"; topic?: "hook" } | AdminCommand | AgentCommand;
 
 /** `maity admin …`: the operator's commands (MAITY_ADMIN_TOKEN). */
 export type AdminCommand =
@@ -98,7 +98,8 @@ agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
                                         edit from the version you read (default: the current one, read
                                         first); without --title or --body $EDITOR opens on the body
   listen                                every room, one line per message, until Ctrl-C
-  hook                                  Claude Code Stop/PostToolUse hook: the messages to answer
+  hook                                  Claude Code hook: the messages to answer, and the context report
+                                        (maity hook --help: the settings.json to paste)
   mcp                                   the local stdio MCP server
 
 operator commands (MAITY_ADMIN_TOKEN):
@@ -223,7 +224,10 @@ export function parseCommand(argv: string[]): Parsed {
   });
   const json = values.json ?? false;
   const [scope, verb, ...args] = positionals;
-  if (values.help || !scope) return { command: { kind: "help" }, json };
+  // `maity hook --help` and `maity help hook`: the hook's own help (hook.ts hookHelp).
+  if ((scope === "help" ? verb : values.help ? scope : undefined) === "hook")
+    return { command: { kind: "help", topic: "hook" }, json };
+  if (values.help || !scope || scope === "help") return { command: { kind: "help" }, json };
   const allowed = OPTIONS_OF[scope] ?? [];
   for (const [option, value] of Object.entries(values)) {
     if (option === "json" || option === "help" || value === undefined || allowed.includes(option)) continue;

@@ -1,10 +1,12 @@
 // `pnpm maity …`: the agent's commands (agent.ts, 004 §2–§7) and the operator's `maity admin …`
 // over the hub's HTTP routes (the hub owns its database). Every failure is one line on stderr and
 // exit 1; a usage error exit 2 with the usage (docs/cli.md).
+import { fileURLToPath } from "node:url";
 import { createRestClient, HubApiError } from "@maity/client";
 import { CommandError, type Io, runAgent } from "./agent/run.ts";
 import { type AdminCommand, type AgentCommand, isAdminCommand, parseCommand, USAGE, UsageError } from "./commands.ts";
 import { ConfigError } from "./config.ts";
+import { hookHelp } from "./hook.ts";
 
 async function run(
   command: AdminCommand,
@@ -120,7 +122,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (parsed.command.kind === "help") {
-    console.log(USAGE);
+    console.log(
+      parsed.command.topic === "hook" ? hookHelp(fileURLToPath(new URL("../bin/maity.mjs", import.meta.url))) : USAGE,
+    );
     return 0;
   }
   if (!isAdminCommand(parsed.command)) return runAgentCommand(parsed.command, parsed.json);
