@@ -4,7 +4,7 @@ import { type ApiServer, startApiServer } from "@maity/api/node";
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, testHub, trpcBrowser } from "../../api/test/helpers.ts";
-import { run, start, tempDir } from "./helpers.ts";
+import { BIN, run, start, tempDir } from "./helpers.ts";
 
 // The `maity` agent CLI (004 §2, §4–§5, §7), run as the real binary against a real hub on
 // 127.0.0.1: credentials and environment, pairing and reverse linking, reading the room (anchor,
@@ -398,6 +398,148 @@ describe("maity hook: the wake contract for Claude Code", () => {
         additionalContext: expect.stringContaining("@agent-a and this too → you should respond"),
       },
     });
+  });
+
+  it("B-275 B-276 B-277 B-278 the hook reports from the transcript: ring, throttle, tidy, fresh start", async () => {
+    const chat = await newChat("CLI memory");
+    const env = { ...tokenEnv("agt-a"), MAITY_HOOK_INTERVAL: "0" };
+    const transcript = path.join(tempDir("transcript"), "session.jsonl");
+    const lines: string[] = [];
+    const write = (...entries: Record<string, unknown>[]) => {
+      lines.push(...entries.map((e) => JSON.stringify(e)));
+      writeFileSync(transcript, `${lines.join("\n")}\n`);
+    };
+    const turn = (cacheRead: number, extra: Record<string, unknown> = {}) => ({
+      type: "assistant",
+      isSidechain: false,
+      message: {
+        model: "claude-sonnet-4-5-20250929",
+        usage: { input_tokens: 10, cache_creation_input_tokens: 990, cache_read_input_tokens: cacheRead },
+      },
+      ...extra,
+    });
+    const hookRun = (input: Record<string, unknown>) =>
+      run(["hook"], env, {
+        stdin: JSON.stringify({ session_id: "cc-1", transcript_path: transcript, cwd: "/w", ...input }),
+      });
+    const row = () => hub.db.agentContext.findUnique({ where: { agentId: "agt-a" } });
+    const ring = async () => {
+      const view = await http("GET", `${P}/conversations/${chat.id}`, { token: T.maintainer });
+      return view.body.participants.find((p: { member_id: string }) => p.member_id === "agt-a").context;
+    };
+    const tidies = async () =>
+      (
+        await http("GET", `${P}/conversations/${chat.id}/messages?after=0&limit=200`, { token: T.maintainer })
+      ).body.items
+        .filter((m: { quiet?: { type: string } }) => m.quiet?.type === "context.compacted")
+        .map((m: { body: string }) => m.body);
+    const tidiesBefore = (await tidies()).length;
+
+    // The latest main-chain call: 10 + 990 + 83,000 = 84,000 of 200,000 (a subagent's bigger call is not it).
+    write(turn(50_000), turn(83_000), turn(170_000, { isSidechain: true }));
+    expect(await hookRun({ hook_event_name: "PostToolUse", tool_name: "Bash" })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "",
+    });
+    expect(await ring()).toMatchObject({ percent: 42, source: "exact", runtime: "claude-code" });
+    expect(Number((await row())?.used)).toBe(84_000);
+    expect(Number((await row())?.size)).toBe(200_000);
+
+    // B-278: the same whole percent within 15 s sends nothing; a whole point more sends at once.
+    write(turn(83_500));
+    expect((await hookRun({ hook_event_name: "PostToolUse" })).code).toBe(0);
+    expect(Number((await row())?.used)).toBe(84_000);
+    write(turn(85_000));
+    expect((await hookRun({ hook_event_name: "Stop", stop_hook_active: false })).code).toBe(0);
+    expect(Number((await row())?.used)).toBe(86_000);
+    expect((await ring()).percent).toBe(43);
+
+    // PreCompact: compact_start, and nothing printed (it takes no decision) even with a message waiting.
+    await humanSays(chat, "@agent-a are you there?");
+    expect(await hookRun({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "" })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "",
+    });
+    expect((await row())?.compactingSince).not.toBeNull();
+
+    // SessionStart compact: compact_end from the boundary (188k) to the first call after it (12k): the tidy line;
+    // the message that waited is handed over as context.
+    write(
+      {
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: "bnd-1",
+        compactMetadata: { trigger: "manual", preTokens: 188_000 },
+      },
+      { type: "user", isCompactSummary: true, message: { role: "user", content: "summary" } },
+      turn(11_000),
+    );
+    const compacted = await hookRun({ hook_event_name: "SessionStart", source: "compact" });
+    expect(compacted.code).toBe(0);
+    expect(compacted.stderr).toBe("");
+    expect(JSON.parse(compacted.stdout).hookSpecificOutput).toMatchObject({
+      hookEventName: "SessionStart",
+      additionalContext: expect.stringContaining("@agent-a are you there? → you should respond"),
+    });
+    expect((await tidies()).slice(tidiesBefore)).toEqual(["agent-a tidied its memory · 188k → 12k"]);
+    expect(await row()).toMatchObject({ compactingSince: null, percent: 6 });
+    const compactions = (await row())?.compactions ?? 0;
+    // The same compaction seen again (a second hook for it) is no second tidy.
+    expect((await hookRun({ hook_event_name: "SessionStart", source: "compact" })).code).toBe(0);
+    expect((await tidies()).slice(tidiesBefore)).toHaveLength(1);
+    expect((await row())?.compactions).toBe(compactions);
+
+    // SessionStart startup: session_start resets the count; resume reports no event.
+    expect((await hookRun({ hook_event_name: "SessionStart", source: "startup" })).code).toBe(0);
+    expect((await row())?.compactions).toBe(0);
+  });
+
+  it("maity hook --help: the settings.json naming this binary; --help elsewhere: the usage", async () => {
+    const help = await run(["hook", "--help"], { HOME: tempDir("help") });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: maity hook /);
+    expect(help.stdout).toContain(
+      `"PreCompact": [{ "hooks": [{ "type": "command", "command": "node ${BIN} hook" }] }]`,
+    );
+    expect((await run(["help", "hook"], { HOME: tempDir("help") })).stdout).toBe(help.stdout);
+    expect((await run(["whoami", "--help"], { HOME: tempDir("help") })).stdout).toMatch(/^usage: maity <command>/);
+  });
+
+  it("B-276 a report that fails is one stderr line, exit 0; the waiting messages are still handed over", async () => {
+    const chat = await newChat("CLI memory errors");
+    const env = { ...tokenEnv("agt-a"), MAITY_HOOK_INTERVAL: "0" };
+    const dir = tempDir("transcript-bad");
+    const stop = (transcript_path: string) => ({
+      stdin: JSON.stringify({ hook_event_name: "Stop", stop_hook_active: false, transcript_path }),
+    });
+    expect((await run(["hook"], env, stop(dir))).code).toBe(0); // anchors; a folder is no transcript
+    await humanSays(chat, "@agent-a still there?");
+    // The transcript cannot be read (a folder): one line, and the messages are still handed over.
+    const unreadable = await run(["hook"], env, stop(dir));
+    expect(unreadable.code).toBe(0);
+    expect(unreadable.stderr).toMatch(/^maity hook: context not reported: .*EISDIR.*\n$/);
+    expect(JSON.parse(unreadable.stdout)).toMatchObject({
+      decision: "block",
+      reason: expect.stringContaining("@agent-a still there? → you should respond"),
+    });
+    // More than 1.5 × the window (MAITY_CONTEXT_SIZE too small): not sent, said once, not at every hook.
+    const transcript = path.join(dir, "t.jsonl");
+    writeFileSync(
+      transcript,
+      `${JSON.stringify({ type: "assistant", message: { model: "m", usage: { input_tokens: 5_000 } } })}\n`,
+    );
+    const small = { ...env, MAITY_CONTEXT_SIZE: "1000" };
+    const said = await run(["hook"], small, stop(transcript));
+    expect(said).toEqual({
+      code: 0,
+      stdout: "",
+      stderr:
+        "maity hook: 5000 tokens used is over 1.5 × the window of 1000 (set MAITY_CONTEXT_SIZE?): " +
+        "usage not reported\n",
+    });
+    expect(await run(["hook"], small, stop(transcript))).toEqual({ code: 0, stdout: "", stderr: "" });
   });
 });
 
