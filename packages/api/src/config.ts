@@ -129,6 +129,28 @@ export const SETTINGS = {
     "webhook requests this instance has in flight at most; each agent's deliveries still go one at a time, in order",
     count(DEFAULT_WEBHOOK_CONCURRENCY, "a whole number of requests, at least 1"),
   ),
+  // The rolling summary (DESIGN §4b): an OpenAI-compatible model when named, else the built-in rules.
+  summaryUrl: setting(
+    "MAITY_SUMMARY_URL",
+    "unset: the built-in extractive summary",
+    "an OpenAI-compatible chat-completions base URL that writes the chats' rolling summaries (`http://127.0.0.1:11434/v1` for Ollama); needs `MAITY_SUMMARY_MODEL`",
+    z
+      .preprocess(unset, z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional())
+      .transform((v) => v?.replace(/\/+$/, "")),
+  ),
+  summaryModel: setting("MAITY_SUMMARY_MODEL", "unset", "the model `MAITY_SUMMARY_URL` is asked for", optionalText),
+  summaryKey: setting(
+    "MAITY_SUMMARY_KEY",
+    "unset",
+    "the API key sent to `MAITY_SUMMARY_URL`, if it wants one",
+    optionalText,
+  ),
+  summaryTimeoutMs: setting(
+    "MAITY_SUMMARY_TIMEOUT_MS",
+    "`20000`",
+    "how long one summary call may take; a failed call is tried once more, then the chat waits a minute",
+    count(20_000, "a whole number of milliseconds, at least 1"),
+  ),
   // Files (004 §13): where they live and the key of their names and URLs.
   fileKey: setting(
     "MAITY_FILE_KEY",
@@ -204,6 +226,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
         message: `${parsed.error.issues[0]?.message ?? "invalid"} (got ${JSON.stringify(env[s.name])})`,
       });
   }
+  if (out.summaryUrl && !out.summaryModel)
+    problems.push({ variable: "MAITY_SUMMARY_MODEL", message: "required when MAITY_SUMMARY_URL is set" });
   if (problems.length) throw new SettingsError(problems);
   return out as Settings;
 }

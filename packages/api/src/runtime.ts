@@ -7,6 +7,7 @@ import {
   fileKeys,
   type Hub,
   localBlobStore,
+  type ModelSettings,
   openHub,
   s3BlobStore,
   seedDemo,
@@ -29,6 +30,10 @@ export type HubSettings = Pick<
   | "publicUrl"
   | "webhookAllow"
   | "webhookConcurrency"
+  | "summaryUrl"
+  | "summaryModel"
+  | "summaryKey"
+  | "summaryTimeoutMs"
   | "fileKey"
   | "uploadMaxBytes"
   | "s3Bucket"
@@ -88,6 +93,19 @@ export async function fileKeyOf(settings: Pick<HubSettings, "dataDir" | "fileKey
   return new Uint8Array(bytes);
 }
 
+/** The summary's model when MAITY_SUMMARY_URL names one (readSettings makes sure a model is named too). */
+export function summaryModelOf(
+  settings: Partial<Pick<HubSettings, "summaryUrl" | "summaryModel" | "summaryKey" | "summaryTimeoutMs">>,
+): ModelSettings | undefined {
+  if (!settings.summaryUrl || !settings.summaryModel) return undefined;
+  return {
+    url: settings.summaryUrl,
+    model: settings.summaryModel,
+    key: settings.summaryKey,
+    timeoutMs: settings.summaryTimeoutMs,
+  };
+}
+
 export function getHub(settings: HubSettings, log: (line: string) => void = (line) => console.log(line)): Promise<Hub> {
   slot ??= (async () => {
     const hub = await openHub({
@@ -97,6 +115,7 @@ export function getHub(settings: HubSettings, log: (line: string) => void = (lin
       pingRate: settings.pingRate,
       ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
       webhooks: { allow: settings.webhookAllow, concurrency: settings.webhookConcurrency },
+      summary: { model: summaryModelOf(settings) },
       files: {
         store: fileStoreOf(settings),
         keys: fileKeys(await fileKeyOf(settings)),

@@ -199,6 +199,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_notes$/),
             expect.stringMatching(/_project_share_with_visitors$/),
             expect.stringMatching(/_agent_context$/),
+            expect.stringMatching(/_conversation_summaries$/),
           ],
           pending: [],
         },

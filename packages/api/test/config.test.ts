@@ -22,6 +22,10 @@ describe("the server's settings: one schema, read once", () => {
       publicUrl: undefined,
       webhookAllow: [],
       webhookConcurrency: 16,
+      summaryUrl: undefined,
+      summaryModel: undefined,
+      summaryKey: undefined,
+      summaryTimeoutMs: 20_000,
       fileKey: undefined,
       uploadMaxBytes: 25 * 1024 * 1024,
       s3Bucket: undefined,
@@ -31,6 +35,26 @@ describe("the server's settings: one schema, read once", () => {
       s3SecretAccessKey: undefined,
       s3ForcePathStyle: false,
     });
+  });
+
+  it("DESIGN §4b MAITY_SUMMARY_URL names the summary's model, and needs MAITY_SUMMARY_MODEL", () => {
+    expect(
+      readSettings({
+        MAITY_SUMMARY_URL: "http://127.0.0.1:11434/v1/",
+        MAITY_SUMMARY_MODEL: "llama3.1",
+        MAITY_SUMMARY_KEY: "sk-1",
+        MAITY_SUMMARY_TIMEOUT_MS: "5000",
+      }),
+    ).toMatchObject({
+      summaryUrl: "http://127.0.0.1:11434/v1",
+      summaryModel: "llama3.1",
+      summaryKey: "sk-1",
+      summaryTimeoutMs: 5000,
+    });
+    expect(() => readSettings({ MAITY_SUMMARY_URL: "http://127.0.0.1:11434/v1" })).toThrow(
+      "MAITY_SUMMARY_MODEL: required when MAITY_SUMMARY_URL is set",
+    );
+    expect(() => readSettings({ MAITY_SUMMARY_URL: "ftp://x" })).toThrow("MAITY_SUMMARY_URL: an http(s) URL");
   });
 
   it("reads each variable", () => {

@@ -40,6 +40,7 @@ import {
   agentNoteSchema,
   NOTE_REQUEST_MAX_BYTES,
 } from "./notes.ts";
+import { agentSummaryAnswerSchema } from "./summary.ts";
 import { type AgentErrorCode, HubError } from "./errors.ts";
 import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
 import { ruleIssue } from "./validation.ts";
@@ -180,6 +181,16 @@ export const agentOperations = {
       "403 NOT_PARTICIPANT for a room the agent is not in",
     input: z.strictObject(inRoom),
     output: agentProjectSchema,
+  }),
+  summary: operation({
+    method: "GET",
+    path: `${room}/summary`,
+    summary:
+      "The rolling summary (get_conversation_summary, §6): DERIVED_UNTRUSTED_CONTEXT — a narrative and lists, each " +
+      "item citing its messages, up to a boundary — and every message after it raw (B-105…B-111); status fresh, " +
+      "stale or unavailable, never an error for the generator; 403 NOT_PARTICIPANT for a room the agent is not in",
+    input: z.strictObject(inRoom),
+    output: agentSummaryAnswerSchema,
   }),
   // v1.17 notes (B-241…B-248): NOTE_NOT_FOUND, NOTE_FORBIDDEN, NOTE_LIMIT_REACHED, INVALID_NOTE,
   // NOTE_VERSION_CONFLICT (with the current version), TOOL_RATE_LIMITED.

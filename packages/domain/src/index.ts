@@ -27,3 +27,4 @@ export * from "./notes.ts";
 export * from "./knowledge.ts";
 export * from "./quiet.ts";
 export * from "./contextReport.ts";
+export * from "./summary.ts";

@@ -25,6 +25,9 @@ import { briefService } from "./knowledge/brief.ts";
 import { handedStore } from "./knowledge/handed.ts";
 import { notesService } from "./knowledge/notes.ts";
 import { contextService } from "./knowledge/context.ts";
+import { type SummarySettings, summaryStore } from "./knowledge/summary.ts";
+import { summaryReads } from "./knowledge/summaryReads.ts";
+import { extractiveGenerator, type ModelSettings, modelGenerator } from "./knowledge/summaryGenerators.ts";
 import { filesService } from "./files/service.ts";
 import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
@@ -48,6 +51,13 @@ export { type Signer, signAgentMessage, signerOf } from "./files/render.ts";
 export { localBlobStore } from "./files/local.ts";
 export { type S3Settings, s3BlobStore } from "./files/s3.ts";
 export { fileTooLarge } from "./files/upload.ts";
+export {
+  DEFAULT_SUMMARY_TIMEOUT_MS,
+  extractiveGenerator,
+  type ModelSettings,
+  modelGenerator,
+  type SummaryGenerator,
+} from "./knowledge/summaryGenerators.ts";
 export { BLOB_PREFIX, isOriginalFlag, type FilesService, type OpenedFile, type StoredUpload } from "./files/service.ts";
 
 export interface HubOptions {
@@ -70,6 +80,8 @@ export interface HubOptions {
   webhooks?: WebhookOptions;
   /** Where files live and the key that encrypts their names and signs their URLs. */
   files?: FileOptions;
+  /** The rolling summary (DESIGN §4b): an OpenAI-compatible model (MAITY_SUMMARY_URL), else the built-in rules. */
+  summary?: SummarySettings & { model?: ModelSettings | undefined };
 }
 
 export interface FileOptions {
@@ -117,7 +129,14 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const credentials = credentialCache(bus, () => !database.pubsub || bus.hearing, options.credentialCache);
   // Login limits: one count for every instance on PostgreSQL; PGlite's process is the only one.
   const loginBuckets = database.engine === "postgresql" ? sharedLoginBuckets(database.sql) : memoryLoginBuckets(limits);
+  const { model, ...summarySettings } = options.summary ?? {};
+  const summaryRecords = summaryStore(
+    database.sql,
+    model ? modelGenerator(model) : extractiveGenerator,
+    summarySettings,
+  );
   let sweeping: ReturnType<typeof setInterval> | undefined;
+  let unwatchSummaries: (() => void) | undefined;
   return {
     database,
     db,
@@ -140,6 +159,11 @@ export function createHub(database: Database, options: HubOptions = {}) {
     groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
     messages,
     agents,
+    /** The rolling summary: its records (regenerated in the background) and the reads of it. */
+    summaries: {
+      records: summaryRecords,
+      ...summaryReads(db, summaryRecords, agents, messages.markDeliveredTo),
+    },
     feed: agentFeed(
       db,
       bus,
@@ -165,6 +189,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     async start() {
       if (database.pubsub) await bus.connect(database.pubsub);
       webhooks.start();
+      // A chat's summary is regenerated as its messages are written, on whichever instance hears them first.
+      unwatchSummaries ??= summaryRecords.watch(bus);
       // B-197: unsent uploads and orphan blobs go on a timer that never keeps the process alive.
       sweeping ??= setInterval(() => {
         files.sweep().catch((error) => console.error("maity: the file sweep failed", error));
@@ -184,6 +210,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
     async close() {
       clearInterval(sweeping);
       sweeping = undefined;
+      unwatchSummaries?.();
+      unwatchSummaries = undefined;
+      await summaryRecords.close();
       await webhooks.close();
       await bus.close();
       await database.close();

@@ -61,6 +61,14 @@ export const agentRouter = router({
     const { idempotencyKey, ...report } = input;
     return ctx.hub.memory.report(ctx.caller, report, idempotencyKey ?? null);
   }),
+  // §6 the rolling summary: never waits for its generator (B-111); not in the room → NOT_PARTICIPANT (B-038).
+  summary: operation(ops.summary).query(async ({ ctx, input }): Out<"summary"> => {
+    const answer = await ctx.hub.summaries.forAgent(ctx.caller, input.conversationId);
+    if (!answer) throw notParticipant();
+    // B-185: the tail's files signed afresh, on the base URL this reader uses.
+    const sign = signerFor(ctx);
+    return { ...answer, messages: answer.messages.map((m) => signAgentMessage(m, sign)) };
+  }),
   // v1.17 notes (B-241…B-248): a room the agent is not in is NOT_PARTICIPANT (B-038).
   notes: operation(ops.notes).query(async ({ ctx, input }): Out<"notes"> => {
     const list = await ctx.hub.notes.agentList(ctx.caller, input.conversationId);

@@ -13,6 +13,7 @@ import { pollsRouter, reactionsRouter } from "./polls.ts";
 import { filesRouter } from "./files.ts";
 import { notesRouter } from "./notes.ts";
 import { projectsRouter } from "./projects.ts";
+import { summaryRouter } from "./summary.ts";
 
 // Every hub route is a procedure of this router (its sub-routers in routers/*.ts), with its zod
 // input and output side by side; `meta.rest` says how the REST adapter serves it (rest/index.ts)
@@ -36,6 +37,7 @@ export const appRouter = router({
   auth: authRouter,
   projects: projectsRouter,
   notes: notesRouter,
+  summary: summaryRouter,
   live: liveRouter,
   conversations: conversationsRouter,
   participants: participantsRouter,
