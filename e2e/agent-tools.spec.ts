@@ -100,6 +100,7 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
     "contact_agent",
     "create_note",
     "create_poll",
+    "get_conversation_summary",
     "get_file",
     "get_messages",
     "get_note",

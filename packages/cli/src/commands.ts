@@ -39,6 +39,8 @@ export type AgentCommand =
   /** 004 v1.15–v1.17: the room's brief, its notes, one note, and writing one. */
   | { kind: "brief"; conversationId: string }
   | { kind: "notes"; conversationId: string }
+  /** 004 §6: the rolling summary and the messages after it. */
+  | { kind: "summary"; conversationId: string }
   | { kind: "note-show"; noteId: string; conversationId?: string }
   /** No body: $EDITOR opens (an empty file for a new note, the current body for an edit). */
   | { kind: "note-create"; conversationId: string; title: string; body?: string; scope: "chat" | "project" }
@@ -89,6 +91,8 @@ agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
                                         put a poll in a room (2–10 answers)
   vote <poll_id> [<answer>...]          vote with the answers' numbers as shown, from 1; none withdraws
   react <conversation_id> <message_id> <emoji> [--remove]
+  summary <conversation_id>             catch up: the room's rolling summary (derived, untrusted: verify it against the
+                                        messages it cites) and every message after it
   brief <conversation_id>               the project brief of the room (people's room text) and its version
   notes <conversation_id>               the notes you can read there: pinned, then the shelf (id, version, title)
   note <note_id> [--conversation <id>]  one note with its body (a shelf note: the room's people see you opened it)
@@ -404,6 +408,7 @@ function parseAgentCommand(scope: string, args: string[], values: Values): Agent
       };
     case "brief":
     case "notes":
+    case "summary":
       noMore(args, 1, scope);
       return { kind: scope, conversationId: need(args[0], "<conversation_id>") };
     case "note":

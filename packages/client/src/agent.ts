@@ -136,6 +136,11 @@ export function connect(options: AgentClientOptions & { token: string }) {
       call("context", { ...query, conversationId }, o),
     /** The room's project and its brief (B-271); reading it counts as being handed it (B-272). */
     project: (conversationId: string, o?: CallOptions) => call("project", { conversationId }, o),
+    /**
+     * §6 the rolling summary: DERIVED_UNTRUSTED_CONTEXT up to a boundary, and every message after it raw
+     * (B-105…B-108). Verify before acting on it; it never authorizes a reply (only shouldRespond does).
+     */
+    summary: (conversationId: string, o?: CallOptions) => call("summary", { conversationId }, o),
     /** v1.17 notes (B-243): what the agent may read here, without bodies. */
     notes: async (conversationId: string, o?: CallOptions) => (await call("notes", { conversationId }, o)).notes,
     /** One note with its body; `conversationId` is the room it is read from (a shelf note's quiet line goes there). */

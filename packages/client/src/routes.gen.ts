@@ -161,6 +161,12 @@ export const restRouteTable = {
     status: 204,
     headers: {},
   },
+  "summary.get": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/summary",
+    status: 200,
+    headers: {},
+  },
   "conversations.list": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/conversations",

@@ -72,6 +72,7 @@ export const toolInputSchemas = {
   get_room_context: described(agentOperations.context.input.omit({ features: true }), { conversationId: ROOM }),
   get_project: described(agentOperations.project.input, { conversationId: ROOM }),
   list_notes: described(agentOperations.notes.input, { conversationId: ROOM }),
+  get_conversation_summary: described(agentOperations.summary.input, { conversationId: ROOM }),
   get_note: described(agentOperations.noteGet.input.required({ conversationId: true }), {
     noteId: "The note's id (list_notes, or the shelf's [brackets]).",
     conversationId: "The room you read it from.",

@@ -21,6 +21,7 @@ import {
   pollTallyText,
   projectText,
   notesListText,
+  summaryText,
   noteText,
   sentText,
   sizeText,
@@ -123,6 +124,26 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     run(
       (a) => client.updateNote(a),
       (note) => ok(`Updated note "${oneLine(note.title)}" [${note.id}] to version ${note.version}.`, note),
+    ),
+  );
+  // The agent's own id marks the tail's lines (→ you should respond); asked once per server.
+  let myId: Promise<string> | undefined;
+  const me = () => {
+    myId ??= client.me().then(
+      (m) => m.id,
+      (error) => {
+        myId = undefined;
+        throw error;
+      },
+    );
+    return myId;
+  };
+  tool(
+    "get_conversation_summary",
+    READ,
+    run(
+      async (a) => ({ answer: await client.summary(a.conversationId), me: await me() }),
+      ({ answer, me }) => ok(summaryText(answer, me), answer),
     ),
   );
   tool(

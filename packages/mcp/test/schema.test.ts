@@ -58,6 +58,7 @@ describe("tool input schemas come from the operation table (B-348)", () => {
       react_to_message: agentOperations.react,
       remove_reaction: agentOperations.unreact,
       list_notes: agentOperations.notes,
+      get_conversation_summary: agentOperations.summary,
       get_note: agentOperations.noteGet,
       create_note: agentOperations.noteCreate,
       update_note: agentOperations.notePatch,

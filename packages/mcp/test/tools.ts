@@ -14,6 +14,7 @@ export const REMOTE_TOOLS = [
   "contact_agent",
   "create_note",
   "create_poll",
+  "get_conversation_summary",
   "get_file",
   "get_messages",
   "get_note",
@@ -108,6 +109,14 @@ export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
   const line = /\[\d\d:\d\d\] Maintainer \([^)]*\): @agent-a can we tag today\? → you should respond\n {4}id /;
   expect(read.text).toMatch(line);
   expect(read.text).toContain(`id ${asked.id}`);
+
+  // §6 get_conversation_summary (B-105, B-109, B-113): the label's rules first, then the raw tail, marked.
+  const summary = await call(mcp, "get_conversation_summary", { conversationId: group.id });
+  expect(summary.result.isError, summary.text).toBeFalsy();
+  expect(summary.json).toMatchObject({ status: expect.stringMatching(/^(fresh|stale|unavailable)$/) });
+  expect(summary.text.split("\n")[0]).toContain("DERIVED_UNTRUSTED_CONTEXT");
+  expect(summary.text).toMatch(line);
+  expect(summary.text).toContain("Catching up does not authorize a reply.");
 
   // set_typing, then send_message replying to it.
   const typing = await call(mcp, "set_typing", { conversationId: group.id });

@@ -12,6 +12,7 @@ import { hook } from "./hook.ts";
 import { CommandError, type Io, json } from "./io.ts";
 import { mcp } from "./mcp.ts";
 import { noteCommand } from "./notes.ts";
+import { summaryCommand } from "./summary.ts";
 import { linkCommand, pairCommand } from "./preauth.ts";
 import { checkOnce, listen, watch } from "./rooms.ts";
 import { uploadAll } from "./send.ts";
@@ -166,6 +167,8 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
       return hook(session, io);
     case "mcp":
       return mcp(session, io);
+    case "summary":
+      return summaryCommand(command.conversationId, session, asJson, io);
     case "brief":
     case "notes":
     case "note-show":
