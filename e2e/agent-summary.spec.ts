@@ -1,0 +1,191 @@
+import { mkdtempSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import type pgTypes from "pg";
+import { summaryStub } from "../packages/api/test/summaryStub";
+import { type App, maity, startApp } from "./clients";
+import { freePort } from "./helpers";
+
+// The rolling summary on the server started as README starts it (004 §6, B-105…B-111; DESIGN §4b),
+// in the three setups an operator runs: the built-in generator (no setting), an OpenAI-compatible
+// provider (MAITY_SUMMARY_URL at a local stub server), and a provider that is down (a closed port).
+// An agent reads it with curl's HTTP and the maity binary; a read is never an error.
+
+const root = path.resolve(import.meta.dirname, "..");
+const pg = createRequire(path.join(root, "packages/db/package.json"))("pg") as typeof pgTypes;
+const ADMIN = "summary-e2e-admin";
+const P = "/api/projects/maintainer/maity";
+
+type Answer = { status: number; json: ReturnType<typeof JSON.parse> };
+async function call(url: string, method: string, route: string, token: string, body?: unknown): Promise<Answer> {
+  const res = await fetch(`${url}${route}`, {
+    method,
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin: url },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+const LINES = [
+  "We decided to ship 2.4 on Friday.",
+  "@Guest will write the release notes.",
+  "Who reviews the migration guide?",
+  "The build takes 12 minutes on CI.",
+];
+
+async function engineEnv(name: string): Promise<Record<string, string>> {
+  if (name === "PGlite")
+    return { MAITY_DATA_DIR: mkdtempSync(path.join(tmpdir(), "maity-summary-")), DATABASE_URL: "" };
+  const dbName = `maity_e2e_summary_${process.pid}_${Date.now().toString(36)}`;
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(`CREATE DATABASE "${dbName}"`).finally(() => client.end());
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  url.pathname = `/${dbName}`;
+  return { DATABASE_URL: url.toString() };
+}
+
+/** The app with the demo, an agent's and a person's tokens, and a chat of 24 messages. */
+async function chatOn(server: App) {
+  const token = async (member: string) =>
+    (await call(server.url, "POST", "/api/admin/tokens", ADMIN, { member_id: member })).json.token as string;
+  const person = await token("hum-maintainer");
+  const agent = await token("agt-a");
+  const made = await call(server.url, "POST", `${P}/conversations`, person, {
+    title: `Summary ${Date.now()}`,
+    participants: ["agt-a", "hum-guest"],
+  });
+  expect(made.status).toBe(201);
+  const ids: string[] = [];
+  for (let i = 0; i < 24; i++) {
+    const sent = await call(server.url, "POST", `${P}/conversations/${made.json.id}/messages`, person, {
+      body: LINES[i % LINES.length]?.replace("2.4", `2.${i}`),
+    });
+    expect(sent.status).toBe(201);
+    ids.push(sent.json.id);
+  }
+  const rooms = await call(server.url, "GET", "/api/agent-api/conversations", agent);
+  const key = (rooms.json.conversations as { id: string; maity: { id: string } }[]).find(
+    (r) => r.maity.id === made.json.id,
+  )?.id as string;
+  const read = () => call(server.url, "GET", `/api/agent-api/conversations/${key}/summary`, agent);
+  return { person, agent, key, ids, read, chat: made.json.id as string };
+}
+
+/** Reads until the status is `status` (each read may start the background job), at most ~10 s. */
+async function readUntil(read: () => Promise<Answer>, status: string): Promise<Answer> {
+  let answer = await read();
+  for (let i = 0; i < 100 && answer.json.status !== status; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answer = await read();
+  }
+  return answer;
+}
+
+const engines = ["PGlite", ...(process.env.TEST_DATABASE_URL ? ["PostgreSQL"] : [])];
+
+for (const engine of engines) {
+  test(`B-105…B-109 the built-in generator on the shipped server, read over HTTP and by maity summary (${engine})`, async () => {
+    test.setTimeout(180_000);
+    const server = await startApp(
+      { MAITY_ADMIN_TOKEN: ADMIN, MAITY_SEED: "1", ...(await engineEnv(engine)) },
+      await freePort(),
+    );
+    try {
+      const t = await chatOn(server);
+      const first = await t.read();
+      expect(first.status).toBe(200);
+      expect(first.json).toMatchObject({ summary: null, status: "unavailable" });
+      expect(first.json.messages).toHaveLength(24);
+      const fresh = await readUntil(t.read, "fresh");
+      expect(fresh.json.summary).toMatchObject({
+        label: "DERIVED_UNTRUSTED_CONTEXT",
+        generator: "extractive",
+        throughMessageId: t.ids.at(-1),
+      });
+      expect(fresh.json.summary.decisions[0].text).toContain("We decided to ship 2.");
+      expect(t.ids).toContain(fresh.json.summary.decisions[0].sourceMessageIds[0]);
+      expect(fresh.json.summary.openTasks[0]).toMatchObject({ owner: "Guest", status: "open" });
+      // B-108: what follows the boundary, raw; the people's route answers the same record.
+      await call(server.url, "POST", `${P}/conversations/${t.chat}/messages`, t.person, { body: "@agent-a ready?" });
+      const after = await t.read();
+      expect(after.json.messages.map((m: { content: string }) => m.content)).toEqual(["@agent-a ready?"]);
+      const people = await call(server.url, "GET", `${P}/conversations/${t.chat}/summary`, t.person);
+      expect(people.json.summary.through_message_id).toBe(t.ids.at(-1));
+      const cli = await maity(["summary", t.key], {
+        HOME: mkdtempSync(path.join(tmpdir(), "maity-summary-cli-")),
+        MAITY_TOKEN: t.agent,
+        MAITY_API_URL: server.url,
+        TZ: "UTC",
+      });
+      expect(cli.code, cli.stderr).toBe(0);
+      expect(cli.stdout.split("\n")[0]).toContain("DERIVED_UNTRUSTED_CONTEXT");
+      expect(cli.stdout).toContain("@agent-a ready? → you should respond");
+    } finally {
+      server.child.kill("SIGTERM");
+    }
+  });
+}
+
+test("DESIGN §4b MAITY_SUMMARY_URL: an OpenAI-compatible provider (a local stub) writes the record; ids it invents are dropped", async () => {
+  test.setTimeout(180_000);
+  const stub = await summaryStub("ok");
+  const server = await startApp(
+    {
+      MAITY_ADMIN_TOKEN: ADMIN,
+      MAITY_SEED: "1",
+      ...(await engineEnv("PGlite")),
+      MAITY_SUMMARY_URL: stub.url,
+      MAITY_SUMMARY_MODEL: "stub-model",
+      MAITY_SUMMARY_KEY: "sk-e2e",
+    },
+    await freePort(),
+  );
+  try {
+    const t = await chatOn(server);
+    const fresh = await readUntil(t.read, "fresh");
+    expect(fresh.json.summary).toMatchObject({
+      generator: "model:stub-model",
+      narrative: "Stub summary of 24 messages.",
+      decisions: [{ text: "Ship on Friday", sourceMessageIds: [t.ids[0]] }],
+      openQuestions: [],
+    });
+    expect(stub.requests[0]).toMatchObject({ model: "stub-model", authorization: "Bearer sk-e2e" });
+  } finally {
+    server.child.kill("SIGTERM");
+    await stub.close();
+  }
+});
+
+test("B-111 a provider that is down: every read answers 200 with the raw messages, status unavailable; the log says why", async () => {
+  test.setTimeout(180_000);
+  const closed = await freePort();
+  const server = await startApp(
+    {
+      MAITY_ADMIN_TOKEN: ADMIN,
+      MAITY_SEED: "1",
+      ...(await engineEnv("PGlite")),
+      MAITY_SUMMARY_URL: `http://127.0.0.1:${closed}/v1`,
+      MAITY_SUMMARY_MODEL: "nowhere",
+      MAITY_SUMMARY_TIMEOUT_MS: "1000",
+    },
+    await freePort(),
+  );
+  try {
+    const t = await chatOn(server);
+    for (let i = 0; i < 20; i++) {
+      const read = await t.read();
+      expect(read.status).toBe(200);
+      expect(read.json).toMatchObject({ summary: null, status: "unavailable" });
+      expect(read.json.messages).toHaveLength(24);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await expect.poll(() => server.log(), { timeout: 15_000 }).toContain("was not made");
+  } finally {
+    server.child.kill("SIGTERM");
+  }
+});
