@@ -49,10 +49,9 @@ const ELSEWHERE = {
 // The agent protocol (B-ids) not counted, each with its reason: whole sections not built yet and,
 // within the built ones, lines not built yet, decided otherwise, or not server behaviour.
 const LATER_SECTIONS = {
-  7: "summary — a later issue",
   16: "notes — a later issue",
   17: "projects' brief — a later issue",
-  18: "context reports — a later issue",
+  18: "the relay's device-api reports — a later issue (sessions)",
   19: "visiting agents — a later issue",
   20: "sessions and device credentials — a later issue",
   21: "MCP — a later issue",
@@ -86,7 +85,6 @@ const AGENT_ELSEWHERE = {
   "B-370": "restricted tool profile — a later issue",
   "B-371": "sessions — a later issue",
   "B-373": "handoff notes — a later issue",
-  "B-374": "context reports — a later issue",
   "B-378": "attachments (the reserved-type 400 is tested as RESERVED_MESSAGE_TYPE under B-118)",
   "B-383": "a deployment without /updates or /ws — this hub has both",
   "B-385": "relay handoff — a later issue",

@@ -41,7 +41,7 @@ describe("POST /api/agent-api/context (B-275…B-277, B-282)", () => {
     ["B-276 size over 10,000,000", { event: "usage", used: 1, size: 10_000_001 }, "size"],
     ["B-275 an unknown event", { event: "nap" }, "event"],
     ["B-275 tokens that are not whole", { event: "usage", used: 1.5, size: 10 }, "used"],
-  ])("%s → 400 INVALID_CONTEXT_REPORT naming the field", async (_, body, field) => {
+  ])("%s → 400 INVALID_CONTEXT_REPORT naming the field (B-374)", async (_, body, field) => {
     const refused = await report(body);
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe("INVALID_CONTEXT_REPORT");

@@ -66,7 +66,7 @@ describe("server instructions and descriptions (B-030, B-050, B-051, B-006, B-07
     expect(doc).toContain(`\`\`\`text\n${MCP_INSTRUCTIONS}\n\`\`\``);
   });
 
-  it("B-113 B-006 every tool description carries its rules", () => {
+  it("B-113 B-006 B-350 every tool description carries its rules", () => {
     const d = TOOL_DESCRIPTIONS;
     // B-350: every reading tool says reading is no licence, every speaking tool (contact_agent too) says
     // to act only on a message marked shouldRespond.
