@@ -87,6 +87,9 @@ const KEY_SQL = `
 SELECT c.id FROM conversations c JOIN projects p ON p.id = c.project_id JOIN bays b ON b.id = p.bay_id
 WHERE b.handle = $1 AND p.slug = $2 AND c.public_id = $3`;
 
+/** A chat another instance is regenerating is not looked at again by this one for this long. */
+const HELD_REST_MS = 1_000;
+
 /** A bus event for a chat counts towards a look at its summary; every this many, the hub looks. */
 const LOOK_EVERY = 10;
 
@@ -131,7 +134,7 @@ export function summaryStore(sql: SqlRunner, generator: SummaryGenerator, settin
    * enough: the messages after the boundary in chunks, each chunk one generator call and one
    * compare-and-swap write. A record made before a redaction inside it is rebuilt from the start.
    */
-  async function regenerate(key: string): Promise<void> {
+  async function regenerate(key: string): Promise<"written" | "held" | "failed"> {
     const now = new Date();
     await sql.query(
       "INSERT INTO conversation_summaries (conversation_id, updated_at) VALUES ($1, $2::timestamp) ON CONFLICT DO NOTHING",
@@ -149,7 +152,7 @@ export function summaryStore(sql: SqlRunner, generator: SummaryGenerator, settin
         new Date(now.getTime() - retryMs).toISOString(),
       ],
     );
-    if (!claimed) return;
+    if (!claimed) return "held";
     let version = Number(claimed.version);
     const release = (failure: string | null) =>
       sql.query(
@@ -187,24 +190,37 @@ export function summaryStore(sql: SqlRunner, generator: SummaryGenerator, settin
           ],
         );
         // Another regeneration wrote first (this one's claim had lapsed): its record stands.
-        if (!written) return;
+        if (!written) return "held";
         version = Number(written.version);
         previous = checked;
         after = last.seq;
         if (messages.length < generator.chunk) break;
       }
       await release(null);
+      return "written";
     } catch (error) {
       const failure = stop.signal.aborted ? "stopped" : ((error as Error)?.message ?? String(error)).slice(0, 500);
       if (!stop.signal.aborted) log(`maity: the summary of conversation ${key} was not made: ${failure}`);
       await release(failure).catch(() => {});
+      return "failed";
     }
   }
 
+  /**
+   * Until when a chat is not kicked again by this process: after its generator failed (the retry
+   * pause) or another instance held it — so a chat whose provider is down costs a read nothing more.
+   */
+  const resting = new Map<string, number>();
+
   /** Starts a regeneration of the chat in the background (one at a time per chat in this process). */
   function kick(key: string): void {
-    if (running.has(key) || stop.signal.aborted) return;
+    if (running.has(key) || stop.signal.aborted || Date.now() < (resting.get(key) ?? 0)) return;
     const job = regenerate(key)
+      .then((outcome) => {
+        if (resting.size > 10_000) resting.clear();
+        if (outcome === "written") resting.delete(key);
+        else resting.set(key, Date.now() + (outcome === "failed" ? retryMs : Math.min(retryMs, HELD_REST_MS)));
+      })
       .catch((error) => log(`maity: the summary of conversation ${key} failed: ${(error as Error)?.message}`))
       .finally(() => running.delete(key));
     running.set(key, job);
