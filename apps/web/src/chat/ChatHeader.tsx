@@ -1,7 +1,7 @@
 "use client";
 import type { ContextRing, Conversation } from "@maity/domain";
 import { Avatar, Button } from "@maity/ui";
-import { Eye, NotebookText, Users } from "lucide-react";
+import { Eye, NotebookText, Sparkles, Users } from "lucide-react";
 import { type Named, nameOf } from "../wording/chatView";
 import type { ChatProps } from "./chatProps";
 import { ManageGroup } from "./ManageGroup";
@@ -56,6 +56,8 @@ export function ChatHeader(props: {
   manage: { closed: boolean; archived: boolean } | null;
   /** The notes panel beside the chat (004 v1.17): whether it is open, and its toggle. */
   notes: { open: boolean; onToggle: () => void; panelId: string };
+  /** The catch-up panel beside the chat (DESIGN §4b "Summary"), opened the same way. */
+  catchUp: { open: boolean; onToggle: () => void; panelId: string; buttonId: string };
 }) {
   const { conversation: c, people, title, observersText, manage } = props;
   const agent = c.participants.find((p) => p.kind === "agent");
@@ -71,6 +73,18 @@ export function ChatHeader(props: {
         ) : null}
         <h1 className="min-w-0 flex-1 truncate text-lg font-semibold">{title}</h1>
         <Button
+          id={props.catchUp.buttonId}
+          size="sm"
+          variant={props.catchUp.open ? "primary" : "secondary"}
+          aria-expanded={props.catchUp.open}
+          aria-controls={props.catchUp.panelId}
+          onClick={props.catchUp.onToggle}
+        >
+          <Sparkles aria-hidden />
+          {/* On a phone both buttons show their icons only, so the title keeps its room. */}
+          <span className="max-sm:sr-only">Catch up</span>
+        </Button>
+        <Button
           size="sm"
           variant={props.notes.open ? "primary" : "secondary"}
           aria-expanded={props.notes.open}
@@ -78,7 +92,7 @@ export function ChatHeader(props: {
           onClick={props.notes.onToggle}
         >
           <NotebookText aria-hidden />
-          Notes
+          <span className="max-sm:sr-only">Notes</span>
         </Button>
       </div>
       <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">

@@ -15,6 +15,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { itemTitle } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
+import { CatchUpPanel } from "./CatchUpPanel";
 import { ChatHeader } from "./ChatHeader";
 import type { ChatProps } from "./chatProps";
 import { Composer, type ReplyTarget } from "./Composer";
@@ -253,8 +254,25 @@ export function OpenChat(props: ChatProps) {
   );
   const cancelReply = useCallback(() => setReplyTo(null), []);
   // The notes panel (004 v1.17): a new quiet line (an agent edited or opened a note) reads it again.
-  const [notesOpen, setNotesOpen] = useState(false);
+  // One side panel at a time — notes or catch up (DESIGN §4b "Summary") — so the chat keeps its width.
+  const [panel, setPanel] = useState<"notes" | "catch-up" | null>(null);
+  const notesOpen = panel === "notes";
   const notesPanelId = "notes-panel";
+  const catchUpPanelId = "catch-up-panel";
+  const catchUpButtonId = "catch-up-button";
+  const closeCatchUp = useCallback(() => {
+    setPanel(null);
+    // Back to the button that opened it, as a dialog's close does.
+    requestAnimationFrame(() => document.getElementById(catchUpButtonId)?.focus());
+  }, []);
+  // A cited message, shown: on a phone the panel covers the chat, so it steps aside first.
+  const showCited = useCallback(
+    (seq: number) => {
+      if (!window.matchMedia("(min-width: 64rem)").matches) setPanel(null);
+      void jump(seq);
+    },
+    [jump],
+  );
   const lastQuiet = useMemo(() => items.reduce((seq, m) => (m.quiet && m.seq > seq ? m.seq : seq), 0), [items]);
   // Files dropped anywhere on the chat go to the composer's uploads.
   const dropTarget = useRef<((files: File[]) => void) | null>(null);
@@ -308,7 +326,7 @@ export function OpenChat(props: ChatProps) {
     // panel sits beside the chat on a wide screen and over it on a phone.
     <div className="relative flex min-h-0 flex-1">
       <article
-        className="relative flex min-h-0 flex-1 flex-col"
+        className="relative flex min-h-0 min-w-0 flex-1 flex-col"
         aria-label={title}
         onDragOver={(e) => {
           if (!dropTarget.current || !e.dataTransfer.types.includes("Files")) return;
@@ -340,7 +358,13 @@ export function OpenChat(props: ChatProps) {
           title={title}
           observersText={observersText}
           manage={c.kind === "group" && !observer ? { closed, archived } : null}
-          notes={{ open: notesOpen, onToggle: () => setNotesOpen(!notesOpen), panelId: notesPanelId }}
+          notes={{ open: notesOpen, onToggle: () => setPanel(notesOpen ? null : "notes"), panelId: notesPanelId }}
+          catchUp={{
+            open: panel === "catch-up",
+            onToggle: () => setPanel(panel === "catch-up" ? null : "catch-up"),
+            panelId: catchUpPanelId,
+            buttonId: catchUpButtonId,
+          }}
         />
         <div
           ref={scroller}
@@ -448,8 +472,13 @@ export function OpenChat(props: ChatProps) {
             observer={observer}
             people={people}
             refresh={lastQuiet}
-            onClose={() => setNotesOpen(false)}
+            onClose={() => setPanel(null)}
           />
+        </div>
+      ) : null}
+      {panel === "catch-up" ? (
+        <div id={catchUpPanelId} className="absolute inset-0 z-20 flex lg:static lg:inset-auto">
+          <CatchUpPanel owner={owner} slug={slug} conversationId={id} onShow={showCited} onClose={closeCatchUp} />
         </div>
       ) : null}
     </div>
