@@ -69,11 +69,26 @@ describe("the ring on the people's participant lists (B-279, DESIGN §4b)", () =
   it("B-279 a usage report sets the ring: percent, source, runtime, reported_at; in the list too", async () => {
     expect((await agentEntry()).context).toBeNull();
     expect(
-      (await report({ event: "usage", runtime: "claude-code", source: "exact", used: 420_000, size: 1_000_000 }))
-        .status,
+      (
+        await report({
+          event: "usage",
+          runtime: "claude-code",
+          source: "exact",
+          used: 420_000,
+          size: 1_000_000,
+          autoCompactAt: 967_000,
+        })
+      ).status,
     ).toBe(200);
     const ring = (await agentEntry()).context;
-    expect(ring).toMatchObject({ percent: 42, source: "exact", runtime: "claude-code" });
+    // Where the runtime compacts by itself, as a percent of the window, and the tidies this session.
+    expect(ring).toMatchObject({
+      percent: 42,
+      source: "exact",
+      runtime: "claude-code",
+      auto_compact_percent: 96,
+      tidies: 0,
+    });
     expect(Date.parse(ring.reported_at)).toBeGreaterThan(Date.now() - 60_000);
     const list = await rest("GET", `${P}/conversations?limit=50`, as("hum-maintainer"));
     const item = list.body.items.find((i: { id: string }) => i.id === room.id);

@@ -53,28 +53,45 @@ export const NOTICE_REARM_BELOW_PERCENT = 80;
 /** How full, in whole percent (may pass 100: `used` may reach 1.5 × `size`). */
 export const percentOf = (used: number, size: number): number => (size > 0 ? Math.floor((used * 100) / size) : 0);
 
-/** The ring people see on an agent (DESIGN §4b): its last usage report, or null after 24 h or never. */
+/**
+ * The ring people see on an agent (DESIGN §4b): its last usage report, or null after 24 h or never;
+ * with where its runtime compacts by itself (percent of the window, when it said) and its tidies
+ * this session, so the dashboard's tooltip says how far it is from forgetting.
+ */
 export const contextRingSchema = z
   .object({
     percent: z.number().int(),
     source: z.enum(["exact", "reported"]),
     runtime: z.string(),
     reported_at: z.string(),
+    auto_compact_percent: z.number().int().nullable(),
+    tidies: z.number().int(),
   })
   .nullable();
 export type ContextRing = z.output<typeof contextRingSchema>;
 
-export function ringOf(
-  row: { percent: number | null; source: string | null; runtime: string | null; reportedAt: Date | null } | undefined,
-  now: number,
-): ContextRing {
+type RingRow = {
+  percent: number | null;
+  source: string | null;
+  runtime: string | null;
+  reportedAt: Date | null;
+  size?: number | bigint | null;
+  autoCompactAt?: number | bigint | null;
+  compactions?: number | null;
+};
+
+export function ringOf(row: RingRow | undefined, now: number): ContextRing {
   if (!row || row.percent === null || row.reportedAt === null) return null;
   if (now - row.reportedAt.getTime() > RING_MAX_AGE_MS) return null;
+  const size = row.size == null ? 0 : Number(row.size);
+  const at = row.autoCompactAt == null ? null : Number(row.autoCompactAt);
   return {
     percent: row.percent,
     source: row.source === "exact" ? "exact" : "reported",
     runtime: row.runtime ?? "other",
     reported_at: row.reportedAt.toISOString(),
+    auto_compact_percent: at !== null && size > 0 ? percentOf(at, size) : null,
+    tidies: row.compactions ?? 0,
   };
 }
 

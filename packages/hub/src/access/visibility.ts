@@ -276,7 +276,15 @@ export interface ParticipantRow {
   ownerId: string | null;
   ownerHandle: string | null;
   /** An agent's last memory reading (DESIGN §4b context rings; domain ringOf decides if it shows). */
-  context?: { percent: number | null; source: string | null; runtime: string | null; reportedAt: Date | null };
+  context?: {
+    percent: number | null;
+    source: string | null;
+    runtime: string | null;
+    reportedAt: Date | null;
+    size: number | null;
+    autoCompactAt: number | null;
+    compactions: number;
+  };
 }
 
 type RawParticipantRow = {
@@ -297,13 +305,17 @@ type RawParticipantRow = {
   ctx_source: string | null;
   ctx_runtime: string | null;
   ctx_reported_at: Date | string | null;
+  ctx_size: number | string | null;
+  ctx_auto_compact_at: number | string | null;
+  ctx_compactions: number | null;
 };
 
 const PARTICIPANTS_SQL = `
 SELECT p.conversation_id, p.member_id, p.member_kind, p.joined_at, p.meat_proxy_chat,
        h.handle AS human_handle, h.display_name, h.meat_proxy_lead, h.meat_proxy_hands, h.meat_proxy_note,
        a.handle AS agent_handle, a.owner_id, oh.handle AS owner_handle,
-       ac.percent AS ctx_percent, ac.source AS ctx_source, ac.runtime AS ctx_runtime, ac.reported_at AS ctx_reported_at
+       ac.percent AS ctx_percent, ac.source AS ctx_source, ac.runtime AS ctx_runtime, ac.reported_at AS ctx_reported_at,
+       ac.size AS ctx_size, ac.auto_compact_at AS ctx_auto_compact_at, ac.compactions AS ctx_compactions
 FROM participations p
 LEFT JOIN humans h ON h.id = p.member_id
 LEFT JOIN agents a ON a.id = p.member_id
@@ -339,6 +351,9 @@ export async function readParticipants(
         source: r.ctx_source,
         runtime: r.ctx_runtime,
         reportedAt: r.ctx_reported_at === null ? null : date(r.ctx_reported_at),
+        size: r.ctx_size === null ? null : Number(r.ctx_size),
+        autoCompactAt: r.ctx_auto_compact_at === null ? null : Number(r.ctx_auto_compact_at),
+        compactions: Number(r.ctx_compactions ?? 0),
       },
     });
   }

@@ -70,6 +70,8 @@ export function pairingService(db: Db, bus: LiveBus) {
           source: true,
           runtime: true,
           reportedAt: true,
+          size: true,
+          autoCompactAt: true,
           compactions: true,
           overflowAt: true,
         },
