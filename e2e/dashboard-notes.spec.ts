@@ -187,6 +187,7 @@ test("B-279 an agent's usage report shows as its memory ring in the chat's heade
     source: "exact",
     used: 730_000,
     size: 1_000_000,
+    autoCompactAt: 967_000,
   });
   expect(reported.status).toBe(200);
   await login(page, "maintainer", "maintainer-demo");
@@ -202,7 +203,10 @@ test("B-279 an agent's usage report shows as its memory ring in the chat's heade
     used: 880_000,
     size: 1_000_000,
   });
-  const moved = page.getByRole("list", { name: "Participants" }).getByTitle(/Memory 88% full/);
+  // The tooltip says how far it is from compacting by itself, and its tidies (DESIGN §4b).
+  const moved = page
+    .getByRole("list", { name: "Participants" })
+    .getByTitle(/Memory 88% full, .*compacts by itself at 96% \(8 points to go\); no tidy this session/);
   await expect(moved).toContainText("88%");
   await shot(page, "memory-ring");
 });

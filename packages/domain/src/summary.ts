@@ -346,7 +346,8 @@ export function extractiveSummary(previous: SummaryCore | null, messages: Summar
     });
     for (const sentence of sentencesOf(m.text)) {
       const words = contentWords(sentence);
-      if (words.size >= 3) candidates.push({ text: said(m, sentence), words, order: m.seq });
+      // The narrative tells where the chat stands: statements, not the questions asked on the way.
+      if (words.size >= 3 && !/\?$/.test(sentence)) candidates.push({ text: said(m, sentence), words, order: m.seq });
       const addressed = TASK_ADDRESSED.exec(sentence);
       const marked = TASK_MARKED.test(sentence);
       if (addressed || TASK_TAKEN.test(sentence) || marked) {

@@ -2,25 +2,20 @@
 import type { ContextRing, Conversation } from "@maity/domain";
 import { Avatar, Button } from "@maity/ui";
 import { Eye, NotebookText, Sparkles, Users } from "lucide-react";
-import { type Named, nameOf } from "../wording/chatView";
+import { memoryTitle, type Named, nameOf } from "../wording/chatView";
 import type { ChatProps } from "./chatProps";
 import { ManageGroup } from "./ManageGroup";
 
 /**
  * How full an agent's memory is (004 v1.16 context reports, DESIGN §4b "Context rings"): a small
- * ring with the percent; the title says how it was measured, by what and when.
+ * ring with the percent; the title says how it was measured, by what, when, how far from compacting.
  */
 function MemoryRing(props: { ring: NonNullable<ContextRing> }) {
-  const { percent, source, runtime, reported_at } = props.ring;
+  const { percent } = props.ring;
   const shown = Math.min(100, Math.max(0, percent));
   const colour = percent >= 90 ? "var(--danger)" : percent >= 70 ? "var(--warning, #d97706)" : "var(--accent)";
-  const when = new Date(reported_at).toLocaleString();
-  const how = source === "exact" ? "counted by" : "estimated by";
   return (
-    <span
-      className="inline-flex items-center gap-1 text-xs text-muted"
-      title={`Memory ${percent}% full, ${how} ${runtime}, reported ${when}`}
-    >
+    <span className="inline-flex items-center gap-1 text-xs text-muted" title={memoryTitle(props.ring)}>
       <svg viewBox="0 0 20 20" className="size-4" aria-hidden>
         <circle cx="10" cy="10" r="8" fill="none" stroke="var(--border)" strokeWidth="3" />
         <circle

@@ -1,5 +1,5 @@
 import type { Band } from "@maity/domain";
-import type { WakeReason } from "@maity/domain";
+import type { ContextRing, WakeReason } from "@maity/domain";
 
 // How the dashboard words a chat: names instead of ids, messages grouped by author and
 // day, short relative times, who reads along, and who the hub asked to answer. Pure, so the
@@ -335,4 +335,23 @@ export function slideWindow(
   }
   const end = Math.min(total, range.end + step);
   return { start: Math.max(range.start, end - max), end };
+}
+
+/** The ring's tooltip: how full, how measured, by what, when, how far from compacting, tidies (DESIGN §4b). */
+export function memoryTitle(ring: NonNullable<ContextRing>): string {
+  const { percent, source, runtime, reported_at, auto_compact_percent, tidies } = ring;
+  const how = source === "exact" ? "counted by" : "estimated by";
+  const parts = [`Memory ${percent}% full, ${how} ${runtime}, reported ${new Date(reported_at).toLocaleString()}`];
+  if (auto_compact_percent !== null) {
+    const left = auto_compact_percent - percent;
+    parts.push(
+      left > 0
+        ? `compacts by itself at ${auto_compact_percent}% (${left} points to go)`
+        : `past the ${auto_compact_percent}% where it compacts by itself`,
+    );
+  }
+  parts.push(
+    tidies === 0 ? "no tidy this session" : `tidied ${tidies} ${tidies === 1 ? "time" : "times"} this session`,
+  );
+  return parts.join("; ");
 }
