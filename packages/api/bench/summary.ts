@@ -122,9 +122,9 @@ async function run(engine: "pglite" | "postgresql", pgUrl: string | undefined) {
     const answered = stub.requests.length;
     stub.mode = "hang";
     const readsPlain: number[] = [];
-    const reads = { small: [] as number[], large: [] as number[] };
+    const reads = { small: [] as number[], large: [] as number[], largePlain: [] as number[] };
     let stale = 0;
-    const readBoth = async (into: number[], plain: number[] | null) => {
+    const readBoth = async (into: number[], plain: number[]) => {
       await post(25);
       await call("GET", `${A}/summary`, token);
       // The regeneration this read started is at the provider (and hangs there) before anything is timed.
@@ -133,7 +133,7 @@ async function run(engine: "pglite" | "postgresql", pgUrl: string | undefined) {
       for (let i = 0; i < READS; i++) {
         into.push(await timed(`${A}/summary`));
         const m = await timed(`${A}/messages`);
-        plain?.push(m);
+        plain.push(m);
       }
       if ((await call("GET", `${A}/summary`, token)).status === "stale") stale += 1;
     };
@@ -171,7 +171,7 @@ async function run(engine: "pglite" | "postgresql", pgUrl: string | undefined) {
       pure.push(performance.now() - t2);
     }
     const version = (await hub.db.conversationSummary.findUniqueOrThrow({ where: { conversationId: key } })).version;
-    await readBoth(reads.large, null);
+    await readBoth(reads.large, reads.largePlain);
     console.log(
       `${engine}: ${ROUNDS} rounds of ${BATCH} new messages (${written} in the chat at the end; the lists hold at ` +
         "most 15 items each); median and p95 ms",
@@ -183,6 +183,7 @@ async function run(engine: "pglite" | "postgresql", pgUrl: string | undefined) {
     console.log(`  reads, ${READS} each, alternating, while the provider hangs (${stale} of 2 answered stale):`);
     console.log(row(`GET …/messages (50 newest), at ${BATCH + 25} messages`, readsPlain, base));
     console.log(row(`GET …/summary (record + 25 raw), at ${BATCH + 25} messages`, reads.small, base));
+    console.log(row(`GET …/messages (50 newest), at ${written} messages`, reads.largePlain, base));
     console.log(row(`GET …/summary (record + 25 raw), at ${written} messages`, reads.large, base));
     console.log(
       `  record version ${version} at the end; stub requests: ` +

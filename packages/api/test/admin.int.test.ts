@@ -200,6 +200,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_project_share_with_visitors$/),
             expect.stringMatching(/_agent_context$/),
             expect.stringMatching(/_conversation_summaries$/),
+            expect.stringMatching(/_events_redacted_index$/),
           ],
           pending: [],
         },

@@ -58,14 +58,19 @@ type Row = {
 const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
 const json = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
 
-/** The chat's record, and how many messages (not the hub's quiet lines) lie past it, up to the threshold. */
+/**
+ * The chat's record, how many messages (not the hub's quiet lines) lie past it — counted up to the
+ * threshold, walking the chat's index in order so it stops there — and whether a message inside it
+ * was redacted since (the partial index of redacted events: a cost that never grows with the chat).
+ */
 const STATE_SQL = `
 SELECT s.version, s.record, s.through_seq, s.through_created_at, s.from_seq, s.generated_at, s.generator,
   (SELECT count(*) FROM (SELECT 1 FROM events e
      WHERE e.conversation_id = $1 AND e.kind = 'message' AND e.from_id <> 'system' AND NOT e.redacted
-       AND e.seq > coalesce(s.through_seq, 0) LIMIT ${SUMMARY_REGENERATE_AFTER}) x)::int AS behind,
-  coalesce(EXISTS (SELECT 1 FROM redactions r JOIN events e ON e.seq = r.event_seq
-     WHERE e.conversation_id = $1 AND e.seq <= s.through_seq AND r.at > s.generated_at), false) AS redacted_since
+       AND e.seq > coalesce(s.through_seq, 0) ORDER BY e.seq LIMIT ${SUMMARY_REGENERATE_AFTER}) x)::int AS behind,
+  coalesce(EXISTS (SELECT 1 FROM events e JOIN redactions r ON r.event_seq = e.seq
+     WHERE e.conversation_id = $1 AND e.redacted AND e.seq <= s.through_seq AND r.at > s.generated_at), false)
+    AS redacted_since
 FROM (SELECT $1::text AS k) one LEFT JOIN conversation_summaries s ON s.conversation_id = one.k`;
 
 /** Of the given seqs, the unredacted messages of the chat (not quiet lines) at or before `through`. */
