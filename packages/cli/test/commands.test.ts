@@ -99,7 +99,8 @@ describe("maity agent commands: parseCommand (004 §2–§7)", () => {
     [["check", "c1", "--interval", "3"], '--interval is not an option of "check"'],
     [["send", "c1", "x", "--label", "y"], '--label is not an option of "send"'],
     [["whoami", "--admin"], '--admin is not an option of "whoami"'],
-    [["summary", "c1"], 'unknown command "summary"'],
+    [["summary", "c1", "c2"], 'unexpected argument "c2" for "summary"'],
+    [["frobnicate", "c1"], 'unknown command "frobnicate"'],
   ])("%j is refused: %s", (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(message);
   });
