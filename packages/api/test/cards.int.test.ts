@@ -95,6 +95,12 @@ describe("v1.11 cards on the agent send", () => {
         "card.payload.attendees.0.address",
       ],
       [{ type: "card.email", payload: { snippet: "hi" } }, "card.payload.subject"],
+      // Missing, or no object: the same code, naming the payload (issue 29).
+      [{ type: "card.calendar" }, "card.payload"],
+      [{ type: "card.calendar", payload: "tomorrow at 10" }, "card.payload"],
+      [{ type: "card.email", payload: ["subject"] }, "card.payload"],
+      [{ type: "card.email", payload: null }, "card.payload"],
+      [{ type: "card.calendar", payload: { title: 42 } }, "card.payload.title"],
     ];
     for (const [card, field] of cases) {
       const res = await send({ content: "x", card });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { HubError } from "./errors.ts";
 import { text } from "./text.ts";
+import { ruleIssue } from "./validation.ts";
 
 // Attachments, the file library, cards, polls and reactions (004 §10, v1.7, v1.11, v1.12, v1.17,
 // v1.18; Maity §8.7, §9.1/§9.2 `attachments`). The wire shapes of both surfaces, one schema each:
@@ -199,10 +200,23 @@ export const SENDABLE_CARD_TYPES = ["card.calendar", "card.email"] as const;
 export type SendableCardType = (typeof SENDABLE_CARD_TYPES)[number];
 export const cardPayloadSchemas = { "card.calendar": calendarCardPayload, "card.email": emailCardPayload } as const;
 
-/** A send's `card` as the edge takes it: type checked by the hub (CARD_TYPE_NOT_SENDABLE), payload strict. */
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A send's `card` as the edge takes it: type checked by the hub (CARD_TYPE_NOT_SENDABLE), payload
+ * strict. A payload that is missing or no object is refused like any other bad payload (v1.11):
+ * 400 INVALID_CARD_PAYLOAD naming `card.payload`, never the generic INVALID_REQUEST.
+ */
 export const cardInputSchema = z.strictObject({
   type: text("a card type").max(100),
-  payload: z.record(z.string(), z.unknown(), { error: "an object" }),
+  payload: z.unknown().check((ctx) => {
+    if (isPlainObject(ctx.value)) return;
+    const reason = ctx.value === undefined ? "required" : "an object";
+    ctx.issues.push(
+      ruleIssue(reason, [], ctx.value, { says: `card.payload: ${reason}`, agentCode: "INVALID_CARD_PAYLOAD" }),
+    );
+  }) as z.ZodType<Record<string, unknown>>,
 });
 export type CardInput = z.infer<typeof cardInputSchema>;
 
