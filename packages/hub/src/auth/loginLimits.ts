@@ -24,17 +24,22 @@ export function memoryLoginBuckets(limits: RateLimits): LoginBuckets {
 
 /** Now on the database's clock, in milliseconds. */
 const NOW_MS = "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8";
-/** The bucket refilled up to now: $2 the capacity, $3 the window in ms. */
-const REFILLED = `LEAST($2::float8, l.tokens + (${NOW_MS} - l.at_ms) * $2::float8 / $3::float8)`;
+/**
+ * The bucket refilled up to now: $2 the capacity, $3 the window in ms. Concurrent spends take the
+ * row's lock in any order, and a statement that started first may come second: its "now" is then
+ * before the row's, and time never runs back (GREATEST), or it would take tokens below what was spent.
+ */
+const REFILLED = `LEAST($2::float8, l.tokens + GREATEST(0, ${NOW_MS} - l.at_ms) * $2::float8 / $3::float8)`;
+const AT = `GREATEST(l.at_ms, ${NOW_MS})`;
 const SPEND_SQL = `
 INSERT INTO login_limits AS l (key, tokens, at_ms, window_ms, allowed)
 VALUES ($1, CASE WHEN $2::float8 >= 1 THEN $2::float8 - 1 ELSE $2::float8 END, ${NOW_MS}, $3::float8, $2::float8 >= 1)
 ON CONFLICT (key) DO UPDATE SET
   tokens = CASE WHEN ${REFILLED} >= 1 THEN ${REFILLED} - 1 ELSE ${REFILLED} END,
-  at_ms = ${NOW_MS},
+  at_ms = ${AT},
   allowed = ${REFILLED} >= 1
 RETURNING tokens, allowed`;
-const REFUND_SQL = `UPDATE login_limits l SET tokens = LEAST($2::float8, ${REFILLED} + 1), at_ms = ${NOW_MS} WHERE l.key = $1`;
+const REFUND_SQL = `UPDATE login_limits l SET tokens = LEAST($2::float8, ${REFILLED} + 1), at_ms = ${AT} WHERE l.key = $1`;
 /** A bucket untouched for its whole window is full again, as if it had never been: its row can go. */
 const PRUNE_SQL = `DELETE FROM login_limits WHERE at_ms + window_ms < ${NOW_MS}`;
 
