@@ -50,8 +50,8 @@ export function NewGroup({
   const error = hubErrorOf(create.error);
   const hubParticipants = error?.details.fields?.participants;
   const titleError = error?.details.fields?.title;
-  const others = (members.data ?? []).filter((m) => m.member_id !== me.data?.id);
-  const verdict = me.data ? pickerVerdict(me.data.id, picked, members.data ?? []) : ({ ok: true } as const);
+  const others = (members.data?.items ?? []).filter((m) => m.member_id !== me.data?.id);
+  const verdict = me.data ? pickerVerdict(me.data.id, picked, members.data?.items ?? []) : ({ ok: true } as const);
   // Too many and "use the direct conversation" show as soon as they are true; too few once Create is tried.
   const refusal = !verdict.ok && (tried || verdict.reason !== "too_few") ? verdict : null;
   const participantsError = refusal

@@ -167,7 +167,7 @@ describe("the knowledge block of a webhook's instructions", () => {
   it("B-274 shared with visitors: the visitor's block carries the brief as the visited Bay's room text, and the project's notes", async () => {
     const before = (got.get("agt-x") ?? []).length;
     const shared = await rest("PATCH", P, { ...as("hum-maintainer"), body: { share_with_visitors: true } });
-    expect(shared.body).toEqual({ share_with_visitors: true });
+    expect(shared.body).toMatchObject({ share_with_visitors: true });
     await say("shared now");
     const body = (await received("agt-x", before + 1)).find((b) => b.message.content === "shared now");
     if (!body) throw new Error("no body after sharing");

@@ -223,7 +223,7 @@ describe("004 v1.17 notes on the agent API", () => {
     expect((await share("hum-maintainer", "yes")).body.error.details.fields).toEqual({
       share_with_visitors: "true or false",
     });
-    expect((await share("hum-maintainer", true)).body).toEqual({ share_with_visitors: true });
+    expect((await share("hum-maintainer", true)).body).toMatchObject({ share_with_visitors: true });
     try {
       const listed = await rest("GET", `${A}/conversations/${room.key}/notes`, as("visitor"));
       expect(listed.body.notes.some((n: { scope: string }) => n.scope === "project")).toBe(true);
@@ -237,7 +237,7 @@ describe("004 v1.17 notes on the agent API", () => {
       expect(edit.status).toBe(403);
       expect(edit.body.code).toBe("NOTE_FORBIDDEN");
     } finally {
-      expect((await share("hum-maintainer", false)).body).toEqual({ share_with_visitors: false });
+      expect((await share("hum-maintainer", false)).body).toMatchObject({ share_with_visitors: false });
     }
     expect((await rest("GET", `${A}/conversations/${room.key}/project`, as("visitor"))).body.code).toBe(
       "PROJECT_NOT_FOUND",

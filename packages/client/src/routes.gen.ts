@@ -95,9 +95,27 @@ export const restRouteTable = {
     status: 201,
     headers: {},
   },
+  "projects.create": {
+    method: "POST",
+    path: "/api/projects",
+    status: 201,
+    headers: {},
+  },
   "projects.members": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/members",
+    status: 200,
+    headers: {},
+  },
+  "projects.addMember": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/members",
+    status: 201,
+    headers: {},
+  },
+  "projects.removeMember": {
+    method: "DELETE",
+    path: "/api/projects/{owner}/{slug}/members/{member_id}",
     status: 200,
     headers: {},
   },
@@ -107,7 +125,7 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
-  "projects.setSharing": {
+  "projects.update": {
     method: "PATCH",
     path: "/api/projects/{owner}/{slug}",
     status: 200,
@@ -296,6 +314,18 @@ export const restRouteTable = {
   "reactions.remove": {
     method: "DELETE",
     path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/messages/{seq}/reactions/{emoji}",
+    status: 200,
+    headers: {},
+  },
+  "agents.create": {
+    method: "POST",
+    path: "/api/agents",
+    status: 201,
+    headers: {},
+  },
+  "agents.update": {
+    method: "PATCH",
+    path: "/api/agents/{agent_id}",
     status: 200,
     headers: {},
   },

@@ -28,3 +28,4 @@ export * from "./knowledge.ts";
 export * from "./quiet.ts";
 export * from "./contextReport.ts";
 export * from "./summary.ts";
+export * from "./house.ts";

@@ -1,6 +1,7 @@
 import type { PingRate } from "@maity/domain";
 import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin/service.ts";
+import { houseService } from "./house/service.ts";
 import { agentService } from "./agents/service.ts";
 import { agentFeed } from "./delivery/feed.ts";
 import { type LimitSettings, type LoginSettings, rateLimits } from "./auth/limits.ts";
@@ -137,13 +138,16 @@ export function createHub(database: Database, options: HubOptions = {}) {
   );
   let sweeping: ReturnType<typeof setInterval> | undefined;
   let unwatchSummaries: (() => void) | undefined;
+  const admin = adminService(db, bus);
   return {
     database,
     db,
     bus,
     /** MAITY_PUBLIC_URL, when the operator set it; else each request's own origin stands for it. */
     publicUrl: options.publicUrl,
-    admin: adminService(db, bus),
+    admin,
+    /** People run their own house (DESIGN §4c): projects, members, agents, on the operator's services. */
+    house: houseService(db, admin),
     /** The authenticated credentials kept in memory (credentialCache.ts). */
     credentials,
     auth: authService(db, database.sql, bus, loginBuckets, credentials, {

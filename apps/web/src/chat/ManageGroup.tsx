@@ -45,7 +45,7 @@ export function ManageGroup(props: ChatProps & { view: GroupView; closed: boolea
     participant: view.access === "participant",
   });
   const nameFor = (id: string) => {
-    const member = members.data?.find((m) => m.member_id === id);
+    const member = members.data?.items.find((m) => m.member_id === id);
     const participant = view.participants.find((p) => p.member_id === id);
     return member?.name ?? participant?.name ?? participant?.handle ?? id;
   };
@@ -127,7 +127,7 @@ export function ManageGroup(props: ChatProps & { view: GroupView; closed: boolea
                 {...props}
                 canManage={manager && !closed}
                 nameFor={nameFor}
-                candidates={(members.data ?? []).filter(
+                candidates={(members.data?.items ?? []).filter(
                   (m) => !view.participants.some((p) => p.member_id === m.member_id),
                 )}
               />

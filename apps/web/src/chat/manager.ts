@@ -17,7 +17,9 @@ export function useManager(props: {
 }): { manager: boolean; admins: { member_id: string }[] } {
   const trpc = useTRPC();
   const members = useQuery(trpc.projects.members.queryOptions({ owner: props.owner, slug: props.slug }));
-  const admins = (members.data ?? []).filter((m) => m.kind === "human" && m.permissions.includes("members:admin"));
+  const admins = (members.data?.items ?? []).filter(
+    (m) => m.kind === "human" && m.permissions.includes("members:admin"),
+  );
   const manager = isManager({
     callerKind: props.me.kind === "human" ? "human" : "agent",
     participant: props.participant,

@@ -1,4 +1,13 @@
-import { contextRingSchema, linkCodeSchema, linkViewSchema, memberIdSchema, pairingCodeSchema } from "@maity/domain";
+import {
+  agentCreateFields,
+  agentPatchFields,
+  contextRingSchema,
+  linkCodeSchema,
+  linkViewSchema,
+  memberIdSchema,
+  ownAgentSchema,
+  pairingCodeSchema,
+} from "@maity/domain";
 import { z } from "zod";
 import { humanProcedure, router } from "../trpc.ts";
 
@@ -22,6 +31,22 @@ export const agentsRouter = router({
       ),
     )
     .query(({ ctx }) => ctx.hub.pairing.ownAgents(ctx.caller)),
+  /** DESIGN §4c: an agent of the caller's own, in the caller's Bay; `<owner>/<handle>` is its name. */
+  create: humanProcedure
+    .meta({ rest: { method: "POST", path: "/api/agents", status: 201, summary: "Create an agent of your own" } })
+    .input(agentCreateFields)
+    .output(ownAgentSchema)
+    .mutation(({ ctx, input }) => ctx.hub.house.createAgent(ctx.caller, input)),
+  update: humanProcedure
+    .meta({
+      rest: { method: "PATCH", path: "/api/agents/{agent_id}", summary: "Change what your agent is for (its owner)" },
+    })
+    .input(z.strictObject({ agent_id: memberIdSchema, ...agentPatchFields.shape }))
+    .output(ownAgentSchema)
+    .mutation(({ ctx, input }) => {
+      const { agent_id, ...fields } = input;
+      return ctx.hub.house.updateAgent(ctx.caller, agent_id, fields);
+    }),
   /** 004 §2: the owner mints a 10-minute, single-use pairing code for one of its agents (B-014). */
   mintPairingCode: humanProcedure
     .meta({
