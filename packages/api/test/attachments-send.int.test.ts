@@ -129,12 +129,43 @@ describe("sending files (agent API)", () => {
     expect(verifies(res.body.metadata.attachmentUrl, id)).toBe(true);
   });
 
+  it("issue 29 a visitor's own upload links into a room it was placed in, and then belongs to the room's Bay", async () => {
+    // agent-x is the guest's (bay-guest), visiting maintainer/maity: its upload is of its own Bay.
+    const own = await uploaded(hub, "agt-x", { bayId: "bay-guest" });
+    const rooms = (await agentCall("GET", "/conversations", undefined, tokens["agt-x"])).body.conversations as {
+      id: string;
+      title: string | null;
+    }[];
+    const room = rooms.find((r) => r.title === "Release 0.2 go/no-go")?.id as string;
+    const sent = await agentCall(
+      "POST",
+      `/conversations/${room}/messages`,
+      { content: "the checklist", attachments: [{ attachmentId: own }] },
+      tokens["agt-x"],
+    );
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(sent.body.metadata.attachments[0].attachmentId).toBe(own);
+    const row = await hub.db.attachment.findUniqueOrThrow({ where: { id: own }, select: { bayId: true } });
+    expect(row.bayId).toBe("bay-maintainer");
+    // The room's people read it; the visitor's listing of that room shows it.
+    const listed = await agentCall("GET", `/conversations/${room}/attachments`, undefined, tokens["agt-x"]);
+    expect(listed.body.files.map((f: { attachmentId: string }) => f.attachmentId)).toContain(own);
+    // Another's upload stays refused, whatever Bay it was made in.
+    const theirs = await uploaded(hub, "agt-a");
+    const refused = await agentCall(
+      "POST",
+      `/conversations/${room}/messages`,
+      { content: "x", attachments: [{ attachmentId: theirs }] },
+      tokens["agt-x"],
+    );
+    expect(refused.status).toBe(409);
+  });
+
   it("B-201 B-202 B-379 linking is all or nothing, the 409 the same whichever id was bad", async () => {
     const sent = await uploaded(hub, "agt-a");
     expect((await send({ content: "first", attachments: [{ attachmentId: sent }] })).status).toBe(201);
     const bad = {
       unknown: "att-doesnotexist0000",
-      anotherBay: await uploaded(hub, "agt-a", { bayId: "bay-guest" }),
       notTheCallers: await uploaded(hub, "hum-maintainer"),
       alreadyAttached: sent,
       deleted: await uploaded(hub, "agt-a"),

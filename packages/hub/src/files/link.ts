@@ -10,8 +10,10 @@ import { metadataOf } from "./library.ts";
 
 /**
  * The write's `attachments` and `within` for these ids, or {} when there are none. Every id must be the
- * caller's own unsent, undeleted upload of the conversation's project's Bay; else 409, never naming
- * which id (B-202), and nothing is written. `retryable`: the send carries an idempotency key.
+ * caller's own unsent, undeleted upload; else 409, never naming which id (B-202), and nothing is
+ * written. An upload belongs to its uploader until it is linked and then to the room's Bay (issue 29):
+ * a visiting agent sends its own file into a room it was placed in like anyone in it. `retryable`:
+ * the send carries an idempotency key.
  */
 /** What the write takes from a send's files: their metadata and the link, run in the message's transaction. */
 export interface LinkedFiles {
@@ -52,7 +54,6 @@ export async function linkAttachments(
     return (
       f !== undefined &&
       f.uploaderId === caller.id &&
-      f.bayId === project.bayId &&
       f.eventSeq === null &&
       f.libraryProjectId === null &&
       f.deletedAt === null
@@ -74,9 +75,9 @@ export async function linkAttachments(
     // Position = render order; the guard repeats the checks, so a concurrent link counts short.
     const linked = await tx.query<{ id: string }>(
       `UPDATE attachments SET event_seq = $1, conversation_id = $2, linked_at = $3::timestamp,
-         position = array_position($4::text[], id) - 1
+         position = array_position($4::text[], id) - 1, bay_id = $6
        WHERE id = ANY($4::text[]) AND event_seq IS NULL AND library_project_id IS NULL
-         AND deleted_at IS NULL AND uploader_id = $5 AND bay_id = $6
+         AND deleted_at IS NULL AND uploader_id = $5
        RETURNING id`,
       [seq, row.key, sentAt.toISOString(), ids, caller.id, project.bayId],
     );
