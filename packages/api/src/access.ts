@@ -85,6 +85,13 @@ export const ACCESS: Record<string, Access> = {
   "auth.me": anyone,
   "auth.login": anyone,
   "auth.logout": people(),
+  // Issue 29: anyone signs up (with an invite, unless MAITY_SIGNUP=open) and reads where a code leads.
+  "auth.signup": anyone,
+  "invites.preview": anyone,
+  "invites.accept": people("a person joins a project with an invite"),
+  "invites.create": peopleAfterVisibility("a project's people invite (DESIGN §4c)"),
+  "invites.list": peopleAfterVisibility("a project's people invite (DESIGN §4c)"),
+  "invites.revoke": peopleAfterVisibility("a project's people invite (DESIGN §4c)"),
   "projects.mine": members,
   "projects.names": members,
   "projects.create": people("a project is made by a person, in their Bay (DESIGN §4c)"),

@@ -129,6 +129,14 @@ export const SETTINGS = {
     "webhook requests this instance has in flight at most; each agent's deliveries still go one at a time, in order",
     count(DEFAULT_WEBHOOK_CONCURRENCY, "a whole number of requests, at least 1"),
   ),
+  signup: setting(
+    "MAITY_SIGNUP",
+    "`invite`",
+    "`open` lets anyone sign up on the login page; `invite` (the default) only with a project's invite link",
+    z
+      .preprocess(unset, z.enum(["invite", "open"], { error: "invite or open" }).optional())
+      .transform((v) => v ?? "invite"),
+  ),
   // The rolling summary (DESIGN §4b): an OpenAI-compatible model when named, else the built-in rules.
   summaryUrl: setting(
     "MAITY_SUMMARY_URL",

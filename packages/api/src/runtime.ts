@@ -30,6 +30,7 @@ export type HubSettings = Pick<
   | "publicUrl"
   | "webhookAllow"
   | "webhookConcurrency"
+  | "signup"
   | "summaryUrl"
   | "summaryModel"
   | "summaryKey"
@@ -116,6 +117,7 @@ export function getHub(settings: HubSettings, log: (line: string) => void = (lin
       ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
       webhooks: { allow: settings.webhookAllow, concurrency: settings.webhookConcurrency },
       summary: { model: summaryModelOf(settings) },
+      signup: settings.signup,
       files: {
         store: fileStoreOf(settings),
         keys: fileKeys(await fileKeyOf(settings)),

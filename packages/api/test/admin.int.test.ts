@@ -201,6 +201,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_agent_context$/),
             expect.stringMatching(/_conversation_summaries$/),
             expect.stringMatching(/_events_redacted_index$/),
+            expect.stringMatching(/_invites$/),
           ],
           pending: [],
         },

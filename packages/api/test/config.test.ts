@@ -22,6 +22,7 @@ describe("the server's settings: one schema, read once", () => {
       publicUrl: undefined,
       webhookAllow: [],
       webhookConcurrency: 16,
+      signup: "invite",
       summaryUrl: undefined,
       summaryModel: undefined,
       summaryKey: undefined,

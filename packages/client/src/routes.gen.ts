@@ -95,6 +95,12 @@ export const restRouteTable = {
     status: 201,
     headers: {},
   },
+  "auth.signup": {
+    method: "POST",
+    path: "/api/auth/signup",
+    status: 201,
+    headers: {},
+  },
   "projects.create": {
     method: "POST",
     path: "/api/projects",
@@ -134,6 +140,36 @@ export const restRouteTable = {
   "projects.setBrief": {
     method: "PUT",
     path: "/api/projects/{owner}/{slug}/brief",
+    status: 200,
+    headers: {},
+  },
+  "invites.create": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/invites",
+    status: 201,
+    headers: {},
+  },
+  "invites.list": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}/invites",
+    status: 200,
+    headers: {},
+  },
+  "invites.revoke": {
+    method: "DELETE",
+    path: "/api/projects/{owner}/{slug}/invites/{invite_id}",
+    status: 200,
+    headers: {},
+  },
+  "invites.preview": {
+    method: "GET",
+    path: "/api/invites/{code}",
+    status: 200,
+    headers: {},
+  },
+  "invites.accept": {
+    method: "POST",
+    path: "/api/invites/{code}/accept",
     status: 200,
     headers: {},
   },

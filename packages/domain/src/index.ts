@@ -29,3 +29,4 @@ export * from "./quiet.ts";
 export * from "./contextReport.ts";
 export * from "./summary.ts";
 export * from "./house.ts";
+export * from "./invites.ts";

@@ -2,6 +2,7 @@ import type { PingRate } from "@maity/domain";
 import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin/service.ts";
 import { houseService } from "./house/service.ts";
+import { invitesService, type SignupMode } from "./house/invites.ts";
 import { agentService } from "./agents/service.ts";
 import { agentFeed } from "./delivery/feed.ts";
 import { type LimitSettings, type LoginSettings, rateLimits } from "./auth/limits.ts";
@@ -45,6 +46,7 @@ export { DEMO_LOGINS, seedDemo } from "./admin/seed.ts";
 export { hashPassword, sha256, verifyPassword } from "./auth/credentials.ts";
 export { type Credential, type CredentialWatch, SESSION_TTL_MS } from "./auth/service.ts";
 export { DEFAULT_GROUP_CHAT_QUOTA } from "./conversations/groups.ts";
+export type { SignupMode } from "./house/invites.ts";
 export type { Participation } from "./conversations/participation.ts";
 export { type BlobStore, memoryBlobStore } from "./files/store.ts";
 export { ephemeralFileKeys, type FileKeys, fileKeys, SIGNED_CONTENT_PATH } from "./files/keys.ts";
@@ -81,6 +83,8 @@ export interface HubOptions {
   webhooks?: WebhookOptions;
   /** Where files live and the key that encrypts their names and signs their URLs. */
   files?: FileOptions;
+  /** MAITY_SIGNUP: whether people may sign up without an invite (default "invite": only with one). */
+  signup?: SignupMode;
   /** The rolling summary (DESIGN §4b): an OpenAI-compatible model (MAITY_SUMMARY_URL), else the built-in rules. */
   summary?: SummarySettings & { model?: ModelSettings | undefined };
 }
@@ -139,6 +143,10 @@ export function createHub(database: Database, options: HubOptions = {}) {
   let sweeping: ReturnType<typeof setInterval> | undefined;
   let unwatchSummaries: (() => void) | undefined;
   const admin = adminService(db, bus);
+  const auth = authService(db, database.sql, bus, loginBuckets, credentials, {
+    ...(options.login ? { login: options.login } : {}),
+    ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
+  });
   return {
     database,
     db,
@@ -150,10 +158,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
     house: houseService(db, admin),
     /** The authenticated credentials kept in memory (credentialCache.ts). */
     credentials,
-    auth: authService(db, database.sql, bus, loginBuckets, credentials, {
-      ...(options.login ? { login: options.login } : {}),
-      ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
-    }),
+    auth,
+    /** Invite links and sign-up (issue 29, DESIGN §4c). */
+    invites: invitesService(db, auth, options.signup ? { signup: options.signup } : {}),
     conversations: conversationService(db, database.sql),
     brief: briefService(database.sql, handed),
     notes: notesService(database.sql, bus, limits),

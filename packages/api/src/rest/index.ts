@@ -152,11 +152,13 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     };
     const output = await callProcedure(ctx, match.name, readInput);
     if (match.meta.stream) return streamResponse(output as StreamAnswer);
-    if (match.meta.respond) {
-      const { status, body } = match.meta.respond(output as never);
-      return json(status, body);
-    }
-    return json(match.meta.status ?? 200, output);
+    const answer = match.meta.respond
+      ? match.meta.respond(output as never)
+      : { status: match.meta.status ?? 200, body: output };
+    const res = json(answer.status, answer.body);
+    // What the procedure set on its answer (a sign-up's session cookie) goes out over REST as over tRPC.
+    for (const [name, value] of ctx.resHeaders) res.headers.append(name, value);
+    return res;
   } catch (error) {
     return match.style === "agent"
       ? agentErrorResponse(error, input, match.meta.invalidCode)

@@ -12,6 +12,7 @@ import { agentsRouter, linksRouter } from "./pairing.ts";
 import { pollsRouter, reactionsRouter } from "./polls.ts";
 import { filesRouter } from "./files.ts";
 import { notesRouter } from "./notes.ts";
+import { invitesRouter } from "./invites.ts";
 import { projectsRouter } from "./projects.ts";
 import { summaryRouter } from "./summary.ts";
 
@@ -36,6 +37,7 @@ export const appRouter = router({
   files: filesRouter,
   auth: authRouter,
   projects: projectsRouter,
+  invites: invitesRouter,
   notes: notesRouter,
   summary: summaryRouter,
   live: liveRouter,

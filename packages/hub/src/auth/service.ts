@@ -4,7 +4,7 @@ import type { Db, SqlExecutor } from "@maity/db";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { AgentCaller, Caller, HumanCaller } from "../access/caller.ts";
 import type { Authenticated, CredentialCache } from "./credentialCache.ts";
-import { mintSecret, sha256, verifyPassword } from "./credentials.ts";
+import { hashPassword, mintSecret, sha256, verifyPassword } from "./credentials.ts";
 import { DEFAULT_LOGIN, type LoginSettings, workGate } from "./limits.ts";
 import type { LoginBuckets } from "./loginLimits.ts";
 
@@ -140,6 +140,26 @@ export function authService(
       await db.session.create({ data: { id: hash, humanId: human.id, expiresAt } });
       const caller: HumanCaller = { kind: "human", id: human.id, handle: human.handle, name: human.displayName };
       return { session: secret, human: caller, expiresAt };
+    },
+
+    /**
+     * A sign-up's gates (issue 29): the client address's login budget (the same as a login's: no
+     * new door for a flood), then the password hashed behind the same gate as a login's hash.
+     */
+    async signupHash(password: string, client: { address?: string | null } = {}): Promise<string> {
+      const byAddress = await buckets.spend(`login ${client.address ?? "unknown"}`, settings.perAddress, 60_000);
+      if (byAddress !== null) throw tooMany(byAddress);
+      const hashed = await hashes.run(() => hashPassword(password));
+      if (!hashed) throw tooMany(1);
+      return hashed.value;
+    },
+
+    /** A new session for a person who just signed up (the cookie's secret, as login answers). */
+    async openSession(human: HumanCaller): Promise<LoggedIn> {
+      const { secret, hash } = mintSecret("session");
+      const expiresAt = new Date(Date.now() + sessionTtlMs);
+      await db.session.create({ data: { id: hash, humanId: human.id, expiresAt } });
+      return { session: secret, human, expiresAt };
     },
 
     /** Password hashes running and waiting now, and the most that ran at once. */
