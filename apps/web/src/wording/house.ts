@@ -1,0 +1,95 @@
+import { HANDLE_PATTERN, type MemberEntry } from "@maity/domain";
+
+// The words and small rules of running one's own house (DESIGN §4c): a new project's slug, the
+// hub's field refusals as sentences, who is an admin, a visitor's line, the pairing command.
+// Pure, table-tested (test/house.test.ts).
+
+/** A handle is at most this long (HANDLE_PATTERN: 1–40 characters). */
+const SLUG_MAX = 40;
+
+const LATIN: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", ł: "l", đ: "d" };
+
+/**
+ * The slug a project's name suggests: lowercase letters, digits and dashes, accents dropped, at most
+ * 40 characters, starting and ending with a letter or digit — what the hub takes (HANDLE_PATTERN).
+ * "Café Menu 2026!" → "cafe-menu-2026"; a name of no letters or digits suggests "".
+ */
+export function slugFromName(name: string): string {
+  const plain = name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    // Letters NFKD leaves whole, spelled the way their languages spell them in ASCII.
+    .replace(/[ßæœøłđ]/g, (c) => LATIN[c] ?? "")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return plain.slice(0, SLUG_MAX).replace(/-+$/, "");
+}
+
+/** Whether the hub takes `slug` as a slug or handle, so the form says so before sending. */
+export const isHandle = (slug: string): boolean => HANDLE_PATTERN.test(slug);
+
+const FIELD_WORDS: Record<string, Record<string, string>> = {
+  slug: {
+    taken: "Your Bay already has a project with this slug: choose another.",
+    invalid: "Only lowercase letters, digits and dashes (1–40), starting and ending with a letter or digit.",
+    required: "Choose a slug: it is the project's name in links.",
+  },
+  name: { required: "Give the project a name." },
+  handle: {
+    not_found: "Nobody has this handle. Check the spelling: a handle is lowercase, like “guest”.",
+    taken: "You already have an agent with this handle: choose another.",
+    invalid: "Only lowercase letters, digits and dashes (1–40), starting and ending with a letter or digit.",
+    required: "Type the person's handle.",
+  },
+  member_id: {
+    another_bay:
+      "That agent belongs to another Bay: it comes in as a visitor, placed into a chat by the person who brings it.",
+    not_found: "That member does not exist any more.",
+  },
+};
+
+/**
+ * A field refusal of the hub (details.fields) for the People page, New project and New agent, in
+ * words: the known codes as sentences, else the hub's own text (its zod messages are sentences,
+ * e.g. "lowercase letters, digits and dashes, 1–40 characters").
+ */
+export function houseFieldWords(field: string, code: string): string {
+  const known = FIELD_WORDS[field]?.[code];
+  if (known) return known;
+  return `${code.charAt(0).toUpperCase()}${code.slice(1)}${code.endsWith(".") ? "" : "."}`;
+}
+
+/** DESIGN §4c: who may change a project — its members holding members:admin. */
+export const isAdmin = (m: Pick<MemberEntry, "permissions">): boolean => m.permissions.includes("members:admin");
+
+/** A visiting agent's line (B-298): "from other-bay · brought by Nora"; null for anyone else. */
+export function visitorLine(m: Pick<MemberEntry, "visiting">): string | null {
+  return m.visiting ? `from ${m.visiting.home_bay} · brought by ${m.visiting.sponsor.name}` : null;
+}
+
+/** "Nora", "Nora and Omar", "Nora, Omar and Pia": who can change the project, for a non-admin. */
+export function andList(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? "";
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/**
+ * Why a removal was refused, in words: the last admin (409 last_admin) stays, since a project always
+ * keeps one person who can change it.
+ */
+export function removalRefusal(
+  error: { code: string; message: string; details: { reason?: string } } | null,
+  self: boolean,
+): string | null {
+  if (!error) return null;
+  if (error.details.reason === "last_admin")
+    return self
+      ? "You are the project's only admin, and a project always keeps one: add someone as an admin first, then leave."
+      : "This is the project's only admin, and a project always keeps one: make someone else an admin first.";
+  if (error.details.reason === "not_an_admin") return "Only the project's admins can remove people.";
+  return error.message;
+}
+
+/** The command that pairs a client (agent protocol §2): run where the agent runs. */
+export const pairCommand = (code: string, origin: string): string => `maity pair ${code} --url ${origin}`;
