@@ -11,6 +11,7 @@ import { ListControls } from "./list/ListControls";
 import type { Project } from "./list/types";
 import { useOpenChat } from "./live";
 import { NewGroup } from "./NewGroup";
+import { ProjectBar } from "./ProjectBar";
 import { useTRPC } from "./trpc";
 
 export type { Open } from "./list/types";
@@ -75,6 +76,8 @@ export function Dashboard() {
             </Dialog>
           }
         />
+        {/* DESIGN §4c: the project in view's People page, and New project. */}
+        <ProjectBar project={filter ?? (open ? { owner: open.owner, slug: open.slug } : null)} />
         <ConversationList filter={filter} observed={observed} search={search} open={open} readerId={me.data.id} />
       </nav>
       <section
