@@ -74,7 +74,8 @@ function Header() {
     document.title = unread > 0 ? `(${unread}${mentions > 0 ? ` · @${mentions}` : ""}) Maity` : "Maity";
   }, [unread, mentions]);
 
-  const chats = pathname === "/" || pathname.startsWith("/p/");
+  // A project's People page (DESIGN §4c) is a page of its own, not the chats.
+  const chats = pathname === "/" || (pathname.startsWith("/p/") && !pathname.endsWith("/people"));
   return (
     <header className="sticky top-0 z-30 flex min-h-14 flex-wrap items-center gap-x-4 gap-y-2 border-b border-line bg-surface px-4 py-2">
       <Link
