@@ -1,5 +1,5 @@
 "use client";
-import { Button, useToast } from "@maity/ui";
+import { Button, cn, useToast } from "@maity/ui";
 import { Copy } from "lucide-react";
 import { useRef } from "react";
 import { timeLabel } from "./format";
@@ -40,7 +40,10 @@ export function PairingCode(props: { name: string; code: string; expiresAt: stri
       <div className="flex flex-wrap items-center gap-2">
         <code
           ref={commandRef}
-          className="w-full min-w-0 rounded-md border border-line bg-surface px-3 py-2 font-mono text-xs break-words sm:w-auto sm:flex-1"
+          className={cn(
+            "w-full min-w-0 rounded-md border border-line bg-surface px-3 py-2 font-mono text-xs break-words",
+            "sm:w-auto sm:flex-1",
+          )}
         >
           {command}
         </code>

@@ -121,6 +121,7 @@ function AgentRow(props: {
 }) {
   const { agent, code } = props;
   const [editing, setEditing] = useState(false);
+  const measured = agent.context?.source === "exact" ? "counted" : "estimated";
   const editButton = useRef<HTMLButtonElement>(null);
   const [wasEditing, setWasEditing] = useState(false);
   // Closing the editor gives the focus back to Edit, for a keyboard user.
@@ -138,8 +139,8 @@ function AgentRow(props: {
             {agent.description && !editing ? <span className="text-sm text-muted">{agent.description}</span> : null}
             {agent.context ? (
               <span className="text-xs text-muted">
-                Memory {agent.context.percent}% full ({agent.context.source === "exact" ? "counted" : "estimated"} by{" "}
-                {agent.context.runtime}, {timeLabel(agent.context.reported_at)})
+                Memory {agent.context.percent}% full ({measured} by {agent.context.runtime},{" "}
+                {timeLabel(agent.context.reported_at)})
                 {agent.compactions ? ` · tidied ${agent.compactions}× this session` : ""}
               </span>
             ) : null}
