@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { AddMember, ProjectSettings } from "./ProjectAdmin";
+import { ProjectInvites } from "./ProjectInvites";
 import { hubErrorOf, useTRPC } from "./trpc";
 import { andList, isAdmin, removalRefusal, visitorLine } from "./wording/house";
 
@@ -95,6 +96,8 @@ export function ProjectPeople({ owner, slug }: { owner: string; slug: string }) 
       {admin ? (
         <>
           <AddMember owner={owner} slug={slug} members={items} />
+          {/* DESIGN §4c: invite links, for the admins. */}
+          <ProjectInvites owner={owner} slug={slug} members={items} />
           <ProjectSettings owner={owner} slug={slug} name={project?.name ?? ""} />
         </>
       ) : null}

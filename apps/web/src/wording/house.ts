@@ -93,3 +93,64 @@ export function removalRefusal(
 
 /** The command that pairs a client (agent protocol §2): run where the agent runs. */
 export const pairCommand = (code: string, origin: string): string => `maity pair ${code} --url ${origin}`;
+
+// Invite links (issue 29, DESIGN §4c): the choices when making one, its status in words, the
+// sentences of a link that no longer lets anyone in, and the sign-up form's refusals.
+
+/** How long a new invite works: the hub takes 1–720 hours. */
+export const INVITE_EXPIRY_CHOICES = [
+  { hours: 24, label: "1 day" },
+  { hours: 168, label: "7 days" },
+  { hours: 720, label: "30 days" },
+] as const;
+/** How many people a new invite lets in: the hub takes 1–1,000. */
+export const INVITE_USES_CHOICES = [1, 10, 100] as const;
+
+export type InviteState = "valid" | "expired" | "spent" | "revoked";
+
+/** An invite's status chip: "spent" reads "used up". */
+export const inviteStatusLabel = (status: InviteState): string => (status === "spent" ? "used up" : status);
+
+/** The full link to share: this dashboard's origin and the hub's path ("/invite/<code>"). */
+export const inviteLink = (origin: string, path: string): string => `${origin.replace(/\/+$/, "")}${path}`;
+
+/** "1 of 10 used": an invite's uses. */
+export const inviteUses = (uses: number, max: number): string => `${uses} of ${max} used`;
+
+/**
+ * Why a link lets nobody in, in one sentence that names no project: its status (preview) or the
+ * reason of a refused accept or sign-up (409 invite_expired, invite_spent, invite_revoked). Null
+ * while it is valid or for another reason.
+ */
+export function inviteClosed(statusOrReason: string | undefined | null): string | null {
+  switch (statusOrReason) {
+    case "expired":
+    case "invite_expired":
+      return "This invite has expired — ask the project's people for a new one.";
+    case "spent":
+    case "invite_spent":
+      return "This invite has been used up — ask the project's people for a new one.";
+    case "revoked":
+    case "invite_revoked":
+      return "This invite was revoked — ask the project's people for a new one.";
+    default:
+      return null;
+  }
+}
+
+/** A wrong code (404): the same words for any, never a project's name. */
+export const INVITE_NOT_VALID = "This invite link is not valid. Check that you copied all of it.";
+
+const SIGNUP_WORDS: Record<string, Record<string, string>> = {
+  handle: {
+    taken: "Somebody already has this handle: choose another.",
+    required: "Choose a handle: you sign in with it.",
+  },
+  name: { required: "Tell us your name: people see it beside your messages." },
+  password: { required: "Choose a password of at least 8 characters." },
+};
+
+/** A sign-up field's refusal (details.fields) in words; else the hub's own text as a sentence. */
+export function signupFieldWords(field: string, code: string): string {
+  return SIGNUP_WORDS[field]?.[code] ?? houseFieldWords(field, code);
+}
