@@ -83,7 +83,7 @@ export function InvitePage({ code }: { code: string }) {
       <div className="flex flex-col gap-1">
         <h1 className="text-xl font-semibold break-words">
           You're invited to {project.name}{" "}
-          <span className="font-normal break-all text-muted">
+          <span className="font-normal break-words text-muted">
             ({project.owner}/{project.slug})
           </span>
         </h1>
