@@ -245,8 +245,9 @@ test("tRPC and REST answer on the app server as before (batch, errors, cookies, 
   });
   const members = await call("GET", "/api/projects/maintainer/maity/members", { token: humanToken });
   expect(members.status).toBe(200);
-  expect(members.json).toEqual(
-    expect.arrayContaining([expect.objectContaining({ member_id: "agt-a", kind: "agent" })]),
+  // DESIGN §4c: the members as {items}, each with its status and visiting.
+  expect(members.json.items).toEqual(
+    expect.arrayContaining([expect.objectContaining({ member_id: "agt-a", kind: "agent", visiting: null })]),
   );
   const id = await post(`over REST ${Date.now()}`);
   const seq = Number(id.replace(/^evt-/, ""));
