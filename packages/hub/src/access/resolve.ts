@@ -74,6 +74,17 @@ export function refuseDirect(row: KeyRow): void {
     );
 }
 
+/**
+ * The project when `caller` is an active member holding members:admin: an outsider meets a missing
+ * project (M-146), a member who is no admin 403 `not_an_admin` saying what only an admin does.
+ */
+export async function adminProject(db: Db, caller: Caller, ref: ProjectRef, what: string) {
+  const project = await memberProject(db, caller, ref);
+  if (!(await isProjectAdmin(db, project.id, caller.id)))
+    throw HubError.forbidden("not_an_admin", `only a members:admin person of the project ${what}`);
+  return project;
+}
+
 export async function isProjectAdmin(db: Db | Tx, projectId: string, memberId: string): Promise<boolean> {
   const m = await db.membership.findFirst({
     where: { projectId, memberId, status: "active" },

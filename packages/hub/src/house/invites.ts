@@ -11,7 +11,7 @@ import {
 import type { Db, Tx } from "@maity/db";
 import type { z } from "zod";
 import type { HumanCaller } from "../access/caller.ts";
-import { memberProject } from "../access/resolve.ts";
+import { adminProject as adminProjectOf } from "../access/resolve.ts";
 import { sha256 } from "../auth/credentials.ts";
 import type { authService } from "../auth/service.ts";
 
@@ -65,16 +65,7 @@ const ROW = {
 export function invitesService(db: Db, auth: Auth, options: { signup?: SignupMode } = {}) {
   const signupMode = options.signup ?? "invite";
 
-  async function adminProject(caller: HumanCaller, ref: ProjectRef) {
-    const project = await memberProject(db, caller, ref);
-    const me = await db.membership.findFirst({
-      where: { projectId: project.id, memberId: caller.id, status: "active" },
-      select: { permissions: true },
-    });
-    if (!me?.permissions.includes("members:admin"))
-      throw HubError.forbidden("not_an_admin", "only a members:admin person of the project manages its invites");
-    return project;
-  }
+  const adminProject = (caller: HumanCaller, ref: ProjectRef) => adminProjectOf(db, caller, ref, "manages its invites");
 
   /**
    * Takes one use of the invite in `tx`, under its row's lock: the project joined, or the refusal

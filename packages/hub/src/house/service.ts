@@ -14,7 +14,7 @@ import type { Db } from "@maity/db";
 import type { z } from "zod";
 import type { Caller, HumanCaller } from "../access/caller.ts";
 import { renderProject } from "../access/projects.ts";
-import { memberProject } from "../access/resolve.ts";
+import { adminProject as adminProjectOf, memberProject } from "../access/resolve.ts";
 import type { adminService } from "../admin/service.ts";
 
 // People run their own house (DESIGN §4c): a project in their own Bay, its members, their own
@@ -24,20 +24,8 @@ import type { adminService } from "../admin/service.ts";
 
 type Admin = ReturnType<typeof adminService>;
 
-const notAdmin = (what: string) =>
-  HubError.forbidden("not_an_admin", `only a members:admin person of the project ${what}`);
-
 export function houseService(db: Db, admin: Admin) {
-  /** The project when `caller` is an active member holding members:admin; else not_found / forbidden. */
-  async function adminProject(caller: HumanCaller, ref: ProjectRef, what: string) {
-    const project = await memberProject(db, caller, ref);
-    const me = await db.membership.findFirst({
-      where: { projectId: project.id, memberId: caller.id, status: "active" },
-      select: { permissions: true },
-    });
-    if (!me?.permissions.includes("members:admin")) throw notAdmin(what);
-    return project;
-  }
+  const adminProject = (caller: HumanCaller, ref: ProjectRef, what: string) => adminProjectOf(db, caller, ref, what);
 
   /** The agent when `caller` owns it; anyone else's (or none) answers not_found. */
   async function ownAgent(caller: HumanCaller, agentId: string) {
