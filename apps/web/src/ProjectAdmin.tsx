@@ -4,7 +4,7 @@ import { Button, Checkbox, Input, Select, Switch, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { UserPlus } from "lucide-react";
 import { useState } from "react";
-import { hubErrorOf, useTRPC, useTRPCClient } from "./trpc";
+import { hubErrorOf, useTRPC } from "./trpc";
 import { houseFieldWords, isAdmin } from "./wording/house";
 
 // The People page's admin parts (DESIGN §4c): add a person by handle (or one of one's own agents),
@@ -159,24 +159,14 @@ function AddOwnAgent(props: Ref & { members: readonly MemberEntry[] }) {
   );
 }
 
-/**
- * Rename the project and share it with visitors. The hub answers share_with_visitors only from its
- * PATCH, so the switch's state is read with a PATCH that changes nothing (allowed to admins alone,
- * who alone see the switch) until a read lists it.
- */
+/** Rename the project and share it with visitors (DESIGN §4b, §4c); the switch's state from projects.get. */
 export function ProjectSettings(props: Ref & { name: string }) {
   const { owner, slug } = props;
   const trpc = useTRPC();
-  const client = useTRPCClient();
   const queryClient = useQueryClient();
   const { toast } = useToast();
-  const sharingKey = ["house", "sharing", owner, slug] as const;
-  const sharing = useQuery({
-    queryKey: sharingKey,
-    queryFn: () => client.projects.update.mutate({ owner, slug }),
-    staleTime: Number.POSITIVE_INFINITY,
-    refetchOnWindowFocus: false,
-  });
+  const sharingKey = trpc.projects.get.queryKey({ owner, slug });
+  const sharing = useQuery(trpc.projects.get.queryOptions({ owner, slug }));
   // null: the field shows the project's name; a string: the person's edit.
   const [draft, setDraft] = useState<string | null>(null);
   const name = draft ?? props.name;

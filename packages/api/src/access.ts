@@ -94,6 +94,7 @@ export const ACCESS: Record<string, Access> = {
   "invites.revoke": peopleAfterVisibility("a project's people invite (DESIGN §4c)"),
   "projects.mine": members,
   "projects.names": members,
+  "projects.get": members,
   "projects.create": people("a project is made by a person, in their Bay (DESIGN §4c)"),
   "projects.members": members,
   "projects.addMember": peopleAfterVisibility("a project's people add its members (DESIGN §4c)"),

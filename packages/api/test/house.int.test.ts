@@ -72,6 +72,12 @@ describe("projects of one's own Bay (DESIGN §4c)", () => {
       share_with_visitors: false,
     });
     expect((await rest("GET", `${P}/brief`, as("hum-maintainer"))).body.version).toBe(before);
+    // Any member reads it, its sharing with visitors too (the People page's switch).
+    expect((await rest("GET", P, as("hum-guest"))).body).toMatchObject({
+      name: "Maity Hub",
+      share_with_visitors: false,
+    });
+    expect((await rest("GET", P, as("hum-alice"))).status).toBe(404);
     const member = await rest("PATCH", P, { ...as("hum-guest"), body: { name: "Mine" } });
     expect(member.status).toBe(403);
     expect(member.body.error.details.reason).toBe("not_an_admin");

@@ -131,6 +131,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "projects.get": {
+    method: "GET",
+    path: "/api/projects/{owner}/{slug}",
+    status: 200,
+    headers: {},
+  },
   "projects.update": {
     method: "PATCH",
     path: "/api/projects/{owner}/{slug}",

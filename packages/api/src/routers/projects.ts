@@ -73,6 +73,12 @@ export const projectsRouter = router({
     .input(projectInput)
     .output(briefOutput)
     .query(({ ctx, input }) => ctx.hub.brief.get(ctx.caller, input)),
+  /** DESIGN §4c: the project as its members see it, with whether it shares with visitors. */
+  get: authedProcedure
+    .meta({ rest: { method: "GET", path: P, summary: "The project, with its sharing with visitors (members)" } })
+    .input(projectInput)
+    .output(projectPatchOutput)
+    .query(({ ctx, input }) => ctx.hub.house.project(ctx.caller, input)),
   /** DESIGN §4c, §4b: rename the project, share its brief, notes and library with visitors (members:admin). */
   update: humanProcedure
     .meta({

@@ -63,6 +63,23 @@ export function houseService(db: Db, admin: Admin) {
       }
     },
 
+    /** GET /api/projects/{owner}/{slug}: the project as its members see it, its sharing with visitors too. */
+    async project(caller: Caller, ref: ProjectRef) {
+      const { id } = await memberProject(db, caller, ref);
+      const p = await db.project.findUniqueOrThrow({
+        where: { id },
+        select: {
+          id: true,
+          slug: true,
+          name: true,
+          archivedAt: true,
+          shareWithVisitors: true,
+          bay: { select: { handle: true } },
+        },
+      });
+      return { ...renderProject(p), share_with_visitors: p.shareWithVisitors };
+    },
+
     /** PATCH /api/projects/{owner}/{slug}: the name and the sharing with visitors (members:admin). */
     async updateProject(caller: HumanCaller, ref: ProjectRef, input: z.output<typeof projectPatchFields>) {
       const project = await adminProject(caller, ref, "renames it or shares it with visitors");
