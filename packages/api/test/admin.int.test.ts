@@ -202,6 +202,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_conversation_summaries$/),
             expect.stringMatching(/_events_redacted_index$/),
             expect.stringMatching(/_invites$/),
+            expect.stringMatching(/_visitor_placement$/),
           ],
           pending: [],
         },

@@ -170,6 +170,17 @@ export const meatProxyFieldsSchema = {
   meat_proxy_chat: z.boolean().nullable().optional(),
   meat_proxy_note: z.string().optional(),
 };
+/** How a visitor is placed in a room, on every people's participant entry (DESIGN §4c). */
+export const placementSchema = z
+  .object({
+    home_bay: z.string(),
+    sponsor: z.object({ id: z.string(), name: z.string() }),
+    history: z.enum(["from_placement", "shared"]),
+    wake: z.enum(["anyone", "sponsor"]),
+  })
+  .nullable();
+export type Placement = z.output<typeof placementSchema>;
+
 /** A participant entry of a list item (§9.3); human entries carry the meat-proxy fields. */
 export const listParticipantSchema = z.object({
   member_id: z.string(),
@@ -179,6 +190,8 @@ export const listParticipantSchema = z.object({
   ...meatProxyFieldsSchema,
   /** An agent's ring (DESIGN §4b): its last usage report, null when none or older than 24 h. */
   context: contextRingSchema.optional(),
+  /** DESIGN §4c: an agent of another Bay, where from, who brought it, what it reads; null otherwise. */
+  visiting: placementSchema.optional(),
 });
 /** A participant entry of the group chat view (§9.2). */
 export const viewParticipantSchema = listParticipantSchema.extend({
@@ -332,7 +345,17 @@ export const updateGroupInput = z
       .optional(),
   })
   .refine((v) => Object.keys(v).length > 0, { error: "nothing to change", path: ["title"] });
-export const addParticipantInput = z.strictObject({ member_id: memberIdSchema, wake: wakeNotBuilt });
+/**
+ * POST …/participants. For a visiting agent (DESIGN §4c, B-300…B-302) its sponsor also says whether
+ * it reads the room's earlier history (`share_history`, default false: from its placement) and who
+ * wakes it (`wake`: "anyone"; "sponsor" is refused until only the sponsor's messages can wake it).
+ */
+export const addParticipantInput = z.strictObject({
+  member_id: memberIdSchema,
+  share_history: z.boolean({ error: "true or false" }).optional(),
+  wake: z.enum(["anyone", "sponsor"], { error: "anyone or sponsor" }).optional(),
+});
+
 export const leftReasonSchema = z.enum(["left", "removed", "membership_removed", "membership_isolated"]);
 /** A stay of a member in a group chat (OQ-M-06); `left_at`/`reason` are null while it lasts. */
 export const participationSchema = z.object({

@@ -157,7 +157,12 @@ export const participantsRouter = router({
     .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...addParticipantInput.shape }))
     .output(groupViewSchema)
     .mutation(({ ctx, input }) =>
-      ctx.hub.groups.addParticipant(ctx.caller, input, input.conversation_id, pick(input, ["member_id", "wake"])),
+      ctx.hub.groups.addParticipant(
+        ctx.caller,
+        input,
+        input.conversation_id,
+        pick(input, ["member_id", "share_history", "wake"]),
+      ),
     ),
   update: authedProcedure
     .meta({

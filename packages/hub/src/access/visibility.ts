@@ -26,6 +26,11 @@ export interface KeyRow {
   access: Relation;
   /** Messages with a seq above this are in the caller's window (§9.2 "What a participant reads"). */
   windowSeq: number;
+  /**
+   * A visiting agent's placement floor (DESIGN §4c, B-301) where the read knows it (agentsInRoom):
+   * 0 when its sponsor shared the earlier history; null or absent: its window.
+   */
+  historyFloor?: number | null;
   /** The caller's read marker; null for an observer. */
   marker: number | null;
   title: string | null;
@@ -275,6 +280,13 @@ export interface ParticipantRow {
   note: string | null;
   ownerId: string | null;
   ownerHandle: string | null;
+  /** An agent of another Bay placed here (DESIGN §4c): its home Bay, sponsor, floor and wake; else null. */
+  placement?: {
+    homeBay: string;
+    sponsor: { id: string; name: string };
+    history: "from_placement" | "shared";
+    wake: "anyone" | "sponsor";
+  } | null;
   /** An agent's last memory reading (DESIGN §4b context rings; domain ringOf decides if it shows). */
   context?: {
     percent: number | null;
@@ -308,6 +320,13 @@ type RawParticipantRow = {
   ctx_size: number | string | null;
   ctx_auto_compact_at: number | string | null;
   ctx_compactions: number | null;
+  owner_bay_id: string | null;
+  owner_bay: string | null;
+  owner_name: string | null;
+  project_bay_id: string;
+  joined_seq: number;
+  history_floor: number | null;
+  wake: string | null;
 };
 
 const PARTICIPANTS_SQL = `
@@ -315,11 +334,15 @@ SELECT p.conversation_id, p.member_id, p.member_kind, p.joined_at, p.meat_proxy_
        h.handle AS human_handle, h.display_name, h.meat_proxy_lead, h.meat_proxy_hands, h.meat_proxy_note,
        a.handle AS agent_handle, a.owner_id, oh.handle AS owner_handle,
        ac.percent AS ctx_percent, ac.source AS ctx_source, ac.runtime AS ctx_runtime, ac.reported_at AS ctx_reported_at,
-       ac.size AS ctx_size, ac.auto_compact_at AS ctx_auto_compact_at, ac.compactions AS ctx_compactions
+       ac.size AS ctx_size, ac.auto_compact_at AS ctx_auto_compact_at, ac.compactions AS ctx_compactions,
+       oh.bay_id AS owner_bay_id, ob.handle AS owner_bay, oh.display_name AS owner_name,
+       pr.bay_id AS project_bay_id, p.joined_seq, p.history_floor, p.wake
 FROM participations p
+JOIN projects pr ON pr.id = p.project_id
 LEFT JOIN humans h ON h.id = p.member_id
 LEFT JOIN agents a ON a.id = p.member_id
 LEFT JOIN humans oh ON oh.id = a.owner_id
+LEFT JOIN bays ob ON ob.id = oh.bay_id
 LEFT JOIN agent_context ac ON ac.agent_id = p.member_id
 WHERE p.conversation_id = ANY($1::text[]) AND p.left_at IS NULL
 ORDER BY p.joined_at, p.id`;
@@ -346,6 +369,17 @@ export async function readParticipants(
       note: r.meat_proxy_note,
       ownerId: r.owner_id,
       ownerHandle: r.owner_handle,
+      // v1.14 B-298: set from the placement and the Bays, never from anything the agent says.
+      placement:
+        r.member_kind === "agent" && r.owner_bay_id !== null && r.owner_bay_id !== r.project_bay_id
+          ? {
+              homeBay: r.owner_bay ?? "",
+              sponsor: { id: r.owner_id ?? "", name: r.owner_name ?? "" },
+              history:
+                r.history_floor !== null && Number(r.history_floor) < Number(r.joined_seq) ? "shared" : "from_placement",
+              wake: r.wake === "sponsor" ? "sponsor" : "anyone",
+            }
+          : null,
       context: {
         percent: r.ctx_percent === null ? null : Number(r.ctx_percent),
         source: r.ctx_source,

@@ -187,7 +187,14 @@ export function agentService(
       db.human.findUnique({ where: { id: agent.ownerId }, select: { bayId: true } }),
       db.project.findUnique({ where: { id: row.projectId }, select: { bayId: true } }),
     ]);
-    return historyFloorOf(owner !== null && project !== null && isVisiting(owner.bayId, project.bayId), row.windowSeq);
+    const visiting = owner !== null && project !== null && isVisiting(owner.bayId, project.bayId);
+    if (!visiting) return historyFloorOf(false, row.windowSeq);
+    // B-301: the placement's floor (0 when its sponsor shared the earlier history), else its window.
+    const placed = await db.participation.findFirst({
+      where: { conversationId: row.key, memberId: agent.id, leftAt: null },
+      select: { historyFloor: true },
+    });
+    return historyFloorOf(true, placed?.historyFloor ?? row.windowSeq);
   }
 
   /** The envelope with the brief and notes delta its reader was not handed yet (knowledge/handed.ts). */

@@ -13,9 +13,10 @@ import {
   type updateGroupInput,
 } from "@maity/domain";
 import type { z } from "zod";
-import type { Db } from "@maity/db";
+import type { Db, Tx } from "@maity/db";
 import {
   memberProject,
+  projectOf,
   refuseDirect,
   refuseNonManager,
   refuseObserver,
@@ -26,6 +27,7 @@ import { takeAppendLock } from "../delivery/append.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
 import { payloadView } from "./render.ts";
+import { ensureDirectConversation } from "./direct.ts";
 
 /** §1.7 open group chats per project (documented default; MAITY_GROUP_CHAT_QUOTA overrides). */
 export const DEFAULT_GROUP_CHAT_QUOTA = 100;
@@ -41,6 +43,43 @@ import {
 } from "./participation.ts";
 
 export function groupService(db: Db, bus: LiveBus, options: { quota?: number } = {}) {
+  /**
+   * The placement of a visiting agent (DESIGN §4c), or null for anyone else's addition: the room as
+   * the sponsor sees it. Not the sponsor — a project admin included — 403 not_sponsor; the sponsor
+   * not in the room (an observer, or outside it) is refused as a manager would be.
+   */
+  async function visitOf(caller: Caller, ref: ProjectRef, conversationId: string, data: { member_id: string; wake?: string }) {
+    if (!data.member_id.startsWith("agt-")) return null;
+    const agent = await db.agent.findUnique({
+      where: { id: data.member_id },
+      select: { ownerId: true, owner: { select: { bayId: true } } },
+    });
+    const project = agent ? await projectOf(db, ref) : null;
+    const bay = project ? await db.project.findUnique({ where: { id: project.id }, select: { bayId: true } }) : null;
+    if (!agent || !bay || agent.owner.bayId === bay.bayId) return null;
+    const row = await resolveConversation(db, caller, ref, conversationId);
+    refuseDirect(row);
+    // B-300: its sponsor is the person of its Bay who brings it (Bays are personal: its owner).
+    if (caller.kind !== "human" || caller.id !== agent.ownerId)
+      throw HubError.forbidden("not_sponsor", "only the person who brings a visiting agent places it");
+    refuseObserver(row);
+    if (row.access !== "participant")
+      throw HubError.forbidden("not_sponsor", "a visitor is placed only into a room its sponsor is in");
+    if (data.wake === "sponsor")
+      throw HubError.invalid({ wake: "not_supported" }, "waking a visitor only by its sponsor is not built yet");
+    return { row };
+  }
+
+  /** The first placement makes the visitor a member of the project (and its direct conversation there). */
+  async function joinAsVisitor(tx: Tx, projectId: string, agentId: string) {
+    await tx.membership.upsert({
+      where: { projectId_memberId: { projectId, memberId: agentId } },
+      create: { projectId, memberId: agentId, memberKind: "agent", permissions: [] },
+      update: { status: "active", endedAt: null },
+    });
+    await ensureDirectConversation(tx, projectId, agentId);
+  }
+
   const quota = options.quota ?? DEFAULT_GROUP_CHAT_QUOTA;
   return {
     /** §9.2 create: humans only, 2–12 participants with the creator, idempotent by key. */
@@ -214,16 +253,27 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       return viewFor(db, caller, row.projectId, row.id);
     },
 
-    /** POST …/participants {member_id}: a manager adds an active member; already in → 200 as it is. */
+    /**
+     * POST …/participants {member_id}: a manager adds an active member; already in → 200 as it is. An
+     * agent of another Bay is a visitor (DESIGN §4c, B-300): only its sponsor — the person of its Bay
+     * who brings it, a participant here — places it, the first placement making it a member.
+     */
     async addParticipant(
       caller: Caller,
       ref: ProjectRef,
       conversationId: string,
       data: z.output<typeof addParticipantInput>,
     ): Promise<GroupView> {
-      const row = await resolveManaged(db, caller, ref, conversationId);
+      const visit = await visitOf(caller, ref, conversationId, data);
+      const row = visit ? visit.row : await resolveManaged(db, caller, ref, conversationId);
+      if (!visit && (data.share_history !== undefined || data.wake !== undefined))
+        throw HubError.invalid(
+          { [data.share_history !== undefined ? "share_history" : "wake"]: "visitors_only" },
+          "only a visiting agent's placement says what it reads and who wakes it",
+        );
       if (row.projectArchived) throw new HubError("project_closed", "the project is archived");
       const message = await db.$transaction(async (tx) => {
+        if (visit) await joinAsVisitor(tx, row.projectId, data.member_id);
         const already = await tx.participation.findFirst({
           where: { conversationId: row.key, memberId: data.member_id, leftAt: null },
           select: { id: true },
@@ -253,6 +303,8 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             // Nothing said before the join is in the window: the chat's created_at (§9.3 activity, M-227).
             activityAt: row.createdAt,
             projectId: row.projectId,
+            // B-301: a visitor reads from its placement, or — shared — from its sponsor's floor (people: 0).
+            ...(visit ? { historyFloor: data.share_history ? 0 : last, wake: data.wake ?? "anyone" } : {}),
           },
         });
         return emitUpdated(tx, row.key, caller.id, { participants: { added: [data.member_id] } });

@@ -33,6 +33,15 @@ function listParticipant(p: ParticipantRow, reader: Reader) {
       name: agentName(p.ownerHandle ?? "", p.handle),
       // DESIGN §4b: the agent's ring, null when it never reported or its report is over 24 h old.
       context: ringOf(p.context, Date.now()),
+      // DESIGN §4c: a visitor's placement (its Bay, its sponsor, what it reads, who wakes it); else null.
+      visiting: p.placement
+        ? {
+            home_bay: p.placement.homeBay,
+            sponsor: p.placement.sponsor,
+            history: p.placement.history,
+            wake: p.placement.wake,
+          }
+        : null,
     };
   const meat = meatProxyFields(
     { lead: p.lead, hands: p.hands, note: p.note },

@@ -177,8 +177,10 @@ export function bodyBuilder(deps: BodyDeps) {
     const events = await readAgentMessageRows(raw, seqs);
     const bayOf = new Map(events.map((e) => [e.seq, e.conversation?.project.bayId ?? ""]));
     for (const [seq, m] of messages) bayOf.set(seq, m.value.rendered.row.conversation?.project.bayId ?? "");
-    const floorOf = (c: Claim): number =>
-      historyFloorOf(isVisiting(c.ownerBayId, bayOf.get(c.eventSeq) ?? ""), (rows.get(c.id) as KeyRow).windowSeq);
+    const floorOf = (c: Claim): number => {
+      const kr = rows.get(c.id) as KeyRow;
+      return historyFloorOf(isVisiting(c.ownerBayId, bayOf.get(c.eventSeq) ?? ""), kr.historyFloor ?? kr.windowSeq);
+    };
     const wanted = new Map<string, { k: string; seq: number; floor: number }>();
     for (const c of live) {
       const floor = floorOf(c);

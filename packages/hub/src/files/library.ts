@@ -110,7 +110,16 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
       : (await readKeys(db, agent, { projectId: row.projectId, observed: false, lean: true })).filter(
           (r) => r.access === "participant" || r.key === row.key,
         );
-    const floors = new Map(rooms.map((r) => [r.key, historyFloorOf(visiting, r.windowSeq)]));
+    // B-301: a visitor's placement floor (0 when its sponsor shared the earlier history), else its window.
+    const placed = visiting
+      ? await db.participation.findFirst({
+          where: { conversationId: row.key, memberId: agent.id, leftAt: null },
+          select: { historyFloor: true },
+        })
+      : null;
+    const floors = new Map(
+      rooms.map((r) => [r.key, historyFloorOf(visiting, (r.key === row.key ? placed?.historyFloor : null) ?? r.windowSeq)]),
+    );
     return {
       /** Newest first, at most LISTING_MAX: the listing's page (the count reads the same rows). */
       query: {
