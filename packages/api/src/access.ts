@@ -99,6 +99,7 @@ export const ACCESS: Record<string, Access> = {
   "projects.members": members,
   "projects.addMember": peopleAfterVisibility("a project's people add its members (DESIGN §4c)"),
   "projects.removeMember": peopleAfterVisibility("a project's people remove its members (DESIGN §4c)"),
+  "projects.recallVisitor": people("a visitor is sent home by the person who brought it (DESIGN §4c)"),
   "projects.brief": peopleAfterVisibility("the brief is people's; an agent is handed it with its messages (004 v1.15)"),
   "projects.setBrief": peopleAfterVisibility("the brief is written by people (004 v1.15)"),
   "projects.update": peopleAfterVisibility(

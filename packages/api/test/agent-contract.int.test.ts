@@ -1,7 +1,7 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
-import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
+import { ADMIN, createWithVisitors, BASE, restClient, testHub } from "./helpers.ts";
 
 // Cross-cutting lines of the agent protocol: tenancy (§1, B-004 B-005), data is not authority
 // (§9, B-007), the verdict stored for every agent of every message (B-053), the envelope's type
@@ -208,10 +208,13 @@ describe("learning of a new room (B-135)", () => {
   it("B-135 the event's conversation names a room the agent's earlier /conversations did not list", async () => {
     const known = new Set((await rooms("agt-x")).map((r) => r.id));
     const cursor = (await call("/updates?wait=0", T["agt-x"] as string)).body.cursor;
-    const created = await rest("POST", "/api/projects/maintainer/maity/conversations", {
-      token: T["hum-maintainer"],
-      body: { title: "Fresh room", participants: ["hum-guest", "agt-x"] },
-    });
+    const created = await createWithVisitors(
+      rest,
+      "/api/projects/maintainer/maity",
+      (id) => T[id] as string,
+      "hum-maintainer",
+      { title: "Fresh room", participants: ["hum-guest", "agt-x"] },
+    );
     expect(created.status).toBe(201);
     await rest("POST", `/api/projects/maintainer/maity/conversations/${created.body.id}/messages`, {
       token: T["hum-maintainer"],

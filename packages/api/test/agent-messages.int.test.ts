@@ -2,7 +2,7 @@ import { encodeHistoryCursor, RESERVED_MESSAGE_TYPES } from "@maity/domain";
 import { type BusMessage, type Hub, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
-import { ADMIN, BASE, restClient, testHub } from "./helpers.ts";
+import { ADMIN, BASE, createWithVisitors, restClient, testHub } from "./helpers.ts";
 
 // Agent protocol (004) reading and speaking over /api/agent-api: the poll of §5 (since, history,
 // message enrichment, B-095…B-100), the envelope in every poll (§3, B-037, B-038), sending and
@@ -99,7 +99,8 @@ async function speak(who: string, key: string, body: Record<string, unknown>) {
 }
 /** A group chat made by `creator` over Maity REST: its Maity id and its global id (the agent API's). */
 async function createChat(creator: string, title: string, participants: string[]) {
-  const res = await rest("POST", `${P}/conversations`, { token: tok(creator), body: { title, participants } });
+  // guest's agent-x is a visitor here: guest places it (B-300).
+  const res = await createWithVisitors(rest, P, tok, creator, { title, participants });
   expect(res.status).toBe(201);
   const cnv = res.body.id as string;
   const row = await hub.db.conversation.findFirstOrThrow({ where: { publicId: cnv }, select: { id: true } });

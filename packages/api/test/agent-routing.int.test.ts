@@ -218,6 +218,8 @@ beforeAll(async () => {
           handle,
           name: handle[0]?.toUpperCase() + handle.slice(1),
           password: PASSWORD,
+          // One Bay for the three (DESIGN §4c): routing among a team's own agents, no visitor.
+          ...(handle === "maintainer" ? {} : { bay: "maintainer" }),
         })
       ).status,
     ).toBe(201);

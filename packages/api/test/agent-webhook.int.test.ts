@@ -913,8 +913,9 @@ describe("the history block (B-175 B-176 B-177)", () => {
     });
     expect(created.status).toBe(201);
     await say(created.body.id, "Plans we keep among ourselves.");
+    // guest, in the chat, brings its own agent (its sponsor, B-300).
     const added = await rest("POST", `${PROJECT}/${created.body.id}/participants`, {
-      token: tokens["hum-maintainer"],
+      token: tokens["hum-guest"],
       body: { member_id: "agt-x" },
     });
     expect(added.status).toBe(200);

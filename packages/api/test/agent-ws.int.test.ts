@@ -6,7 +6,7 @@ import { createHub, seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type ApiServer, startApiServer } from "../src/node.ts";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, createWithVisitors, restClient, testHub } from "./helpers.ts";
 
 // 004 §11 GET /ws (B-146…B-159) on a real server on 127.0.0.1, with short timers so the hello
 // deadline, pings and idle cursor frames happen within a test.
@@ -20,7 +20,7 @@ let wsUrl: string;
 
 beforeAll(async () => {
   await seedDemo(hub);
-  for (const id of ["agt-a", "agt-x", "hum-maintainer"])
+  for (const id of ["agt-a", "agt-x", "hum-maintainer", "hum-guest"])
     T[id] = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } })).body.token;
   api = await startApiServer(hub, { sockets: { helloTimeoutMs: 400, pingIntervalMs: 150, idleCursorMs: 300 } });
   wsUrl = `${api.url.replace("http", "ws")}/api/agent-api/ws`;
@@ -427,9 +427,9 @@ describe("the brief and the notes on /ws (B-268, B-264, B-249)", () => {
     });
     const plain = connect(T["agt-x"] as string, { hello: { t: "hello", resume: null } });
     await Promise.all([asked.frame(isCursor), plain.frame(isCursor)]);
-    const room = await rest("POST", `${M}/conversations`, {
-      token: T["hum-maintainer"],
-      body: { title: "Socket notes", participants: ["agt-a", "agt-x"] },
+    const room = await createWithVisitors(rest, `${M}`, (id) => T[id] as string, "hum-maintainer", {
+      title: "Socket notes",
+      participants: ["agt-a", "agt-x"],
     });
     await say("hum-maintainer", room.body.id, "a message to both sockets");
     const event = await asked.frame(isEvent);
@@ -448,9 +448,9 @@ describe("the brief and the notes on /ws (B-268, B-264, B-249)", () => {
 
 describe("hand-outs on a socket stay pending until a resume confirms them (B-265, B-253)", () => {
   it("B-265 B-253 two batches handed on a socket the client never read: a resume from before them hands both again, merged", async () => {
-    const room = await rest("POST", `${M}/conversations`, {
-      token: T["hum-maintainer"],
-      body: { title: "Socket resume", participants: ["agt-a", "agt-x"] },
+    const room = await createWithVisitors(rest, `${M}`, (id) => T[id] as string, "hum-maintainer", {
+      title: "Socket resume",
+      participants: ["agt-a", "agt-x"],
     });
     const first = connect(T["agt-a"] as string, { hello: { t: "hello", resume: null, features: ["brief", "notes"] } });
     const start = (await first.frame(isCursor)).cursor as string;

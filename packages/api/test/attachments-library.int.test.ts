@@ -2,7 +2,7 @@ import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
 import { uploaded } from "./attachments.ts";
-import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
+import { ADMIN, createWithVisitors, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
 // The file library (v1.7, v1.17, B-203…B-210), the Maity attachment reads (§8.7, M-142, M-163) and
 // redaction's file half (§8.5, M-039).
@@ -31,7 +31,8 @@ const raw = (path: string, token: string) =>
   handleRest(hub, new Request(`${BASE}${path}`, { headers: { authorization: `Bearer ${token}` } }));
 
 async function makeChat(name: string, by: string, title: string, participants: string[]) {
-  const made = await rest("POST", `${P}/conversations`, { token: T[by], body: { title, participants } });
+  // guest places its agent-x, a visitor here (B-300).
+  const made = await createWithVisitors(rest, P, (id) => T[id] as string, by, { title, participants });
   expect(made.status).toBe(201);
   const key = (await hub.db.conversation.findFirstOrThrow({ where: { publicId: made.body.id }, select: { id: true } }))
     .id;
@@ -179,7 +180,8 @@ describe("the Maity attachment reads", () => {
   it("M-142 a non-member owner reading along with its agent reads the agent's files; an unsent upload its uploader only", async () => {
     await rest("POST", "/api/admin/humans", {
       token: ADMIN,
-      body: { handle: "lender", name: "Lender", password: "lender-pass-12" },
+      // Of the maintainer's Bay (DESIGN §4c): its agent is the project's own, placed by anyone in the chat.
+      body: { handle: "lender", name: "Lender", password: "lender-pass-12", bay: "maintainer" },
     });
     const agent = await rest("POST", "/api/admin/agents", {
       token: ADMIN,

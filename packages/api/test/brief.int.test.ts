@@ -1,6 +1,6 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, createWithVisitors, restClient, testHub } from "./helpers.ts";
 
 // The project brief, the people's side (DESIGN §4b; 004 v1.15 B-261, B-262): GET|PUT
 // /api/projects/{owner}/{slug}/brief. Any human member reads and writes it; an agent of the project
@@ -124,9 +124,12 @@ describe("B-271 GET /api/agent-api/conversations/:id/project", () => {
     const visitor = await hub.db.agent.findFirstOrThrow({ where: { handle: "agent-x" }, select: { id: true } });
     tokens.visitor = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: visitor.id } })).body
       .token as string;
-    const made = await rest("POST", `${P}/conversations`, {
-      token: tokens["hum-maintainer"] as string,
-      body: { title: "Brief room", participants: ["agt-a", visitor.id] },
+    tokens["hum-guest"] ??= (
+      await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "hum-guest" } })
+    ).body.token as string;
+    const made = await createWithVisitors(rest, P, (id) => tokens[id] as string, "hum-maintainer", {
+      title: "Brief room",
+      participants: ["agt-a", visitor.id],
     });
     expect(made.status).toBe(201);
     const key = (

@@ -80,7 +80,9 @@ async function world() {
   databases.push({ ...database, close: () => hub.close() });
   const humans: HumanCaller[] = [];
   for (const handle of ["ann", "ben", "cai", "dee"]) {
-    const h = await hub.admin.createHuman({ handle, name: handle.toUpperCase(), password: "password-123" });
+    // One Bay for all (DESIGN §4c): anyone adds anyone's agent, as §9 has it among a team.
+    const bay = handle === "ann" ? undefined : "ann";
+    const h = await hub.admin.createHuman({ handle, name: handle.toUpperCase(), password: "password-123", bay });
     humans.push({ kind: "human", id: h.id, handle, name: handle.toUpperCase() });
   }
   const agents: AgentCaller[] = [];
@@ -94,14 +96,15 @@ async function world() {
     const a = await hub.admin.createAgent({ owner: o.handle, handle, description: `${handle} agent` });
     agents.push({ kind: "agent", id: a.id, handle, ownerId: o.id, instanceId: null });
   }
+  // Both projects live in the one Bay (its handle "ann"); ben makes the second.
   const refs = [
     { owner: "ann", slug: "lab" },
-    { owner: "ben", slug: "ops" },
+    { owner: "ann", slug: "ops" },
   ];
-  for (const ref of refs) {
-    await hub.admin.createProject({ owner: ref.owner, slug: ref.slug, name: ref.slug });
-    for (const m of [...humans, ...agents])
-      if (m.handle !== ref.owner) await hub.admin.addMember(ref, { member_id: m.id });
+  for (const [i, ref] of refs.entries()) {
+    const by = i === 0 ? "ann" : "ben";
+    await hub.admin.createProject({ owner: by, slug: ref.slug, name: ref.slug });
+    for (const m of [...humans, ...agents]) if (m.handle !== by) await hub.admin.addMember(ref, { member_id: m.id });
   }
   return { database, hub, humans, agents, refs };
 }

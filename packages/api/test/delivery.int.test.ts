@@ -1,7 +1,7 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
-import { ADMIN, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
+import { ADMIN, createWithVisitors, BASE, restClient, testHub, trpcBrowser } from "./helpers.ts";
 
 // Idempotent sends on both surfaces, the write's fixed statement count, listeners that
 // cost nothing per message, and the recovery answers (409 CURSOR_EXPIRED, a history cursor past
@@ -80,12 +80,9 @@ beforeAll(async () => {
     })
   ).body.id;
   group12 = (
-    await rest("POST", P, {
-      token: T["hum-maintainer"],
-      body: {
-        title: "twelve",
-        participants: ["hum-guest", "agt-a", "agt-x", "hum-w1", "hum-w2", "hum-w3", "hum-w4", ...bots.slice(0, 4)],
-      },
+    await createWithVisitors(rest, "/api/projects/maintainer/maity", (id) => T[id] as string, "hum-maintainer", {
+      title: "twelve",
+      participants: ["hum-guest", "agt-a", "agt-x", "hum-w1", "hum-w2", "hum-w3", "hum-w4", ...bots.slice(0, 4)],
     })
   ).body.id;
   roomKey = (await agentApi("GET", "/conversations", T["agt-a"] as string)).body.conversations.find(

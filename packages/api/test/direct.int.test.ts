@@ -218,8 +218,13 @@ function humanEntry(memberId: string, handle: string) {
     meat_proxy_chat: null,
   };
 }
+/** An agent's entry; ben's agents in olga's project are visitors he sponsors (DESIGN §4c). */
 function agentEntry(memberId: string, handle: string, owner: string) {
-  return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}`, context: null };
+  const visiting =
+    owner === "olga"
+      ? null
+      : { home_bay: owner, sponsor: { id: `hum-${owner}`, name: "Ben" }, history: "from_placement", wake: "anyone" };
+  return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}`, context: null, visiting };
 }
 
 /** Every conversation route of §9 on one conversation id (the message seq for the redaction). */

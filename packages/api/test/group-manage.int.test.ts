@@ -133,6 +133,8 @@ function agent(memberId: string, handle: string, owner: string) {
     handle,
     name: `${owner}/${handle}`,
     context: null,
+    // DESIGN §4c: the file's people share olga's Bay, so no agent here is a visitor.
+    visiting: null,
     owner_id: `hum-${owner}`,
     joined_at: expect.stringMatching(ISO),
   };
@@ -147,6 +149,8 @@ beforeAll(async () => {
       handle: h,
       name: h[0]?.toUpperCase() + h.slice(1),
       password: `${h}-password-1`,
+      // One Bay for all (DESIGN §4c): §9's rules among a team's own agents, none of them a visitor.
+      ...(h === "olga" ? {} : { bay: "olga" }),
     });
   for (const [owner, handle] of [
     ["olga", "agent-a"],
@@ -274,6 +278,7 @@ describe("§9.2 the conversation view", () => {
       "member_id",
       "name",
       "owner_id",
+      "visiting",
     ]);
     // The create answer is the same view.
     expect(created).toEqual(res.body);
@@ -776,7 +781,7 @@ describe("§9.2 who takes part", () => {
   it("M-096 M-088 a project with as many open group chats as allowed answers conversation_quota 409 (details.limit), but not to a replay; per project; closed chats do not count", async () => {
     const qa = async (method: string, path: string, body?: unknown) => admin(quotaRest, method, path, body);
     await qa("POST", "/api/admin/humans", { handle: "qa", name: "Qa", password: "qa-password-1" });
-    await qa("POST", "/api/admin/humans", { handle: "qb", name: "Qb", password: "qb-password-1" });
+    await qa("POST", "/api/admin/humans", { handle: "qb", name: "Qb", password: "qb-password-1", bay: "qa" });
     await qa("POST", "/api/admin/agents", { owner: "qb", handle: "agent-q" });
     for (const slug of ["one", "two"]) {
       await qa("POST", "/api/admin/projects", { owner: "qa", slug, name: slug });

@@ -162,9 +162,11 @@ beforeAll(async () => {
     ["sam", "Sam"],
     ["pat", "Pat"],
   ] as const) {
-    expect((await admin("POST", "/api/admin/humans", { handle, name, password: `${handle}-password` })).status).toBe(
-      201,
-    );
+    // One Bay for all (DESIGN §4c): §9's rules among a team's own agents, none of them a visitor.
+    const bay = handle === "maintainer" ? undefined : "maintainer";
+    expect(
+      (await admin("POST", "/api/admin/humans", { handle, name, password: `${handle}-password`, bay })).status,
+    ).toBe(201);
   }
   for (const [owner, handle, id] of [
     ["maintainer", "agent-a", "agt-a"],

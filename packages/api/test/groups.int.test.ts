@@ -1,12 +1,13 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, createWithVisitors, restClient, testHub } from "./helpers.ts";
 
 const hub = await testHub();
 const rest = restClient(hub);
 afterAll(() => hub.close());
 const tokens: Record<string, string> = {};
 const PATH = "/api/projects/maintainer/maity/conversations";
+const PROJECT = "/api/projects/maintainer/maity";
 
 beforeAll(async () => {
   await seedDemo(hub);
@@ -16,9 +17,10 @@ beforeAll(async () => {
 
 describe("create a group chat (§9.2 Who creates / Who takes part)", () => {
   it("201 with the §9.2 view; the creator is a participant; observers are agent owners outside the chat (M-090)", async () => {
-    const res = await rest("POST", PATH, {
-      token: tokens["hum-maintainer"],
-      body: { title: "Docs sync", participants: ["agt-a", "agt-x"] },
+    // guest places its agent-x, a visitor here (B-300), and reads along.
+    const res = await createWithVisitors(rest, PROJECT, (id) => tokens[id] as string, "hum-maintainer", {
+      title: "Docs sync",
+      participants: ["agt-a", "agt-x"],
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -50,13 +52,14 @@ describe("create a group chat (§9.2 Who creates / Who takes part)", () => {
       select: { seq: true, verdicts: true, audience: { select: { memberId: true } } },
     });
     expect(event.verdicts).toEqual([]);
-    expect(event.audience.map((a) => a.memberId).sort()).toEqual(["agt-a", "agt-x", "hum-maintainer"]);
+    // The chat was made by the maintainer with agt-a and guest (who then placed agt-x and left).
+    expect(event.audience.map((a) => a.memberId).sort()).toEqual(["agt-a", "hum-guest", "hum-maintainer"]);
   });
 
   it("GET answers the view to participants and to owners reading along; not_found to others", async () => {
-    const created = await rest("POST", PATH, {
-      token: tokens["hum-maintainer"],
-      body: { title: "Visible", participants: ["agt-x"] },
+    const created = await createWithVisitors(rest, PROJECT, (id) => tokens[id] as string, "hum-maintainer", {
+      title: "Visible",
+      participants: ["agt-x"],
     });
     const view = await rest("GET", `${PATH}/${created.body.id}`, { token: tokens["hum-maintainer"] });
     expect(view).toEqual({ status: 200, body: created.body });

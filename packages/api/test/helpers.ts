@@ -71,3 +71,49 @@ export function trpcBrowser(hub: Hub) {
     cookie: () => cookie,
   };
 }
+
+type Rest = (
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown },
+) => Promise<{ status: number; body: ReturnType<typeof JSON.parse> }>;
+/** The demo's visitor (seedDemo): guest's agent-x in maintainer/maity, brought by guest. */
+export const DEMO_SPONSORS: Readonly<Record<string, string>> = { "agt-x": "hum-guest" };
+
+/**
+ * POST {project}/conversations as `creator`, its visitors placed by their sponsors (B-300: only the
+ * person who brings a visitor places it, into a room that person is in): the chat is made without
+ * them, each sponsor not asked for joins for the moment, places its agent and leaves again (an
+ * observer then, as before). Answers the create's response; the view is the one after.
+ */
+export async function createWithVisitors(
+  rest: Rest,
+  project: string,
+  tok: (id: string) => string,
+  creator: string,
+  body: { title?: string | null; participants: string[] } & Record<string, unknown>,
+  sponsors: Readonly<Record<string, string>> = DEMO_SPONSORS,
+) {
+  const sponsorOf = (id: string) => sponsors[id];
+  const visitors = body.participants.filter((id) => sponsorOf(id) !== undefined && sponsorOf(id) !== creator);
+  const others = body.participants.filter((id) => !visitors.includes(id));
+  const helpers = [...new Set(visitors.map((id) => sponsorOf(id) as string))].filter(
+    (s) => s !== creator && !others.includes(s),
+  );
+  const created = await rest("POST", `${project}/conversations`, {
+    token: tok(creator),
+    body: { ...body, participants: [...others, ...helpers] },
+  });
+  if (created.status !== 201 || visitors.length === 0) return created;
+  const chat = `${project}/conversations/${created.body.id}`;
+  for (const id of visitors) {
+    const placed = await rest("POST", `${chat}/participants`, {
+      token: tok(sponsorOf(id) as string),
+      body: { member_id: id },
+    });
+    if (placed.status !== 200) throw new Error(`placing ${id}: ${JSON.stringify(placed.body)}`);
+  }
+  for (const sponsor of helpers) await rest("DELETE", `${chat}/participants/${sponsor}`, { token: tok(sponsor) });
+  const view = await rest("GET", chat, { token: tok(creator) });
+  return { status: created.status, body: view.body };
+}

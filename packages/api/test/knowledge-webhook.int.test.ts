@@ -4,7 +4,7 @@ import { FILES_LINE, NOTES_PREAMBLE, webhookDeliverySchema } from "@maity/domain
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uploaded } from "./attachments.ts";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, createWithVisitors, restClient, testHub } from "./helpers.ts";
 
 // The brief and the notes in a webhook bot's instructions (004 v1.15 B-169, v1.17 B-167, B-170…B-174):
 // the last block of `instructions`, in the spec's template and order, byte-identical from one delivery
@@ -65,13 +65,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   await seedDemo(hub);
-  for (const id of ["hum-maintainer", "agt-a", "agt-x"]) {
+  for (const id of ["hum-maintainer", "hum-guest", "agt-a", "agt-x"]) {
     const minted = await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: id } });
     tokens[id] = minted.body.token;
   }
-  const made = await rest("POST", `${P}/conversations`, {
-    ...as("hum-maintainer"),
-    body: { title: "Knowledge room", participants: ["agt-a", "agt-x"] },
+  const made = await createWithVisitors(rest, P, (id) => tokens[id] as string, "hum-maintainer", {
+    title: "Knowledge room",
+    participants: ["agt-a", "agt-x"],
   });
   room = made.body.id;
   for (const id of ["agt-a", "agt-x"]) {

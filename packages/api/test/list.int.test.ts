@@ -42,9 +42,14 @@ async function tokenFor(memberId: string): Promise<string> {
   return res.body.token;
 }
 
-async function newHuman(handle: string): Promise<Member> {
+/**
+ * A person; `team` puts it in that person's Bay (DESIGN §4c), so their agents are each other's own
+ * and §9's rules apply among them — without it, another person's agent would be a visitor.
+ */
+async function newHuman(handle: string, team?: Member): Promise<Member> {
   const name = `${handle.slice(0, 1).toUpperCase()}${handle.slice(1)}`;
-  const res = await rest("POST", "/api/admin/humans", { token: ADMIN, body: { handle, name, password: PASSWORD } });
+  const body = { handle, name, password: PASSWORD, ...(team ? { bay: team.handle } : {}) };
+  const res = await rest("POST", "/api/admin/humans", { token: ADMIN, body });
   expect(res.status).toBe(201);
   return { id: res.body.id, handle, token: await tokenFor(res.body.id) };
 }
@@ -58,13 +63,9 @@ async function newAgent(owner: Member, handle: string): Promise<Member> {
 async function newProject(owner: Member, slug: string, name: string): Promise<Project> {
   const res = await rest("POST", "/api/admin/projects", { token: ADMIN, body: { owner: owner.handle, slug, name } });
   expect(res.status).toBe(201);
-  return {
-    owner: owner.handle,
-    slug,
-    name,
-    base: `/api/projects/${owner.handle}/${slug}`,
-    fullName: `${owner.handle}/${slug}`,
-  };
+  // The project lives in its owner's Bay (a team's when the owner is in one).
+  const bay: string = res.body.owner;
+  return { owner: bay, slug, name, base: `/api/projects/${bay}/${slug}`, fullName: `${bay}/${slug}` };
 }
 
 async function join(project: Project, ...members: Member[]): Promise<void> {
@@ -202,6 +203,8 @@ const agentEntry = (agent: Member, owner: Member) => ({
   name: `${owner.handle}/${agent.handle}`,
   // DESIGN §4b: the ring; none of these agents reported its memory.
   context: null,
+  // DESIGN §4c: one Bay for the world's people, so no agent is a visitor.
+  visiting: null,
 });
 
 /** Every page of a list, following next_cursor from the start. */
@@ -259,9 +262,9 @@ const base64url = (text: string): string => Buffer.from(text, "utf8").toString("
 
 async function worldA() {
   const ann = await newHuman("ann");
-  const bob = await newHuman("bob");
-  const cat = await newHuman("cat"); // owns an agent in the project, is no member: reads along from outside
-  const dan = await newHuman("dan"); // neither member nor owner of an agent there
+  const bob = await newHuman("bob", ann);
+  const cat = await newHuman("cat", ann); // owns an agent in the project, is no member: reads along from outside
+  const dan = await newHuman("dan", ann); // neither member nor owner of an agent there
   const a1 = await newAgent(ann, "agent-a1");
   const a2 = await newAgent(ann, "agent-a2");
   const a3 = await newAgent(ann, "agent-a3"); // not in the project
@@ -509,7 +512,7 @@ describe("§9.3 the list endpoint and its contents", () => {
 
 async function worldB() {
   const eve = await newHuman("eve");
-  const fay = await newHuman("fay");
+  const fay = await newHuman("fay", eve);
   const e1 = await newAgent(eve, "agent-e1");
   const e2 = await newAgent(eve, "agent-e2");
   const bands = await newProject(eve, "bands", "Bands");
@@ -641,8 +644,8 @@ describe("§9.3 the four bands, activity order and the cursor", () => {
 
 async function worldC() {
   const gil = await newHuman("gil");
-  const hal = await newHuman("hal");
-  const ivy = await newHuman("ivy");
+  const hal = await newHuman("hal", gil);
+  const ivy = await newHuman("ivy", gil);
   const g1 = await newAgent(gil, "agent-g1");
   const i1 = await newAgent(ivy, "agent-i1");
   const prev = await newProject(gil, "prev", "Previews");
@@ -771,9 +774,9 @@ describe("§9.3 last_message", () => {
 
 async function worldD() {
   const jo = await newHuman("jo");
-  const kim = await newHuman("kim");
-  const lee = await newHuman("lee");
-  const ola = await newHuman("ola"); // no member; her agent is
+  const kim = await newHuman("kim", jo);
+  const lee = await newHuman("lee", jo);
+  const ola = await newHuman("ola", jo); // no member; her agent is
   const j1 = await newAgent(jo, "agent-j1");
   const k1 = await newAgent(kim, "agent-k1");
   const o1 = await newAgent(ola, "agent-o1");
@@ -1025,7 +1028,7 @@ describe("§9.3 pins", () => {
 
 async function worldP() {
   const max = await newHuman("max");
-  const nia = await newHuman("nia");
+  const nia = await newHuman("nia", max);
   const p1 = await newProject(max, "p1", "Max one");
   const p2 = await newProject(nia, "p2", "Nia two");
   await join(p1, nia);
@@ -1093,7 +1096,7 @@ describe("§9.3 at most 20 pins per human", () => {
 
 async function worldM() {
   const mo = await newHuman("mo");
-  const pat = await newHuman("pat");
+  const pat = await newHuman("pat", mo);
   const m1 = await newAgent(mo, "agent-m1");
   const p1 = await newAgent(pat, "agent-p1");
   const meat = await newProject(mo, "meat", "Meat");
@@ -1101,7 +1104,7 @@ async function worldM() {
   const mg = await group(meat, mo, [pat, m1], "Meat");
   const other = await group(meat, mo, [pat], "Other");
   const patChat = await group(meat, pat, [m1], "Pat's"); // mo reads along
-  const oz = await newHuman("oz"); // no member; its agent is
+  const oz = await newHuman("oz", mo); // no member; its agent is
   const oz1 = await newAgent(oz, "agent-oz1");
   await join(meat, oz1);
   const ozChat = await group(meat, pat, [oz1], "Oz reads along");
@@ -1451,8 +1454,8 @@ describe("§9.3 the meat proxy per chat", () => {
 
 async function worldQ() {
   const quinn = await newHuman("quinn");
-  const rita = await newHuman("rita");
-  const zed = await newHuman("zed"); // no memberships; its agent is in rita/outside
+  const rita = await newHuman("rita", quinn);
+  const zed = await newHuman("zed", quinn); // no memberships; its agent is in rita/outside
   const q1 = await newAgent(quinn, "agent-q1");
   const q2 = await newAgent(quinn, "agent-q2");
   const r1 = await newAgent(rita, "agent-r1");
@@ -1740,7 +1743,7 @@ describe("§9.3 GET /me/conversations: equal activity", () => {
 
 async function worldL() {
   const lou = await newHuman("lou");
-  const lux = await newHuman("lux");
+  const lux = await newHuman("lux", lou);
   const many = await newProject(lou, "many", "Many");
   await join(many, lux);
   const chats: string[] = [];
@@ -1790,7 +1793,7 @@ describe("§9.3 paging 52 conversations", () => {
 
 async function worldX() {
   const x = await newHuman("x");
-  const xp = await newHuman("xp");
+  const xp = await newHuman("xp", x);
   const projects: Project[] = [];
   const add = async (i: number) => {
     const p = await newProject(x, `p${i}`, `P${i}`);

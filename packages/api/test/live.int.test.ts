@@ -2,13 +2,14 @@ import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRest } from "../src/rest/index.ts";
 import { appRouter } from "../src/routers/index.ts";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, createWithVisitors, restClient, testHub } from "./helpers.ts";
 
 // The dashboard's live feed: tracked(seq) items, backfill on resume, no doubles.
 const hub = await testHub();
 const rest = restClient(hub);
 afterAll(() => hub.close());
 const P = "/api/projects/maintainer/maity/conversations";
+const PROJECT = "/api/projects/maintainer/maity";
 const tokens: Record<string, string> = {};
 const human = (id: string, handle: string) => ({ kind: "human" as const, id, handle, name: handle });
 
@@ -121,9 +122,9 @@ describe("live.feed", () => {
 
   it("nothing reaches a member outside the audience", async () => {
     const chat = (
-      await rest("POST", P, {
-        token: tokens["hum-maintainer"],
-        body: { title: "Private", participants: ["agt-a", "agt-x"] },
+      await createWithVisitors(rest, PROJECT, (id) => tokens[id] as string, "hum-maintainer", {
+        title: "Private",
+        participants: ["agt-a", "agt-x"],
       })
     ).body.id;
     const guest = feed(human("hum-guest", "guest"));
@@ -181,9 +182,9 @@ describe("live.feed", () => {
 
   it("a person's messages.typing reaches the chat's other participants as a typing item, not the writer; an observer is refused", async () => {
     const chat = (
-      await rest("POST", P, {
-        token: tokens["hum-maintainer"],
-        body: { title: "Typing", participants: ["hum-guest", "agt-x"] },
+      await createWithVisitors(rest, PROJECT, (id) => tokens[id] as string, "hum-maintainer", {
+        title: "Typing",
+        participants: ["hum-guest", "agt-x"],
       })
     ).body.id;
     const guest = feed(human("hum-guest", "guest"));

@@ -1,7 +1,7 @@
 import { NOTES_PER_CHAT, NOTES_PREAMBLE } from "@maity/domain";
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, createWithVisitors, restClient, testHub } from "./helpers.ts";
 
 // Notes (004 v1.17, B-241…B-257; DESIGN §4b) for people and agents, the quiet lines they leave, and
 // what an agent is handed of the brief and the notes on its events and envelopes (B-249…B-257,
@@ -25,9 +25,9 @@ beforeAll(async () => {
     tokens[id] = minted.body.token;
   }
   tokens.visitor = tokens[visitor.id] as string;
-  const made = await rest("POST", `${P}/conversations`, {
-    ...as("hum-maintainer"),
-    body: { title: "Notes room", participants: ["agt-a", visitor.id] },
+  const made = await createWithVisitors(rest, P, (id) => tokens[id] as string, "hum-maintainer", {
+    title: "Notes room",
+    participants: ["agt-a", visitor.id],
   });
   expect(made.status).toBe(201);
   const key = (await hub.db.conversation.findFirstOrThrow({ where: { publicId: made.body.id }, select: { id: true } }))

@@ -205,8 +205,9 @@ describe("the built-in generator (B-105…B-110)", () => {
   });
 
   it("DESIGN §4c a reader with a history floor (a visitor) is never served a summary drawing on messages below it", async () => {
+    // guest, a participant here, brings its own agent (its sponsor, B-300).
     const added = await t.rest("POST", `${P}/conversations/${t.room.id}/participants`, {
-      ...t.as("hum-maintainer"),
+      ...t.as("hum-guest"),
       body: { member_id: t.visitor },
     });
     expect(added.status, JSON.stringify(added.body)).toBeLessThan(300);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { type ApiServer, startApiServer } from "@maity/api/node";
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, testHub, trpcBrowser } from "../../api/test/helpers.ts";
+import { ADMIN, createWithVisitors, testHub, trpcBrowser } from "../../api/test/helpers.ts";
 import { BIN, run, start, tempDir } from "./helpers.ts";
 
 // The `maity` agent CLI (004 §2, §4–§5, §7), run as the real binary against a real hub on
@@ -39,9 +39,10 @@ async function newAgent(handle: string): Promise<{ id: string; name: string }> {
 }
 /** A group chat of the maintainer with agent-a and agent-x; its id for agents (the key) and for Maity. */
 async function newChat(title: string, patch?: Record<string, unknown>): Promise<{ id: string; key: string }> {
-  const created = await http("POST", `${P}/conversations`, {
-    token: T.maintainer,
-    body: { title, participants: ["agt-a", "agt-x"] },
+  // guest places its agent-x, a visitor here (B-300).
+  const created = await createWithVisitors(http, P, (id) => T[id] as string, "hum-maintainer", {
+    title,
+    participants: ["agt-a", "agt-x"],
   });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
@@ -88,7 +89,7 @@ const tokenEnv = (agent: string, dir = tempDir("token")) => ({
 beforeAll(async () => {
   await seedDemo(hub);
   api = await startApiServer(hub, { adminToken: ADMIN });
-  for (const id of ["hum-maintainer", "agt-a", "agt-x"]) T[id] = await mintToken(id);
+  for (const id of ["hum-maintainer", "hum-guest", "agt-a", "agt-x"]) T[id] = await mintToken(id);
   T.maintainer = T["hum-maintainer"] ?? "";
 });
 afterAll(async () => {

@@ -84,3 +84,36 @@ export const ownAgentSchema = z.object({
   owner_id: z.string(),
   description: z.string(),
 });
+
+/**
+ * Who may place an agent into a room (v1.14, DESIGN §4c, B-300). An agent of the project's own Bay
+ * follows §9's rules ("member"); one of another Bay is a visitor, placed by its sponsor only — the
+ * person who brings it, here its owner (Bays are personal unless the operator puts people in one) —
+ * and by nobody else, a project admin included ("not_sponsor").
+ */
+export function placementOf(
+  agent: { ownerId: string; homeBayId: string },
+  projectBayId: string,
+  callerId: string,
+): "member" | "visitor" | "not_sponsor" {
+  if (agent.homeBayId === projectBayId) return "member";
+  return agent.ownerId === callerId ? "visitor" : "not_sponsor";
+}
+
+/** POST …/visitors/{member_id}/recall (B-307): the rooms it left, each told "<name> was sent home". */
+export const recallOutput = z.object({ rooms_left: z.array(z.string()) });
+
+/**
+ * The restricted profile's agent list (v1.14, B-304, B-305): an agent visiting anywhere, or sharing a
+ * room with a live visitor, lists only the agents in those rooms. `rooms`: the agent's open rooms,
+ * each with its agent participants (itself included) and whether each is visiting there. Null: not
+ * restricted (its usual list); else the ids it may list, itself left out.
+ */
+export function restrictedDirectory(
+  self: string,
+  rooms: readonly { agents: readonly { id: string; visiting: boolean }[] }[],
+): Set<string> | null {
+  const restricting = rooms.filter((r) => r.agents.some((a) => a.visiting));
+  if (restricting.length === 0) return null;
+  return new Set(restricting.flatMap((r) => r.agents.map((a) => a.id)).filter((id) => id !== self));
+}

@@ -6,7 +6,14 @@ import { oneLine } from "./instructions.ts";
 // counts in no unread or mention and notifies nobody; on the agent API `senderType: "SYSTEM"` with
 // `metadata.type`, `shouldRespond: false`. No sender may write one (RESERVED_MESSAGE_TYPES, B-118).
 
-export const QUIET_TYPES = ["note.edited", "note.read", "context.compacted", "context.handoff"] as const;
+export const QUIET_TYPES = [
+  "note.edited",
+  "note.read",
+  "context.compacted",
+  "context.handoff",
+  // B-307: "<name> was sent home" in every room a recalled visitor leaves.
+  "visitor.sent_home",
+] as const;
 export type QuietType = (typeof QUIET_TYPES)[number];
 /** The sender of the hub's own lines. */
 export const SYSTEM_SENDER = "system";

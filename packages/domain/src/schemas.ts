@@ -22,6 +22,12 @@ export const createHumanInput = z.object({
   name: nameSchema,
   password: text().min(8, "at least 8 characters").max(200, "at most 200 characters"),
 });
+/**
+ * POST /api/admin/humans: the operator may put a person into a Bay shared with others (`bay`, its
+ * handle; opened when new) — a team, whose agents are each other's own, never visitors (DESIGN §4c).
+ * Without it the person opens a Bay of its own, as sign-up does.
+ */
+export const createHumanAdminInput = createHumanInput.extend({ bay: handleSchema.optional() });
 export const humanOutput = z.object({ id: z.string(), handle: z.string(), name: z.string() });
 
 export const createAgentInput = z.object({
@@ -353,10 +359,12 @@ export const updateGroupInput = z
 export const addParticipantInput = z.strictObject({
   member_id: memberIdSchema,
   share_history: z.boolean({ error: "true or false" }).optional(),
-  wake: z.enum(["anyone", "sponsor"], { error: "anyone or sponsor" }).optional(),
+  // §9.2's own wake ("mentions"/"all", null) is not built (M-076, M-081): any other value stays not_supported.
+  wake: z.enum(["anyone", "sponsor"], { error: "not_supported" }).optional(),
 });
 
-export const leftReasonSchema = z.enum(["left", "removed", "membership_removed", "membership_isolated"]);
+/** Why a stay ended; `sent_home`: a visitor recalled by its sponsor (B-307). */
+export const leftReasonSchema = z.enum(["left", "removed", "membership_removed", "membership_isolated", "sent_home"]);
 /** A stay of a member in a group chat (OQ-M-06); `left_at`/`reason` are null while it lasts. */
 export const participationSchema = z.object({
   member_id: z.string(),

@@ -13,6 +13,8 @@ export interface WakeParticipant {
   /** The roster name an agent is addressed by (`owner/handle`), and what it is for (ROUTER). */
   name?: string;
   description?: string;
+  /** A visitor placed with wake "sponsor" (B-302): only this person's messages wake it. */
+  wokenOnlyBy?: string;
 }
 
 export interface WakeInput {
@@ -36,7 +38,7 @@ export interface WakeInput {
   router?: Router;
 }
 
-export const WAKE_REASONS = ["direct", "agent_author", ...ROUTING_REASONS] as const;
+export const WAKE_REASONS = ["direct", "agent_author", ...ROUTING_REASONS, "not_sponsor"] as const;
 export type WakeReason = (typeof WAKE_REASONS)[number];
 
 export interface AgentVerdict {
@@ -87,6 +89,10 @@ export function decideWake(input: WakeInput): WakeDecision {
     ...(input.router ? { router: input.router } : {}),
   });
   const agents = decision.verdicts.map((v): AgentVerdict => {
+    // B-302: a visitor woken only by its sponsor sleeps through everyone else, mentions included.
+    const only = agentParticipants.find((p) => p.member_id === v.agentId)?.wokenOnlyBy;
+    if (only !== undefined && v.reason !== "own_message" && input.authorId !== only)
+      return { agentId: v.agentId, instanceId: null, shouldRespond: false, reason: "not_sponsor" };
     // `@handle#instance` wakes that instance (DESIGN §1).
     const instance =
       v.reason === "mentioned" ? (input.mentions.find((m) => m.member_id === v.agentId)?.instance ?? null) : null;

@@ -1,6 +1,7 @@
 import type { PingRate } from "@maity/domain";
 import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin/service.ts";
+import { visitorService } from "./house/visitors.ts";
 import { houseService } from "./house/service.ts";
 import { invitesService, type SignupMode } from "./house/invites.ts";
 import { agentService } from "./agents/service.ts";
@@ -156,6 +157,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     admin,
     /** People run their own house (DESIGN §4c): projects, members, agents, on the operator's services. */
     house: houseService(db, admin),
+    /** Visiting agents sent home by their sponsors (DESIGN §4c, B-307). */
+    visitors: visitorService(db, bus),
     /** The authenticated credentials kept in memory (credentialCache.ts). */
     credentials,
     auth,

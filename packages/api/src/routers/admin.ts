@@ -2,7 +2,7 @@ import {
   addMemberInput,
   agentOutput,
   createAgentInput,
-  createHumanInput,
+  createHumanAdminInput,
   createProjectInput,
   humanOutput,
   memberIdSchema,
@@ -22,7 +22,7 @@ import { pick, projectInput } from "./inputs.ts";
 export const adminRouter = router({
   createHuman: adminProcedure
     .meta({ rest: { method: "POST", path: "/api/admin/humans", status: 201, summary: "Create a human (operator)" } })
-    .input(createHumanInput)
+    .input(createHumanAdminInput)
     .output(humanOutput)
     .mutation(({ ctx, input }) => ctx.hub.admin.createHuman(input)),
   createAgent: adminProcedure

@@ -13,6 +13,7 @@ import {
   projectPatchFields,
   projectPatchOutput,
   projectRef,
+  recallOutput,
 } from "@maity/domain";
 import { z } from "zod";
 import { authedProcedure, humanProcedure, router } from "../trpc.ts";
@@ -67,6 +68,20 @@ export const projectsRouter = router({
     .input(z.strictObject({ ...projectRef.shape, member_id: memberIdSchema }))
     .output(z.object({ member_id: z.string(), status: z.enum(["removed", "isolated"]) }))
     .mutation(({ ctx, input }) => ctx.hub.house.removeMember(ctx.caller, input, input.member_id)),
+  /** DESIGN §4c, B-307: its sponsor sends a visiting agent home — out of every room, its membership ended. */
+  recallVisitor: humanProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: `${P}/visitors/{member_id}/recall`,
+        summary: "Send a visiting agent home: it leaves every room of the project (its sponsor)",
+      },
+    })
+    .input(z.strictObject({ ...projectRef.shape, member_id: memberIdSchema }))
+    .output(recallOutput)
+    .mutation(({ ctx, input }) =>
+      ctx.hub.visitors.recall(ctx.caller, { owner: input.owner, slug: input.slug }, input.member_id),
+    ),
   /** DESIGN §4b: the project's brief, for its people (004 v1.15: agents are handed it, not asked). */
   brief: authedProcedure
     .meta({ rest: { method: "GET", path: `${P}/brief`, summary: "The project's brief (people of the project)" } })

@@ -48,7 +48,14 @@ export async function seedDemo(hub: SeedServices): Promise<boolean> {
   await hub.messages.post(guest, ref, x.id, { body: "Please draft the 0.2 changelog." });
 
   // The group chat of §9.2's example.
-  const chat = await hub.groups.create(maintainer, ref, { title: "Release 0.2 go/no-go", participants: [a.id, x.id] });
+  // agent-x is guest's, a visitor here (DESIGN §4c): the operator places it on its sponsor's behalf.
+  const chat = await hub.groups.create(
+    maintainer,
+    ref,
+    { title: "Release 0.2 go/no-go", participants: [a.id, x.id] },
+    null,
+    { operator: true },
+  );
   await hub.messages.post(maintainer, ref, chat.view.id, { body: "@agent-a can we tag today?" });
   return true;
 }

@@ -4,7 +4,7 @@ import {
   agentIdCandidates,
   agentName,
   type createAgentInput,
-  type createHumanInput,
+  type createHumanAdminInput,
   type createProjectInput,
   HubError,
   humanId,
@@ -14,7 +14,7 @@ import {
   type removeMemberReason,
   type revokeTokenInput,
 } from "@maity/domain";
-import type { Db } from "@maity/db";
+import type { Db, Tx } from "@maity/db";
 import { hashPassword, mintSecret, sha256 } from "../auth/credentials.ts";
 import { findProject, renderProject } from "../access/projects.ts";
 import type { LiveBus } from "../delivery/bus.ts";
@@ -27,19 +27,31 @@ const isUniqueViolation = (error: unknown): boolean =>
 const taken = (field: string): HubError =>
   new HubError("conflict", `${field} already taken`, { fields: { [field]: "taken" } });
 
+/** A person's own Bay, named after its handle (the handle is then taken for Bays too). */
+async function ownBay(tx: Tx, handle: string): Promise<string> {
+  const bay = await tx.bay.findUnique({ where: { handle }, select: { id: true } });
+  if (bay) throw taken("handle");
+  return (await tx.bay.create({ data: { id: `bay-${handle}`, handle }, select: { id: true } })).id;
+}
+
+/** A Bay shared by several people (the operator's choice): joined, or opened when new. */
+async function teamBay(tx: Tx, handle: string): Promise<string> {
+  const bay = await tx.bay.findUnique({ where: { handle }, select: { id: true } });
+  if (bay) return bay.id;
+  return (await tx.bay.create({ data: { id: `bay-${handle}`, handle }, select: { id: true } })).id;
+}
+
 /** Operator commands: the same service behind `pnpm maity admin …` and /api/admin/*. */
 export function adminService(db: Db, bus: LiveBus) {
   return {
-    async createHuman(data: z.output<typeof createHumanInput>) {
+    async createHuman(data: z.output<typeof createHumanAdminInput>) {
       const passwordHash = await hashPassword(data.password);
       const id = humanId(data.handle);
       try {
         return await db.$transaction(async (tx) => {
-          const bay = await tx.bay.findUnique({ where: { handle: data.handle }, select: { id: true } });
-          if (bay) throw taken("handle");
-          await tx.bay.create({ data: { id: `bay-${data.handle}`, handle: data.handle } });
+          const bayId = data.bay ? await teamBay(tx, data.bay) : await ownBay(tx, data.handle);
           const human = await tx.human.create({
-            data: { id, handle: data.handle, displayName: data.name, passwordHash, bayId: `bay-${data.handle}` },
+            data: { id, handle: data.handle, displayName: data.name, passwordHash, bayId },
             select: { id: true, handle: true, displayName: true },
           });
           return { id: human.id, handle: human.handle, name: human.displayName };

@@ -28,6 +28,7 @@ import {
   resolveMentions,
   projectFullName,
   replyPolicyOf,
+  restrictedDirectory,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { createHash } from "node:crypto";
@@ -62,6 +63,16 @@ export const instructionsSha256 = (text: string): string => createHash("sha256")
 
 /** A conversation key is a cuid; anything else is unknown without a query. */
 const plausibleKey = (key: string): boolean => /^[a-z0-9]{8,40}$/i.test(key);
+
+/** The agents in each open room of $1, and whether each is visiting there (its Bay is not the project's). */
+const ROOM_AGENTS_SQL = `
+SELECT p2.conversation_id, p2.member_id, (oh.bay_id <> pr.bay_id) AS visiting
+FROM participations me
+JOIN participations p2 ON p2.conversation_id = me.conversation_id AND p2.left_at IS NULL AND p2.member_kind = 'agent'
+JOIN projects pr ON pr.id = me.project_id
+JOIN agents a ON a.id = p2.member_id
+JOIN humans oh ON oh.id = a.owner_id
+WHERE me.member_id = $1 AND me.left_at IS NULL`;
 
 export function agentService(
   db: Db,
@@ -280,7 +291,16 @@ export function agentService(
       let nextCursor: string | null = null;
       if (q.since !== undefined) {
         const since = new Date(q.since);
-        const where = { conversationId: row.key, seq: { gt: row.windowSeq } };
+        // B-303: a visitor woken only by its sponsor reads forward only what woke it — its sponsor's messages.
+        const placed = await db.participation.findFirst({
+          where: { conversationId: row.key, memberId: agent.id, leftAt: null },
+          select: { wake: true },
+        });
+        const where = {
+          conversationId: row.key,
+          seq: { gt: row.windowSeq },
+          ...(placed?.wake === "sponsor" ? { fromId: agent.ownerId } : {}),
+        };
         rendered = await loadRendered(agent.id, { ...where, sentAt: { gt: since } }, "asc", q.limit);
         const last = rendered.length === q.limit ? rendered.at(-1) : undefined;
         // A full page ends on a whole millisecond, so `since` = its last createdAt loses nothing.
@@ -392,18 +412,33 @@ export function agentService(
      * other, M-240). `fromAnotherBay` marks the second kind when their Bay is not the caller's.
      */
     async directory(agent: AgentCaller): Promise<AgentDirectoryEntry[]> {
-      const [owner, mine] = await Promise.all([
+      const [owner, mine, shared] = await Promise.all([
         db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
         db.membership.findMany({ where: { memberId: agent.id, status: "active" }, select: { projectId: true } }),
+        db.$queryRawUnsafe<{ conversation_id: string; member_id: string; visiting: boolean }[]>(
+          ROOM_AGENTS_SQL,
+          agent.id,
+        ),
       ]);
+      // B-304/B-305: visiting, or beside a visitor — only the agents of those rooms.
+      const rooms = new Map<string, { id: string; visiting: boolean }[]>();
+      for (const r of shared)
+        rooms.set(r.conversation_id, [
+          ...(rooms.get(r.conversation_id) ?? []),
+          { id: r.member_id, visiting: r.visiting },
+        ]);
+      const only = restrictedDirectory(
+        agent.id,
+        [...rooms.values()].map((agents) => ({ agents })),
+      );
       const peers = await db.membership.findMany({
         where: { projectId: { in: mine.map((m) => m.projectId) }, memberKind: "agent", status: "active" },
         select: { memberId: true },
       });
       const rows = await db.agent.findMany({
         where: {
-          id: { not: agent.id },
-          OR: [{ owner: { bayId: owner.bayId } }, { id: { in: peers.map((p) => p.memberId) } }],
+          id: only ? { in: [...only] } : { not: agent.id },
+          ...(only ? {} : { OR: [{ owner: { bayId: owner.bayId } }, { id: { in: peers.map((p) => p.memberId) } }] }),
         },
         select: { id: true, handle: true, description: true, owner: { select: { handle: true, bayId: true } } },
         orderBy: [{ owner: { handle: "asc" } }, { handle: "asc" }],

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import {
   type addParticipantInput,
   checkGroupParticipants,
+  placementOf,
   planPolicyChange,
   replyPolicyOf,
   type createGroupInput,
@@ -42,32 +43,49 @@ import {
   viewFor,
 } from "./participation.ts";
 
+const notSponsor = () => HubError.forbidden("not_sponsor", "only the person who brings a visiting agent places it");
+
 export function groupService(db: Db, bus: LiveBus, options: { quota?: number } = {}) {
   /**
    * The placement of a visiting agent (DESIGN §4c), or null for anyone else's addition: the room as
    * the sponsor sees it. Not the sponsor — a project admin included — 403 not_sponsor; the sponsor
    * not in the room (an observer, or outside it) is refused as a manager would be.
    */
-  async function visitOf(caller: Caller, ref: ProjectRef, conversationId: string, data: { member_id: string; wake?: string }) {
+  async function visitOf(
+    caller: Caller,
+    ref: ProjectRef,
+    conversationId: string,
+    data: { member_id: string; wake?: string },
+  ) {
     if (!data.member_id.startsWith("agt-")) return null;
-    const agent = await db.agent.findUnique({
-      where: { id: data.member_id },
-      select: { ownerId: true, owner: { select: { bayId: true } } },
-    });
-    const project = agent ? await projectOf(db, ref) : null;
-    const bay = project ? await db.project.findUnique({ where: { id: project.id }, select: { bayId: true } }) : null;
-    if (!agent || !bay || agent.owner.bayId === bay.bayId) return null;
+    const [agent, project] = await Promise.all([
+      db.agent.findUnique({
+        where: { id: data.member_id },
+        select: { ownerId: true, owner: { select: { bayId: true } } },
+      }),
+      projectOf(db, ref),
+    ]);
+    if (!agent || !project) return null;
+    const placement = placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id);
+    if (placement === "member") return null;
     const row = await resolveConversation(db, caller, ref, conversationId);
     refuseDirect(row);
-    // B-300: its sponsor is the person of its Bay who brings it (Bays are personal: its owner).
-    if (caller.kind !== "human" || caller.id !== agent.ownerId)
-      throw HubError.forbidden("not_sponsor", "only the person who brings a visiting agent places it");
+    if (placement === "not_sponsor") throw notSponsor();
     refuseObserver(row);
     if (row.access !== "participant")
       throw HubError.forbidden("not_sponsor", "a visitor is placed only into a room its sponsor is in");
-    if (data.wake === "sponsor")
-      throw HubError.invalid({ wake: "not_supported" }, "waking a visitor only by its sponsor is not built yet");
     return { row };
+  }
+
+  /** Whether `caller` brought `memberId`, an agent visiting the room's project (DESIGN §4c). */
+  async function sponsors(caller: Caller, row: { projectId: string }, memberId: string): Promise<boolean> {
+    if (caller.kind !== "human" || !memberId.startsWith("agt-")) return false;
+    const [agent, project] = await Promise.all([
+      db.agent.findUnique({ where: { id: memberId }, select: { ownerId: true, owner: { select: { bayId: true } } } }),
+      db.project.findUnique({ where: { id: row.projectId }, select: { bayId: true } }),
+    ]);
+    if (!agent || !project) return false;
+    return placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id) === "visitor";
   }
 
   /** The first placement makes the visitor a member of the project (and its direct conversation there). */
@@ -88,6 +106,8 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       ref: ProjectRef,
       data: z.output<typeof createGroupInput>,
       idempotencyKey?: string | null,
+      /** The operator's demo seed (no route passes it) places visitors on their sponsors' behalf. */
+      options: { operator?: boolean } = {},
     ): Promise<{ status: 200 | 201; view: GroupView }> {
       const project = await memberProject(db, caller, ref);
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "only a human creates a group chat");
@@ -126,8 +146,21 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         });
         const agentOwners = await tx.agent.findMany({
           where: { id: { in: rows.filter((r) => r.memberKind === "agent").map((r) => r.memberId) } },
-          select: { id: true, ownerId: true },
+          select: { id: true, ownerId: true, owner: { select: { bayId: true } } },
         });
+        // B-300: a visitor (an agent of another Bay, already placed in the project) enters a new room
+        // only by its sponsor's hand, like any placement.
+        const visitors = new Set<string>();
+        for (const agent of agentOwners) {
+          if (!data.participants.includes(agent.id)) continue;
+          const placement = placementOf(
+            { ownerId: agent.ownerId, homeBayId: agent.owner.bayId },
+            project.bayId,
+            caller.id,
+          );
+          if (placement === "not_sponsor" && !options.operator) throw notSponsor();
+          if (placement !== "member") visitors.add(agent.id);
+        }
         const members = new Map(
           rows.map((r) => [
             r.memberId,
@@ -169,6 +202,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             // §9.3 activity of a chat without messages in the window: its created_at (M-227).
             activityAt: created.createdAt,
             projectId: project.id,
+            ...(visitors.has(memberId) ? { historyFloor: last, wake: "anyone" } : {}),
           })),
         });
         // conversation_created wakes no agent (§9.2 Wake): no routing verdicts.
@@ -340,9 +374,12 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     ): Promise<Participation> {
       const row = await resolveConversation(db, caller, ref, conversationId);
       refuseDirect(row);
-      refuseObserver(row);
       const self = memberId === caller.id;
-      if (!self) await refuseNonManager(db, caller, row);
+      // B-307: the person who brought a visitor takes it out of a room, reading along or in it.
+      if (self || !(await sponsors(caller, row, memberId))) {
+        refuseObserver(row);
+        if (!self) await refuseNonManager(db, caller, row);
+      }
       const result = await db.$transaction(async (tx) => {
         const ended = await endParticipation(tx, row.key, memberId, self ? "left" : "removed", caller.id);
         if (ended) return ended;

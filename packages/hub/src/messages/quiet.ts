@@ -49,7 +49,7 @@ SELECT e.seq, (SELECT head FROM head) AS head, (SELECT coalesce(array_agg(member
  * event to publish once that commits, or null when the line was already the chat's newest.
  */
 export async function writeQuietLine(tx: SqlExecutor, row: KeyRow, line: QuietLine): Promise<LogEvent | null> {
-  await tx.query(`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
+  await tx.exec(`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
   const metadata = { type: line.type, actor: line.actor, subject: line.subject };
   const sentAt = new Date();
   const [written] = await tx.query<{ seq: number; head: number; audience: string[] }>(QUIET_SQL, [

@@ -164,6 +164,8 @@ export function messageWrites(
           ...(p.kind === "agent"
             ? { name: `${p.ownerHandle}/${p.agentHandle}`, description: p.description ?? "" }
             : {}),
+          // B-302: a visitor placed with wake "sponsor" (its sponsor is its owner, DESIGN §4c).
+          ...(p.wake === "sponsor" && p.ownerId ? { wokenOnlyBy: p.ownerId } : {}),
         })),
         mentions: resolved,
         toInstance,
@@ -194,7 +196,10 @@ export function messageWrites(
       const mentions = resolved.map(({ instance, ...m }) => (instance ? { ...m, instance_id: instance } : m));
       // Webhook v2: one delivery per agent participant with a webhook, queued with the message and
       // sent after it commits, so a slow receiver never holds the writer (B-163).
-      const hooked = participants.filter((p) => p.hooked && p.memberId !== caller.id).map((p) => p.memberId);
+      // B-302/B-303: a visitor woken only by its sponsor is sent only its sponsor's messages.
+      const hooked = participants
+        .filter((p) => p.hooked && p.memberId !== caller.id && (p.wake !== "sponsor" || p.ownerId === caller.id))
+        .map((p) => p.memberId);
       const sentAt = new Date();
       const fromInstance = caller.kind === "agent" ? caller.instanceId : null;
       const agentRound = caller.kind === "agent" ? agentRoundsBefore + 1 : 0;

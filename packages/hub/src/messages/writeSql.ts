@@ -17,6 +17,8 @@ type ParticipantFacts = {
   ownerBayId: string | null;
   ownerBay: string | null;
   hooked: boolean;
+  /** A visitor's wake (DESIGN §4c): "sponsor" — only its sponsor's messages wake it; null for anyone else. */
+  wake: string | null;
 };
 
 export type WriteFacts = {
@@ -64,7 +66,8 @@ SELECT
   (SELECT coalesce(json_agg(json_build_object(
        'memberId', p.member_id, 'kind', p.member_kind, 'humanHandle', h.handle, 'displayName', h.display_name,
        'agentHandle', a.handle, 'description', a.description, 'ownerId', a.owner_id, 'ownerHandle', oh.handle,
-       'ownerName', oh.display_name, 'ownerBayId', oh.bay_id, 'ownerBay', ob.handle, 'hooked', w.agent_id IS NOT NULL
+       'ownerName', oh.display_name, 'ownerBayId', oh.bay_id, 'ownerBay', ob.handle, 'hooked', w.agent_id IS NOT NULL,
+       'wake', p.wake
      ) ORDER BY p.joined_at, p.id), '[]'::json)
      FROM participations p
      LEFT JOIN humans h ON h.id = p.member_id
