@@ -52,7 +52,6 @@ const LATER_SECTIONS = {
   16: "notes — a later issue",
   17: "projects' brief — a later issue",
   18: "the relay's device-api reports — a later issue (sessions)",
-  19: "visiting agents — a later issue",
   20: "sessions and device credentials — a later issue",
   21: "MCP — a later issue",
   22: "connectors — a later issue",

@@ -125,6 +125,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "projects.recallVisitor": {
+    method: "POST",
+    path: "/api/projects/{owner}/{slug}/visitors/{member_id}/recall",
+    status: 200,
+    headers: {},
+  },
   "projects.brief": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/brief",
