@@ -906,6 +906,28 @@ describe("the history block (B-175 B-176 B-177)", () => {
     await r.close();
   });
 
+  it('B-302 B-303 a visitor placed with wake "sponsor" is sent only its sponsor\'s messages', async () => {
+    const r = await receiver();
+    await setHook(tokens["agt-x"] as string, r.url, "0123456789abcdef");
+    // Its sponsor places it with wake "sponsor": the maintainer's mention sends nothing.
+    const other = await rest("POST", PROJECT, {
+      token: tokens["hum-guest"],
+      body: { title: "Sponsor only", participants: ["hum-maintainer"] },
+    });
+    const placed = await rest("POST", `${PROJECT}/${other.body.id}/participants`, {
+      token: tokens["hum-guest"],
+      body: { member_id: "agt-x", wake: "sponsor" },
+    });
+    expect(placed.status).toBe(200);
+    await say(other.body.id, "@agent-x from the maintainer");
+    const fromGuest = await say(other.body.id, "@agent-x from its sponsor", {}, "hum-guest");
+    await until(() => r.got.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(r.got.map((g) => (g as Received).body.message.id)).toEqual([fromGuest.id]);
+    expect((await agentApi(tokens["agt-x"] as string, "DELETE", "/webhook")).status).toBe(204);
+    await r.close();
+  });
+
   it("B-175 v1.14 (B-301) a visitor placed in a chat reads its history only from the placement", async () => {
     const created = await rest("POST", PROJECT, {
       token: tokens["hum-maintainer"],
