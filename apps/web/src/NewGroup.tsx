@@ -50,7 +50,13 @@ export function NewGroup({
   const error = hubErrorOf(create.error);
   const hubParticipants = error?.details.fields?.participants;
   const titleError = error?.details.fields?.title;
-  const others = (members.data?.items ?? []).filter((m) => m.member_id !== me.data?.id);
+  // B-300: another Bay's agent comes in only by the hand of the person who brought it.
+  const visitorsOfOthers = (members.data?.items ?? []).filter(
+    (m) => m.visiting !== null && m.visiting.sponsor.id !== me.data?.id,
+  );
+  const others = (members.data?.items ?? []).filter(
+    (m) => m.member_id !== me.data?.id && !visitorsOfOthers.includes(m),
+  );
   const verdict = me.data ? pickerVerdict(me.data.id, picked, members.data?.items ?? []) : ({ ok: true } as const);
   // Too many and "use the direct conversation" show as soon as they are true; too few once Create is tried.
   const refusal = !verdict.ok && (tried || verdict.reason !== "too_few") ? verdict : null;
@@ -150,6 +156,13 @@ export function NewGroup({
               {others.length === 0
                 ? "Nobody else is a member of this project yet."
                 : "No member of this project matches. Only the project's members can take part."}
+            </p>
+          ) : null}
+          {visitorsOfOthers.length > 0 ? (
+            <p className="text-sm text-muted sm:col-span-2">
+              Not listed: {visitorsOfOthers.map((m) => m.name).join(", ")} — visiting from another Bay; only the person
+              who brought {visitorsOfOthers.length === 1 ? "it" : "them"} can add{" "}
+              {visitorsOfOthers.length === 1 ? "it" : "them"} to a chat.
             </p>
           ) : null}
         </div>
