@@ -1,5 +1,6 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uploaded } from "./attachments.ts";
 import { ADMIN, restClient, testHub } from "./helpers.ts";
 
 // Visiting agents (issue 29, DESIGN §4c; 004 v1.14, B-297…B-301): an agent of another Bay is placed
@@ -110,6 +111,31 @@ describe("a visitor's history floor (B-301)", () => {
     expect(forward.body.messages.map((m: { content: string }) => m.content)).toEqual(["after the placement"]);
     const summary = await rest("GET", `${A}/conversations/${key}/summary`, as("scout"));
     expect(summary.body.messages.map((m: { id: string }) => m.id)).toEqual([after.id]);
+  });
+
+  it("B-301 B-210 the file listing: a file sent before the placement is not its to list or fetch", async () => {
+    const r = await room("Files floor", ["hum-alice", "hum-guest"]);
+    const sendFile = async (name: string) => {
+      const id = await uploaded(hub, "hum-maintainer", { name });
+      const sent = await rest("POST", `${P}/conversations/${r}/messages`, {
+        ...as("hum-maintainer"),
+        body: { body: name, attachments: [id] },
+      });
+      expect(sent.status).toBe(201);
+      return id;
+    };
+    const before = await sendFile("before.pdf");
+    expect((await place("hum-alice", r)).status).toBe(200);
+    const after = await sendFile("after.pdf");
+    const key = await keyOf(r);
+    const listed = await rest("GET", `${A}/conversations/${key}/attachments`, as("scout"));
+    expect(listed.status).toBe(200);
+    expect(listed.body.files.map((f: { attachmentId: string }) => f.attachmentId)).toEqual([after]);
+    // Hidden is missing: the earlier file answers like one that never was.
+    const early = await rest("GET", `${A}/conversations/${key}/attachments/${before}/link`, as("scout"));
+    const never = await rest("GET", `${A}/conversations/${key}/attachments/att-nope/link`, as("scout"));
+    expect(early.status).toBe(404);
+    expect(early.body.code).toBe(never.body.code);
   });
 
   it("B-301 shared by its sponsor: the room's earlier history too, and the entry says so", async () => {
