@@ -16,6 +16,7 @@ const A = "/api/agent-api";
 const T: Record<string, string> = {};
 const as = (who: string) => ({ token: T[who] ?? null });
 let scout = "";
+let bystander = "";
 const say = async (room: string, body: string) =>
   (await rest("POST", `${P}/conversations/${room}/messages`, { ...as("hum-maintainer"), body: { body } })).body as {
     id: string;
@@ -38,6 +39,8 @@ beforeAll(async () => {
   scout = (await rest("POST", "/api/agents", { ...as("hum-alice"), body: { handle: "scout", description: "Scouts." } }))
     .body.id;
   T.scout = (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: scout } })).body.token;
+  // alice's second agent, never placed in maintainer/maity.
+  bystander = (await rest("POST", "/api/agents", { ...as("hum-alice"), body: { handle: "bystander" } })).body.id;
 });
 
 const room = async (title: string, participants: string[]) => {
@@ -47,7 +50,24 @@ const room = async (title: string, participants: string[]) => {
 };
 
 describe("placing a visitor (B-300, DESIGN §4c)", () => {
+  it("B-300 another Bay's agent not yet placed is unknown to anyone but its sponsor: not_a_member, like no agent", async () => {
+    const r = await room("Unknown visitor", ["hum-alice", "hum-guest"]);
+    const unknown = await rest("POST", `${P}/conversations/${r}/participants`, {
+      ...as("hum-maintainer"),
+      body: { member_id: "agt-nobody-at-all" },
+    });
+    expect(unknown.status).toBe(400);
+    const foreign = await rest("POST", `${P}/conversations/${r}/participants`, {
+      ...as("hum-maintainer"),
+      body: { member_id: bystander },
+    });
+    expect(foreign).toEqual(unknown);
+  });
+
   it("B-300 only its sponsor places it — an admin of the project, another member: 403 not_sponsor", async () => {
+    // Placed once (a member of the project now, listed with its sponsor), then asked for elsewhere.
+    const first = await room("First visit", ["hum-alice"]);
+    expect((await place("hum-alice", first)).status).toBe(200);
     const r = await room("Visit refused", ["hum-alice", "hum-guest"]);
     for (const who of ["hum-maintainer", "hum-guest"]) {
       const refused = await place(who, r);
@@ -355,6 +375,7 @@ describe("the authorization matrix of the visitor routes (issue 29)", () => {
   it("placing, taking out and sending home: each caller gets its place's answer, the outsider a missing chat's", async () => {
     const got: Record<string, number[]> = { place: [], takeOut: [], recall: [] };
     for (const who of callers) {
+      await stage(true); // a member of the project with its sponsor, whatever the last caller did
       const r = await stage(false);
       const placed = await call(who, "POST", `${P}/conversations/${r}/participants`, { member_id: scout });
       got.place?.push(placed.status);

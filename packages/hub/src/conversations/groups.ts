@@ -68,6 +68,15 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
     if (!agent || !project) return null;
     const placement = placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id);
     if (placement === "member") return null;
+    // Another's agent that is no member here is unknown to the caller: §9's not_a_member, never a
+    // not_sponsor that would tell an agent id of another Bay exists (hidden = missing).
+    if (placement === "not_sponsor") {
+      const member = await db.membership.findFirst({
+        where: { projectId: project.id, memberId: data.member_id, status: "active" },
+        select: { id: true },
+      });
+      if (!member) return null;
+    }
     const row = await resolveConversation(db, caller, ref, conversationId);
     refuseDirect(row);
     if (placement === "not_sponsor") throw notSponsor();
@@ -85,7 +94,9 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       db.project.findUnique({ where: { id: row.projectId }, select: { bayId: true } }),
     ]);
     if (!agent || !project) return false;
-    return placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id) === "visitor";
+    return (
+      placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id) === "visitor"
+    );
   }
 
   /** The first placement makes the visitor a member of the project (and its direct conversation there). */
