@@ -236,14 +236,14 @@ test("paging back through history with earlier messages", async ({ page, request
 test("a closed chat's composer explains itself", async ({ page, request }, info) => {
   const lu = await person(request, "lu");
   await admin(request, "POST", "/agents", { owner: "lu", handle: "bot" });
-  await admin(request, "POST", "/agents", { owner: "guest", handle: "other" });
+  // Both agents Lu's own: another Bay's agent would be a visitor, placed by its sponsor only (DESIGN §4c).
+  const other = (await admin(request, "POST", "/agents", { owner: "lu", handle: "other" })).id as string;
   await admin(request, "POST", "/projects", { owner: "lu", slug: "closing", name: "Closing" });
   await admin(request, "POST", "/projects/lu/closing/members", { member_id: "agt-bot" });
-  await admin(request, "POST", "/projects/lu/closing/members", { member_id: "agt-other" });
+  await admin(request, "POST", "/projects/lu/closing/members", { member_id: other });
   const P = "/api/projects/lu/closing/conversations";
-  const chat = (
-    await as(request, lu.token, "POST", P, { title: "Last one out", participants: ["agt-bot", "agt-other"] })
-  ).body.id;
+  const chat = (await as(request, lu.token, "POST", P, { title: "Last one out", participants: ["agt-bot", other] }))
+    .body.id;
   await as(request, lu.token, "POST", `${P}/${chat}/messages`, { body: "bye" });
   expect((await as(request, lu.token, "DELETE", `${P}/${chat}/participants/${lu.id}`)).status).toBe(200);
   await login(page, lu.handle, lu.password);

@@ -2,12 +2,16 @@ import { HANDLE_PATTERN } from "@maity/domain";
 import { describe, expect, it } from "vitest";
 import {
   andList,
+  broughtTerms,
   houseFieldWords,
   isAdmin,
   isHandle,
   pairCommand,
   removalRefusal,
+  sentHome,
   slugFromName,
+  visitingFrom,
+  visitorBadge,
   visitorLine,
 } from "../src/wording/house";
 
@@ -87,4 +91,53 @@ it("pairCommand names the code and this hub", () => {
   expect(pairCommand("ABCD-EFGH-JKLM", "https://hub.example.org")).toBe(
     "maity pair ABCD-EFGH-JKLM --url https://hub.example.org",
   );
+});
+
+describe("a visitor in a chat (issue 29, DESIGN §4c)", () => {
+  const sponsor = { id: "hum-vera", name: "Vera" };
+  it.each([
+    ["from_placement", "anyone", "from vera · brought by Vera · reads from when it came"],
+    ["shared", "anyone", "from vera · brought by Vera"],
+    ["shared", "sponsor", "from vera · brought by Vera · wakes for Vera only"],
+    ["from_placement", "sponsor", "from vera · brought by Vera · reads from when it came · wakes for Vera only"],
+  ] as const)("badge of history %s, wake %s", (history, wake, words) => {
+    expect(visitorBadge({ home_bay: "vera", sponsor, history, wake })).toBe(words);
+  });
+  it("has no badge for anyone who is not visiting", () => {
+    expect(visitorBadge(null)).toBeNull();
+    expect(visitorBadge(undefined)).toBeNull();
+  });
+
+  const me = { id: "hum-vera", handle: "vera" };
+  const agent = (owner_id: string, visiting: { home_bay: string; sponsor: typeof sponsor } | null) => ({
+    kind: "agent" as const,
+    owner_id,
+    visiting,
+  });
+  it("knows the person's agents visit a project of another Bay", () => {
+    expect(visitingFrom("maintainer", me, [])).toBe("vera");
+    expect(visitingFrom("vera", me, [])).toBeNull();
+  });
+  it("believes the project's members over the handle (a Bay the operator shares)", () => {
+    expect(visitingFrom("team", me, [agent("hum-vera", null)])).toBeNull();
+    expect(visitingFrom("team", me, [agent("hum-vera", { home_bay: "crew", sponsor })])).toBe("crew");
+    expect(visitingFrom("team", me, [agent("hum-omar", null), { kind: "human", owner_id: null, visiting: null }])).toBe(
+      "vera",
+    );
+  });
+  it("says what a brought visitor reads and who wakes it", () => {
+    expect(broughtTerms(false, "anyone")).toBe(
+      "A visitor from your Bay. It reads only from now on; anyone in the chat may wake it.",
+    );
+    expect(broughtTerms(true, "sponsor")).toBe(
+      "A visitor from your Bay. It reads the earlier messages too; only your messages wake it.",
+    );
+  });
+  it.each([
+    [0, "vera/scout was sent home"],
+    [1, "vera/scout was sent home from 1 chat"],
+    [3, "vera/scout was sent home from 3 chats"],
+  ])("sentHome after %i rooms", (rooms, words) => {
+    expect(sentHome("vera/scout", rooms)).toBe(words);
+  });
 });

@@ -3,6 +3,7 @@ import type { ContextRing, Conversation } from "@maity/domain";
 import { Avatar, Button } from "@maity/ui";
 import { Eye, NotebookText, Sparkles, Users } from "lucide-react";
 import { memoryTitle, type Named, nameOf } from "../wording/chatView";
+import { VisitorActions, VisitorBadge } from "./BringAgent";
 import type { ChatProps } from "./chatProps";
 import { ManageGroup } from "./ManageGroup";
 
@@ -92,7 +93,7 @@ export function ChatHeader(props: {
       </div>
       <ul className="flex flex-wrap gap-x-3 gap-y-1.5" aria-label="Participants">
         {c.participants.map((p) => (
-          <li key={p.member_id} className="flex items-center gap-1.5 text-sm">
+          <li key={p.member_id} className="flex max-w-full flex-wrap items-center gap-1.5 text-sm">
             <Avatar
               name={nameOf(p.member_id, people)}
               kind={p.kind === "agent" ? "agent" : "human"}
@@ -101,9 +102,21 @@ export function ChatHeader(props: {
             />
             {nameOf(p.member_id, people)} <span className="text-muted">({p.kind})</span>
             {p.kind === "agent" && p.context ? <MemoryRing ring={p.context} /> : null}
+            <VisitorBadge visiting={p.visiting} />
           </li>
         ))}
       </ul>
+      {/* The sponsor reading along (DESIGN §4c) has no manage dialog: its visitors' controls show here. */}
+      {c.kind === "group" && !manage
+        ? c.participants
+            .filter((p) => p.kind === "agent" && p.visiting?.sponsor.id === props.chat.me.id)
+            .map((p) => (
+              <div key={p.member_id} className="flex flex-wrap items-center gap-2 text-sm">
+                <span className="text-muted">You brought {nameOf(p.member_id, people)}:</span>
+                <VisitorActions {...props.chat} memberId={p.member_id} name={nameOf(p.member_id, people)} />
+              </div>
+            ))
+        : null}
       {observersText ? (
         <p className="flex items-start gap-2 rounded-md bg-warning-soft px-3 py-2 text-sm" role="note">
           <Eye className="mt-0.5 size-4 shrink-0" aria-hidden />

@@ -109,7 +109,7 @@ export function ManageGroup(props: ChatProps & { view: GroupView; closed: boolea
               ? "This chat is closed: its last human left, so it takes no new messages, names or people. Start a new one to go on (§9.2)."
               : manager
                 ? "Rename it, choose who takes part, and how its agents reply."
-                : `Only ${whoManages} can rename it, change who takes part and how its agents reply. You can leave it.`
+                : `Only ${whoManages} can rename it, change who takes part and how its agents reply. You can bring an agent of yours, and leave.`
           }
           className="max-w-xl"
         >
@@ -127,8 +127,9 @@ export function ManageGroup(props: ChatProps & { view: GroupView; closed: boolea
                 {...props}
                 canManage={manager && !closed}
                 nameFor={nameFor}
+                // A visitor is placed by its sponsor alone (DESIGN §4c): never among a manager's candidates.
                 candidates={(members.data?.items ?? []).filter(
-                  (m) => !view.participants.some((p) => p.member_id === m.member_id),
+                  (m) => !m.visiting && !view.participants.some((p) => p.member_id === m.member_id),
                 )}
               />
             </TabsContent>

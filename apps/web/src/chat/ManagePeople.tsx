@@ -4,9 +4,11 @@ import { Avatar, Button, Input, useToast } from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../trpc";
+import { BRING_HEADING, BringAgent, VisitorActions, VisitorBadge } from "./BringAgent";
 import { fieldsOf, type Part, useFailureToast, useRefresh } from "./manageShared";
 
-// The manage dialog's People section (§9.2): add and remove participants, by name.
+// The manage dialog's People section (§9.2): add and remove participants, by name; visitors marked
+// with their Bay and sponsor, who takes them out or sends them home; one's own agents brought in.
 
 export function ManagePeople(
   props: Part & {
@@ -51,31 +53,44 @@ export function ManagePeople(
   return (
     <>
       <ul aria-label="Participants" className="flex flex-col divide-y divide-line rounded-md border border-line">
-        {view.participants.map((p) => (
-          <li key={p.member_id} className="flex items-center gap-2 px-3 py-2 text-sm">
-            <Avatar name={nameFor(p.member_id)} kind={p.kind} size="sm" decorative />
-            <span className="min-w-0 flex-1 truncate">
-              {nameFor(p.member_id)}
-              <span className="text-muted">
-                {" "}
-                ({p.kind}
-                {p.member_id === me.id ? ", you" : ""}
-                {p.member_id === view.created_by ? ", started the chat" : ""})
+        {view.participants.map((p) => {
+          const sponsored = p.kind === "agent" && p.visiting?.sponsor.id === me.id;
+          return (
+            <li key={p.member_id} className="flex flex-wrap items-center gap-x-2 gap-y-1 px-3 py-2 text-sm">
+              <Avatar name={nameFor(p.member_id)} kind={p.kind} size="sm" decorative />
+              <span className="flex min-w-0 flex-1 basis-40 flex-col items-start gap-0.5">
+                <span className="max-w-full truncate">
+                  {nameFor(p.member_id)}
+                  <span className="text-muted">
+                    {" "}
+                    ({p.kind}
+                    {p.member_id === me.id ? ", you" : ""}
+                    {p.member_id === view.created_by ? ", started the chat" : ""})
+                  </span>
+                </span>
+                <VisitorBadge visiting={p.visiting} full />
               </span>
-            </span>
-            {props.canManage && p.member_id !== me.id ? (
-              <Button
-                variant="ghost"
-                size="sm"
-                disabled={remove.isPending}
-                onClick={() => remove.mutate({ ...ref, member_id: p.member_id })}
-                aria-label={`Remove ${nameFor(p.member_id)}`}
-              >
-                Remove
-              </Button>
-            ) : null}
-          </li>
-        ))}
+              {sponsored ? (
+                <VisitorActions
+                  {...props}
+                  memberId={p.member_id}
+                  name={nameFor(p.member_id)}
+                  onGone={() => document.getElementById(BRING_HEADING)?.focus()}
+                />
+              ) : props.canManage && p.member_id !== me.id ? (
+                <Button
+                  variant="ghost"
+                  size="sm"
+                  disabled={remove.isPending}
+                  onClick={() => remove.mutate({ ...ref, member_id: p.member_id })}
+                  aria-label={`Remove ${nameFor(p.member_id)}`}
+                >
+                  Remove
+                </Button>
+              ) : null}
+            </li>
+          );
+        })}
       </ul>
       {props.canManage && !props.archived ? (
         <section aria-labelledby="add-heading" className="flex flex-col gap-2">
@@ -127,6 +142,7 @@ export function ManagePeople(
           )}
         </section>
       ) : null}
+      <BringAgent {...props} />
     </>
   );
 }

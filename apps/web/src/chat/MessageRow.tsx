@@ -13,7 +13,7 @@ import {
   Input,
 } from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
-import { CornerUpLeft, Link2, MoreHorizontal, NotebookPen, SmilePlus, Trash2 } from "lucide-react";
+import { CornerUpLeft, House, Link2, MoreHorizontal, NotebookPen, SmilePlus, Trash2 } from "lucide-react";
 import { memo, useState } from "react";
 import { timeLabel, withMentions } from "../format";
 import { hubErrorOf, useTRPC } from "../trpc";
@@ -134,12 +134,16 @@ export const MessageRow = memo(function MessageRow(props: {
     );
   }
   if (m.quiet) {
-    // DESIGN §4b: what the hub itself says (an agent edited or opened a note): a quiet system line,
-    // no avatar, no actions — it woke nobody and counts in no unread.
+    // DESIGN §4b: what the hub itself says (an agent edited or opened a note; §4c a visitor was sent
+    // home): a quiet system line, no avatar, no actions — it woke nobody and counts in no unread.
     return (
       <li id={anchor} data-seq={m.seq} data-quiet={m.quiet.type} className="my-0.5 flex scroll-mt-4 justify-center">
         <span className="inline-flex max-w-full items-center gap-1.5 rounded-full bg-surface-2 px-3 py-0.5 text-xs text-muted">
-          <NotebookPen className="size-3 shrink-0" aria-hidden />
+          {m.quiet.type === "visitor.sent_home" ? (
+            <House className="size-3 shrink-0" aria-hidden />
+          ) : (
+            <NotebookPen className="size-3 shrink-0" aria-hidden />
+          )}
           <span className="truncate">{m.body}</span>
           <time dateTime={m.sent_at} title={new Date(m.sent_at).toLocaleString()}>
             · {timeLabel(m.sent_at)}

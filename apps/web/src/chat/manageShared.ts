@@ -18,6 +18,8 @@ export function refusalWords(error: HubError | null): string | null {
   if (error.code === "project_closed") return "The project is archived: nobody can be added.";
   if (error.details.reason === "not_a_manager") return "Only the chat's creator or a project admin can change this.";
   if (error.details.reason === "observer") return "You read along here: you cannot change the chat.";
+  if (error.details.reason === "not_sponsor")
+    return "Only the person who brought a visiting agent places it, and only into a chat they are in.";
   return error.message;
 }
 export const fieldsOf = (error: unknown): Record<string, string> => {

@@ -123,6 +123,7 @@ export const REASON_WORDS: Record<WakeReason, string> = {
   not_addressed: "not addressed",
   own_message: "its own message",
   agent_author: "written by an agent",
+  not_sponsor: "a visitor woken only by the person who brought it",
 };
 
 export interface RoutingChips {

@@ -1,4 +1,4 @@
-import { HANDLE_PATTERN, type MemberEntry } from "@maity/domain";
+import { HANDLE_PATTERN, type MemberEntry, type Placement } from "@maity/domain";
 
 // The words and small rules of running one's own house (DESIGN §4c): a new project's slug, the
 // hub's field refusals as sentences, who is an admin, a visitor's line, the pairing command.
@@ -66,6 +66,48 @@ export const isAdmin = (m: Pick<MemberEntry, "permissions">): boolean => m.permi
 /** A visiting agent's line (B-298): "from other-bay · brought by Nora"; null for anyone else. */
 export function visitorLine(m: Pick<MemberEntry, "visiting">): string | null {
   return m.visiting ? `from ${m.visiting.home_bay} · brought by ${m.visiting.sponsor.name}` : null;
+}
+
+/**
+ * A visiting agent's badge in a chat (DESIGN §4c): its line, then what it reads and who wakes it
+ * when narrower than a member's — "from nora · brought by Nora · reads from when it came · wakes for
+ * Nora only"; null for anyone else.
+ */
+export function visitorBadge(visiting: Placement | undefined): string | null {
+  if (!visiting) return null;
+  const parts = [`from ${visiting.home_bay}`, `brought by ${visiting.sponsor.name}`];
+  if (visiting.history === "from_placement") parts.push("reads from when it came");
+  if (visiting.wake === "sponsor") parts.push(`wakes for ${visiting.sponsor.name} only`);
+  return parts.join(" · ");
+}
+
+/**
+ * The Bay the signed-in person's agents come from as visitors into a project of Bay `projectBay`,
+ * or null when they belong to that Bay (a plain add). One of the person's agents among the
+ * project's members says it for sure; else the person's own Bay, named by their handle (a Bay is
+ * personal unless the operator shares one).
+ */
+export function visitingFrom(
+  projectBay: string,
+  me: { id: string; handle: string },
+  members: readonly Pick<MemberEntry, "kind" | "owner_id" | "visiting">[],
+): string | null {
+  const mine = members.find((m) => m.kind === "agent" && m.owner_id === me.id);
+  if (mine) return mine.visiting ? mine.visiting.home_bay : null;
+  return projectBay === me.handle ? null : me.handle;
+}
+
+/** What a newly brought visitor reads and who wakes it, for the toast that says it came. */
+export function broughtTerms(shareHistory: boolean, wake: "anyone" | "sponsor"): string {
+  const reads = shareHistory ? "It reads the earlier messages too" : "It reads only from now on";
+  const wakes = wake === "sponsor" ? "only your messages wake it" : "anyone in the chat may wake it";
+  return `A visitor from your Bay. ${reads}; ${wakes}.`;
+}
+
+/** The toast of a recall (B-307): "vera/scout was sent home from 2 chats". */
+export function sentHome(name: string, rooms: number): string {
+  if (rooms === 0) return `${name} was sent home`;
+  return `${name} was sent home from ${rooms} ${rooms === 1 ? "chat" : "chats"}`;
 }
 
 /** "Nora", "Nora and Omar", "Nora, Omar and Pia": who can change the project, for a non-admin. */

@@ -115,6 +115,8 @@ const FIELD_NAMES: Record<string, string> = {
   accept_token_cost: "Token cost",
   custom_rules: "Custom rules",
   conversation: "Conversation",
+  share_history: "Earlier history",
+  wake: "Who wakes it",
 };
 const CODE_WORDS: Record<string, string> = {
   required: "choose one; this policy needs it.",
@@ -127,6 +129,7 @@ const CODE_WORDS: Record<string, string> = {
   use_direct: "that is your direct conversation with your agent.",
   "nothing to change": "nothing to change.",
   direct: "a direct conversation has no title or participants to change.",
+  visitors_only: "only an agent visiting from another Bay is placed with this choice.",
 };
 
 /**

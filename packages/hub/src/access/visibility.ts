@@ -376,7 +376,9 @@ export async function readParticipants(
               homeBay: r.owner_bay ?? "",
               sponsor: { id: r.owner_id ?? "", name: r.owner_name ?? "" },
               history:
-                r.history_floor !== null && Number(r.history_floor) < Number(r.joined_seq) ? "shared" : "from_placement",
+                r.history_floor !== null && Number(r.history_floor) < Number(r.joined_seq)
+                  ? "shared"
+                  : "from_placement",
               wake: r.wake === "sponsor" ? "sponsor" : "anyone",
             }
           : null,

@@ -118,7 +118,10 @@ export function libraryService(db: Db, blobs: BlobStore, keys: FileKeys) {
         })
       : null;
     const floors = new Map(
-      rooms.map((r) => [r.key, historyFloorOf(visiting, (r.key === row.key ? placed?.historyFloor : null) ?? r.windowSeq)]),
+      rooms.map((r) => [
+        r.key,
+        historyFloorOf(visiting, (r.key === row.key ? placed?.historyFloor : null) ?? r.windowSeq),
+      ]),
     );
     return {
       /** Newest first, at most LISTING_MAX: the listing's page (the count reads the same rows). */

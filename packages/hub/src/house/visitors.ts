@@ -46,7 +46,13 @@ export function visitorService(db: Db, bus: LiveBus) {
       )
         throw HubError.notFound("visitor not found");
       const name = agentName(agent.owner.handle, agent.handle);
-      const visitor = { kind: "agent" as const, id: agent.id, handle: agent.handle, ownerId: agent.ownerId, instanceId: null };
+      const visitor = {
+        kind: "agent" as const,
+        id: agent.id,
+        handle: agent.handle,
+        ownerId: agent.ownerId,
+        instanceId: null,
+      };
       const result = await db.$transaction(async (tx) => {
         const rooms = (await readKeys(tx, visitor, { projectId: project.id, observed: false, lean: true })).filter(
           (r) => r.kind === "group",
