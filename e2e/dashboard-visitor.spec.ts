@@ -178,4 +178,18 @@ test("DESIGN §4c: a newcomer brings her agent into a group chat as a visitor, t
   // Its membership ended: the project's members no longer list it.
   const members = await as(request, maintainer, "GET", `${P}/members`);
   expect(members.body.items.map((m: { member_id: string }) => m.member_id)).not.toContain(agent.agent.id);
+
+  // Brought again, it is sent home from the project's People page too, by its sponsor (no admin there).
+  dialog = await openPeople(page);
+  await dialog.getByRole("button", { name: "Bring vera/scout" }).click();
+  await expect(toast(page, "vera/scout is in the chat")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await page.goto("/p/maintainer/maity/people");
+  const row = page.getByRole("listitem").filter({ hasText: "vera/scout" });
+  await expect(row).toContainText("Visitor from vera · brought by Vera");
+  await row.getByRole("button", { name: "Send vera/scout home" }).click();
+  await expect(row).toContainText("It leaves every chat of the project");
+  await row.getByRole("button", { name: "Yes, send home" }).click();
+  await expect(toast(page, "vera/scout was sent home from 1 chat")).toBeVisible();
+  await expect(page.getByRole("listitem").filter({ hasText: "vera/scout" })).toHaveCount(0);
 });

@@ -9,7 +9,7 @@ import { useRef, useState } from "react";
 import { AddMember, ProjectSettings } from "./ProjectAdmin";
 import { ProjectInvites } from "./ProjectInvites";
 import { hubErrorOf, useTRPC } from "./trpc";
-import { andList, isAdmin, removalRefusal, visitorLine } from "./wording/house";
+import { andList, isAdmin, removalRefusal, sentHome, visitorLine } from "./wording/house";
 
 /**
  * A project's People page (DESIGN §4c), /p/{owner}/{slug}/people: its members, visitors marked
@@ -115,6 +115,17 @@ function MemberRow(props: { owner: string; slug: string; member: MemberEntry; me
   const [confirming, setConfirming] = useState(false);
   const removeButton = useRef<HTMLButtonElement>(null);
   const self = m.member_id === props.me;
+  // B-307: the person who brought a visitor sends it home (every chat of the project, a line in each).
+  const sponsor = m.visiting !== null && m.visiting.sponsor.id === props.me;
+  const recall = useMutation(
+    trpc.projects.recallVisitor.mutationOptions({
+      onSuccess: (out) => {
+        void queryClient.invalidateQueries({ queryKey: trpc.projects.members.queryKey({ owner, slug }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.conversations.mine.pathKey() });
+        toast({ title: sentHome(m.name, out.rooms_left.length) });
+      },
+    }),
+  );
   const remove = useMutation(
     trpc.projects.removeMember.mutationOptions({
       onSuccess: () => {
@@ -132,9 +143,15 @@ function MemberRow(props: { owner: string; slug: string; member: MemberEntry; me
   const cancel = () => {
     setConfirming(false);
     remove.reset();
+    recall.reset();
     removeButton.current?.focus();
   };
-  const refusal = removalRefusal(hubErrorOf(remove.error), self);
+  const refusal = sponsor
+    ? recall.error
+      ? "It could not be sent home: try again."
+      : null
+    : removalRefusal(hubErrorOf(remove.error), self);
+  const pending = remove.isPending || recall.isPending;
   const visitor = visitorLine(m);
   return (
     <li className="flex flex-col gap-2 px-3 py-2.5">
@@ -151,16 +168,16 @@ function MemberRow(props: { owner: string; slug: string; member: MemberEntry; me
           </span>
           {visitor ? <span className="text-xs text-agent-text">Visitor {visitor}</span> : null}
         </div>
-        {props.admin ? (
+        {props.admin || sponsor ? (
           <Button
             ref={removeButton}
             variant="ghost"
             size="sm"
             aria-expanded={confirming}
             onClick={() => (confirming ? cancel() : setConfirming(true))}
-            aria-label={self ? "Leave the project" : `Remove ${m.name}`}
+            aria-label={sponsor ? `Send ${m.name} home` : self ? "Leave the project" : `Remove ${m.name}`}
           >
-            {self ? "Leave" : "Remove"}
+            {sponsor ? "Send home" : self ? "Leave" : "Remove"}
           </Button>
         ) : null}
       </div>
@@ -171,11 +188,15 @@ function MemberRow(props: { owner: string; slug: string; member: MemberEntry; me
             if (e.key === "Escape") cancel();
           }}
         >
-          <legend className="sr-only">{self ? "Confirm leaving" : `Confirm removing ${m.name}`}</legend>
+          <legend className="sr-only">
+            {sponsor ? `Confirm sending ${m.name} home` : self ? "Confirm leaving" : `Confirm removing ${m.name}`}
+          </legend>
           <p className="text-sm">
-            {self
-              ? "Leave the project? You leave every chat of it, and only an admin can add you again."
-              : `Remove ${m.name} from the project? They leave every chat of it; an admin can add them again.`}
+            {sponsor
+              ? `Send ${m.name} home? It leaves every chat of the project, each told it was sent home; you can bring it again.`
+              : self
+                ? "Leave the project? You leave every chat of it, and only an admin can add you again."
+                : `Remove ${m.name} from the project? They leave every chat of it; an admin can add them again.`}
           </p>
           {refusal ? (
             <p role="alert" className="text-sm text-danger-text">
@@ -187,12 +208,14 @@ function MemberRow(props: { owner: string; slug: string; member: MemberEntry; me
               variant="danger"
               size="sm"
               // Never disabled: a button disabling itself under the focus drops it out of the row (Escape too).
-              aria-disabled={remove.isPending}
+              aria-disabled={pending}
               onClick={() => {
-                if (!remove.isPending) remove.mutate({ owner, slug, member_id: m.member_id });
+                if (pending) return;
+                if (sponsor) recall.mutate({ owner, slug, member_id: m.member_id });
+                else remove.mutate({ owner, slug, member_id: m.member_id });
               }}
             >
-              {self ? "Yes, leave" : "Yes, remove"}
+              {sponsor ? "Yes, send home" : self ? "Yes, leave" : "Yes, remove"}
             </Button>
             <Button size="sm" onClick={cancel}>
               {self ? "Stay" : "Keep"}

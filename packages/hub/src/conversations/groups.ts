@@ -14,10 +14,9 @@ import {
   type updateGroupInput,
 } from "@maity/domain";
 import type { z } from "zod";
-import type { Db, Tx } from "@maity/db";
+import type { Db } from "@maity/db";
 import {
   memberProject,
-  projectOf,
   refuseDirect,
   refuseNonManager,
   refuseObserver,
@@ -28,7 +27,7 @@ import { takeAppendLock } from "../delivery/append.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
 import { payloadView } from "./render.ts";
-import { ensureDirectConversation } from "./direct.ts";
+import { joinAsVisitor, notSponsor, sponsorsVisitor, visitorPlacement } from "./placement.ts";
 
 /** §1.7 open group chats per project (documented default; MAITY_GROUP_CHAT_QUOTA overrides). */
 export const DEFAULT_GROUP_CHAT_QUOTA = 100;
@@ -43,72 +42,7 @@ import {
   viewFor,
 } from "./participation.ts";
 
-const notSponsor = () => HubError.forbidden("not_sponsor", "only the person who brings a visiting agent places it");
-
 export function groupService(db: Db, bus: LiveBus, options: { quota?: number } = {}) {
-  /**
-   * The placement of a visiting agent (DESIGN §4c), or null for anyone else's addition: the room as
-   * the sponsor sees it. Not the sponsor — a project admin included — 403 not_sponsor; the sponsor
-   * not in the room (an observer, or outside it) is refused as a manager would be.
-   */
-  async function visitOf(
-    caller: Caller,
-    ref: ProjectRef,
-    conversationId: string,
-    data: { member_id: string; wake?: string },
-  ) {
-    if (!data.member_id.startsWith("agt-")) return null;
-    const [agent, project] = await Promise.all([
-      db.agent.findUnique({
-        where: { id: data.member_id },
-        select: { ownerId: true, owner: { select: { bayId: true } } },
-      }),
-      projectOf(db, ref),
-    ]);
-    if (!agent || !project) return null;
-    const placement = placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id);
-    if (placement === "member") return null;
-    // Another's agent that is no member here is unknown to the caller: §9's not_a_member, never a
-    // not_sponsor that would tell an agent id of another Bay exists (hidden = missing).
-    if (placement === "not_sponsor") {
-      const member = await db.membership.findFirst({
-        where: { projectId: project.id, memberId: data.member_id, status: "active" },
-        select: { id: true },
-      });
-      if (!member) return null;
-    }
-    const row = await resolveConversation(db, caller, ref, conversationId);
-    refuseDirect(row);
-    if (placement === "not_sponsor") throw notSponsor();
-    refuseObserver(row);
-    if (row.access !== "participant")
-      throw HubError.forbidden("not_sponsor", "a visitor is placed only into a room its sponsor is in");
-    return { row };
-  }
-
-  /** Whether `caller` brought `memberId`, an agent visiting the room's project (DESIGN §4c). */
-  async function sponsors(caller: Caller, row: { projectId: string }, memberId: string): Promise<boolean> {
-    if (caller.kind !== "human" || !memberId.startsWith("agt-")) return false;
-    const [agent, project] = await Promise.all([
-      db.agent.findUnique({ where: { id: memberId }, select: { ownerId: true, owner: { select: { bayId: true } } } }),
-      db.project.findUnique({ where: { id: row.projectId }, select: { bayId: true } }),
-    ]);
-    if (!agent || !project) return false;
-    return (
-      placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id) === "visitor"
-    );
-  }
-
-  /** The first placement makes the visitor a member of the project (and its direct conversation there). */
-  async function joinAsVisitor(tx: Tx, projectId: string, agentId: string) {
-    await tx.membership.upsert({
-      where: { projectId_memberId: { projectId, memberId: agentId } },
-      create: { projectId, memberId: agentId, memberKind: "agent", permissions: [] },
-      update: { status: "active", endedAt: null },
-    });
-    await ensureDirectConversation(tx, projectId, agentId);
-  }
-
   const quota = options.quota ?? DEFAULT_GROUP_CHAT_QUOTA;
   return {
     /** §9.2 create: humans only, 2–12 participants with the creator, idempotent by key. */
@@ -309,7 +243,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       conversationId: string,
       data: z.output<typeof addParticipantInput>,
     ): Promise<GroupView> {
-      const visit = await visitOf(caller, ref, conversationId, data);
+      const visit = await visitorPlacement(db, caller, ref, conversationId, data);
       const row = visit ? visit.row : await resolveManaged(db, caller, ref, conversationId);
       if (!visit && (data.share_history !== undefined || data.wake !== undefined))
         throw HubError.invalid(
@@ -387,7 +321,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       refuseDirect(row);
       const self = memberId === caller.id;
       // B-307: the person who brought a visitor takes it out of a room, reading along or in it.
-      if (self || !(await sponsors(caller, row, memberId))) {
+      if (self || !(await sponsorsVisitor(db, caller, row.projectId, memberId))) {
         refuseObserver(row);
         if (!self) await refuseNonManager(db, caller, row);
       }
