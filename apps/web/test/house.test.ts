@@ -108,22 +108,13 @@ describe("a visitor in a chat (issue 29, DESIGN §4c)", () => {
     expect(visitorBadge(undefined)).toBeNull();
   });
 
-  const me = { id: "hum-vera", handle: "vera" };
-  const agent = (owner_id: string, visiting: { home_bay: string; sponsor: typeof sponsor } | null) => ({
-    kind: "agent" as const,
-    owner_id,
-    visiting,
-  });
-  it("knows the person's agents visit a project of another Bay", () => {
-    expect(visitingFrom("maintainer", me, [])).toBe("vera");
-    expect(visitingFrom("vera", me, [])).toBeNull();
-  });
-  it("believes the project's members over the handle (a Bay the operator shares)", () => {
-    expect(visitingFrom("team", me, [agent("hum-vera", null)])).toBeNull();
-    expect(visitingFrom("team", me, [agent("hum-vera", { home_bay: "crew", sponsor })])).toBe("crew");
-    expect(visitingFrom("team", me, [agent("hum-omar", null), { kind: "human", owner_id: null, visiting: null }])).toBe(
-      "vera",
-    );
+  it("knows the person's agents visit a project of another Bay, from the Bay the hub says they are of", () => {
+    expect(visitingFrom("maintainer", [{ bay: "vera" }])).toBe("vera");
+    expect(visitingFrom("vera", [{ bay: "vera" }])).toBeNull();
+    // A Bay the operator shares: its people's projects are their agents' own.
+    expect(visitingFrom("team", [{ bay: "team" }])).toBeNull();
+    // No agent yet: nothing to bring, nothing to say.
+    expect(visitingFrom("maintainer", [])).toBeNull();
   });
   it("says what a brought visitor reads and who wakes it", () => {
     expect(broughtTerms(false, "anyone")).toBe(

@@ -47,7 +47,7 @@ export function BringAgent(props: Part) {
   const members = useQuery(trpc.projects.members.queryOptions({ owner, slug }));
   const [share, setShare] = useState(false);
   const [wake, setWake] = useState<"anyone" | "sponsor">("anyone");
-  const from = visitingFrom(owner, me, members.data?.items ?? []);
+  const from = visitingFrom(owner, mine.data ?? []);
   const agents = (mine.data ?? []).filter((a) => !view.participants.some((p) => p.member_id === a.id));
   const nameOf = (agentId: string) => mine.data?.find((a) => a.id === agentId)?.name ?? agentId;
   const add = useMutation(

@@ -83,18 +83,11 @@ export function visitorBadge(visiting: Placement | undefined): string | null {
 
 /**
  * The Bay the signed-in person's agents come from as visitors into a project of Bay `projectBay`,
- * or null when they belong to that Bay (a plain add). One of the person's agents among the
- * project's members says it for sure; else the person's own Bay, named by their handle (a Bay is
- * personal unless the operator shares one).
+ * or null when they belong to that Bay (a plain add): the hub says each agent's Bay (agents.mine).
  */
-export function visitingFrom(
-  projectBay: string,
-  me: { id: string; handle: string },
-  members: readonly Pick<MemberEntry, "kind" | "owner_id" | "visiting">[],
-): string | null {
-  const mine = members.find((m) => m.kind === "agent" && m.owner_id === me.id);
-  if (mine) return mine.visiting ? mine.visiting.home_bay : null;
-  return projectBay === me.handle ? null : me.handle;
+export function visitingFrom(projectBay: string, agents: readonly { bay: string }[]): string | null {
+  const bay = agents[0]?.bay;
+  return bay === undefined || bay === projectBay ? null : bay;
 }
 
 /** What a newly brought visitor reads and who wakes it, for the toast that says it came. */

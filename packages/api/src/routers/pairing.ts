@@ -21,6 +21,8 @@ export const agentsRouter = router({
           id: z.string(),
           name: z.string(),
           description: z.string(),
+          /** Its Bay's handle (its owner's Bay, DESIGN §4c): in a project of another Bay it visits. */
+          bay: z.string(),
           /** Its memory ring (004 v1.16): the last usage report, null when none or over 24 h old. */
           context: contextRingSchema,
           /** Tidies since its session began. */

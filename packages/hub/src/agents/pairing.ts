@@ -58,7 +58,7 @@ export function pairingService(db: Db, bus: LiveBus) {
     async ownAgents(owner: HumanCaller) {
       const agents = await db.agent.findMany({
         where: { ownerId: owner.id },
-        select: { id: true, handle: true, description: true },
+        select: { id: true, handle: true, description: true, owner: { select: { bay: { select: { handle: true } } } } },
         orderBy: { handle: "asc" },
       });
       // 004 v1.16–v1.17: each agent's memory for its owner — the ring, its tidies, its last overflow.
@@ -84,6 +84,8 @@ export function pairingService(db: Db, bus: LiveBus) {
           id: a.id,
           name: `${owner.handle}/${a.handle}`,
           description: a.description,
+          // DESIGN §4c: its Bay (its owner's); in a project of another Bay it is a visitor.
+          bay: a.owner.bay.handle,
           context: ringOf(m, now),
           compactions: m?.compactions ?? 0,
           // B-288: the owner is told of an overflow (the last one within a day); nothing starts by itself.
