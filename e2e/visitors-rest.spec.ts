@@ -84,12 +84,15 @@ for (const engine of engines) {
         at("POST", `${P}/conversations/${chat.json.id}/messages`, who, { body });
       await say(maintainer, "before the visit: the plan");
       await say(maintainer, "before the visit: the budget");
-      // B-300: the maintainer may not bring Vera's agent; she may.
-      const refused = await at("POST", `${P}/conversations/${chat.json.id}/participants`, maintainer, {
+      // B-300: before Vera brings it, her agent is unknown to the maintainer — like no agent at all.
+      const unknown = await at("POST", `${P}/conversations/${chat.json.id}/participants`, maintainer, {
         member_id: agent.json.id,
       });
-      expect(refused.status).toBe(403);
-      expect(refused.json.error.details.reason).toBe("not_sponsor");
+      const none = await at("POST", `${P}/conversations/${chat.json.id}/participants`, maintainer, {
+        member_id: "agt-nobody",
+      });
+      expect(unknown.status).toBe(400);
+      expect(unknown.json).toEqual(none.json);
       const placed = await at("POST", `${P}/conversations/${chat.json.id}/participants`, vera, {
         member_id: agent.json.id,
         wake: "sponsor",
@@ -103,6 +106,13 @@ for (const engine of engines) {
         history: "from_placement",
         wake: "sponsor",
       });
+      // Placed once, it is listed with its sponsor; the maintainer still may not place it anywhere.
+      const other = await at("POST", `${P}/conversations`, maintainer, { title: "Other", participants: ["hum-vera"] });
+      const refused = await at("POST", `${P}/conversations/${other.json.id}/participants`, maintainer, {
+        member_id: agent.json.id,
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error.details.reason).toBe("not_sponsor");
       await say(maintainer, "@vera/scout what do you see?");
       await say(vera, "@scout please look");
 
