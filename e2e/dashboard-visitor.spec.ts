@@ -185,11 +185,12 @@ test("DESIGN §4c: a newcomer brings her agent into a group chat as a visitor, t
   await expect(toast(page, "vera/scout is in the chat")).toBeVisible();
   await page.keyboard.press("Escape");
   await page.goto("/p/maintainer/maity/people");
-  const row = page.getByRole("listitem").filter({ hasText: "vera/scout" });
+  const memberList = page.getByRole("list", { name: "Members" });
+  const row = memberList.getByRole("listitem").filter({ hasText: "vera/scout" });
   await expect(row).toContainText("Visitor from vera · brought by Vera");
   await row.getByRole("button", { name: "Send vera/scout home" }).click();
   await expect(row).toContainText("It leaves every chat of the project");
   await row.getByRole("button", { name: "Yes, send home" }).click();
   await expect(toast(page, "vera/scout was sent home from 1 chat")).toBeVisible();
-  await expect(page.getByRole("listitem").filter({ hasText: "vera/scout" })).toHaveCount(0);
+  await expect(memberList.getByRole("listitem").filter({ hasText: "vera/scout" })).toHaveCount(0);
 });
