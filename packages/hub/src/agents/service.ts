@@ -1,5 +1,4 @@
 import {
-  type AgentDirectoryEntry,
   type AgentMe,
   type contactAgentInput,
   type AgentMessage,
@@ -28,7 +27,6 @@ import {
   resolveMentions,
   projectFullName,
   replyPolicyOf,
-  restrictedDirectory,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
 import { createHash } from "node:crypto";
@@ -53,6 +51,7 @@ import type { ContextService } from "../knowledge/context.ts";
 
 const NO_FEATURES: Features = new Set();
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "../access/visibility.ts";
+import { agentDirectory } from "./directory.ts";
 
 // The agent protocol's reads and writes (004 §3, §5, §7) over the same model and write as the
 // Maity routes (DESIGN §1: one model, two surfaces). Everything here renders BayChat's shapes from
@@ -63,16 +62,6 @@ export const instructionsSha256 = (text: string): string => createHash("sha256")
 
 /** A conversation key is a cuid; anything else is unknown without a query. */
 const plausibleKey = (key: string): boolean => /^[a-z0-9]{8,40}$/i.test(key);
-
-/** The agents in each open room of $1, and whether each is visiting there (its Bay is not the project's). */
-const ROOM_AGENTS_SQL = `
-SELECT p2.conversation_id, p2.member_id, (oh.bay_id <> pr.bay_id) AS visiting
-FROM participations me
-JOIN participations p2 ON p2.conversation_id = me.conversation_id AND p2.left_at IS NULL AND p2.member_kind = 'agent'
-JOIN projects pr ON pr.id = me.project_id
-JOIN agents a ON a.id = p2.member_id
-JOIN humans oh ON oh.id = a.owner_id
-WHERE me.member_id = $1 AND me.left_at IS NULL`;
 
 export function agentService(
   db: Db,
@@ -406,50 +395,8 @@ export function agentService(
       return (await service.send(agent, row.key, data, null, target.memberId)).message;
     },
 
-    /**
-     * GET /agents, list_agents (B-356, B-308): the other agents the caller can meet — those of its
-     * own Bay, and those active in a project it is active in (a project's members already see each
-     * other, M-240). `fromAnotherBay` marks the second kind when their Bay is not the caller's.
-     */
-    async directory(agent: AgentCaller): Promise<AgentDirectoryEntry[]> {
-      const [owner, mine, shared] = await Promise.all([
-        db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
-        db.membership.findMany({ where: { memberId: agent.id, status: "active" }, select: { projectId: true } }),
-        db.$queryRawUnsafe<{ conversation_id: string; member_id: string; visiting: boolean }[]>(
-          ROOM_AGENTS_SQL,
-          agent.id,
-        ),
-      ]);
-      // B-304/B-305: visiting, or beside a visitor — only the agents of those rooms.
-      const rooms = new Map<string, { id: string; visiting: boolean }[]>();
-      for (const r of shared)
-        rooms.set(r.conversation_id, [
-          ...(rooms.get(r.conversation_id) ?? []),
-          { id: r.member_id, visiting: r.visiting },
-        ]);
-      const only = restrictedDirectory(
-        agent.id,
-        [...rooms.values()].map((agents) => ({ agents })),
-      );
-      const peers = await db.membership.findMany({
-        where: { projectId: { in: mine.map((m) => m.projectId) }, memberKind: "agent", status: "active" },
-        select: { memberId: true },
-      });
-      const rows = await db.agent.findMany({
-        where: {
-          id: only ? { in: [...only] } : { not: agent.id },
-          ...(only ? {} : { OR: [{ owner: { bayId: owner.bayId } }, { id: { in: peers.map((p) => p.memberId) } }] }),
-        },
-        select: { id: true, handle: true, description: true, owner: { select: { handle: true, bayId: true } } },
-        orderBy: [{ owner: { handle: "asc" } }, { handle: "asc" }],
-      });
-      return rows.map((a) => ({
-        id: a.id,
-        name: oneLine(`${a.owner.handle}/${a.handle}`),
-        description: oneLine(a.description, DESCRIPTION_MAX),
-        fromAnotherBay: a.owner.bayId !== owner.bayId,
-      }));
-    },
+    /** GET /agents, list_agents (B-356, B-308, B-305): agents/directory.ts. */
+    directory: (agent: AgentCaller) => agentDirectory(db, agent),
 
     /** POST /conversations/:id/typing (§7): tells the room's people; not in the room → not_found. */
     async typing(agent: AgentCaller, key: string): Promise<void> {
