@@ -88,6 +88,13 @@ export const ACCESS: Record<string, Access> = {
   // Issue 29: anyone signs up (with an invite, unless MAITY_SIGNUP=open) and reads where a code leads.
   "auth.signup": anyone,
   "invites.preview": anyone,
+  "devices.open": anyone,
+  "devices.poll": anyone,
+  "devices.view": people("a person signs their own computer in (DESIGN §4e)"),
+  "devices.approve": people("a person signs their own computer in (DESIGN §4e)"),
+  "devices.deny": people("a person signs their own computer in (DESIGN §4e)"),
+  "devices.list": people("a person's devices are theirs (DESIGN §4e)"),
+  "devices.revoke": people("a person's devices are theirs (DESIGN §4e)"),
   "invites.accept": people("a person joins a project with an invite"),
   "invites.create": peopleAfterVisibility("a project's people invite (DESIGN §4c)"),
   "invites.list": peopleAfterVisibility("a project's people invite (DESIGN §4c)"),

@@ -203,6 +203,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_events_redacted_index$/),
             expect.stringMatching(/_invites$/),
             expect.stringMatching(/_visitor_placement$/),
+            expect.stringMatching(/_devices$/),
           ],
           pending: [],
         },

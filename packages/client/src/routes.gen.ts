@@ -185,6 +185,48 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "devices.open": {
+    method: "POST",
+    path: "/api/device-api/login",
+    status: 201,
+    headers: {},
+  },
+  "devices.poll": {
+    method: "POST",
+    path: "/api/device-api/login/{id}/poll",
+    status: 200,
+    headers: {},
+  },
+  "devices.view": {
+    method: "GET",
+    path: "/api/device/{code}",
+    status: 200,
+    headers: {},
+  },
+  "devices.approve": {
+    method: "POST",
+    path: "/api/device/{code}/approve",
+    status: 200,
+    headers: {},
+  },
+  "devices.deny": {
+    method: "POST",
+    path: "/api/device/{code}/deny",
+    status: 200,
+    headers: {},
+  },
+  "devices.list": {
+    method: "GET",
+    path: "/api/me/devices",
+    status: 200,
+    headers: {},
+  },
+  "devices.revoke": {
+    method: "DELETE",
+    path: "/api/me/devices/{device_id}",
+    status: 200,
+    headers: {},
+  },
   "notes.list": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/notes",

@@ -30,3 +30,4 @@ export * from "./contextReport.ts";
 export * from "./summary.ts";
 export * from "./house.ts";
 export * from "./invites.ts";
+export * from "./devices.ts";

@@ -2,6 +2,7 @@ import type { PingRate } from "@maity/domain";
 import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin/service.ts";
 import { visitorService } from "./house/visitors.ts";
+import { deviceService } from "./devices/service.ts";
 import { houseService } from "./house/service.ts";
 import { invitesService, type SignupMode } from "./house/invites.ts";
 import { agentService } from "./agents/service.ts";
@@ -191,6 +192,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     polls: pollService(db, bus, messages, agents),
     reactions: reactionService(db, bus, agents),
     pairing: pairingService(db, bus),
+    /** Device login and `bay_u_` credentials (issue 30, DESIGN §4e). */
+    devices: deviceService(db),
     limits,
     /** The file library and the Maity attachment reads (files/library.ts). */
     library,

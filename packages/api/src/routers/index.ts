@@ -13,6 +13,7 @@ import { pollsRouter, reactionsRouter } from "./polls.ts";
 import { filesRouter } from "./files.ts";
 import { notesRouter } from "./notes.ts";
 import { invitesRouter } from "./invites.ts";
+import { devicesRouter } from "./devices.ts";
 import { projectsRouter } from "./projects.ts";
 import { summaryRouter } from "./summary.ts";
 
@@ -38,6 +39,8 @@ export const appRouter = router({
   auth: authRouter,
   projects: projectsRouter,
   invites: invitesRouter,
+  /** Device login and `bay_u_` credentials (issue 30, DESIGN §4e). */
+  devices: devicesRouter,
   notes: notesRouter,
   summary: summaryRouter,
   live: liveRouter,

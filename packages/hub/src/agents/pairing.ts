@@ -25,12 +25,12 @@ export const PAIRING_TTL_MS = 10 * 60 * 1000;
 export const LINK_TTL_MS = 10 * 60 * 1000;
 /** No 0/O, 1/I/L: a code read aloud or typed from a phone survives. */
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-const code = (groups: number): string =>
+export const code = (groups: number): string =>
   Array.from({ length: groups }, () =>
     Array.from({ length: 4 }, () => ALPHABET[randomInt(ALPHABET.length)]).join(""),
   ).join("-");
 /** Codes are compared in one form: upper case, no spaces or dashes. */
-const normal = (value: string): string => value.toUpperCase().replace(/[\s-]/g, "");
+export const normal = (value: string): string => value.toUpperCase().replace(/[\s-]/g, "");
 
 type Credential = AgentCredential;
 
