@@ -90,6 +90,7 @@ export const ACCESS: Record<string, Access> = {
   "invites.preview": anyone,
   "devices.open": anyone,
   "devices.poll": anyone,
+  "devices.logout": anyone,
   "devices.view": people("a person signs their own computer in (DESIGN §4e)"),
   "devices.approve": people("a person signs their own computer in (DESIGN §4e)"),
   "devices.deny": people("a person signs their own computer in (DESIGN §4e)"),

@@ -19,6 +19,8 @@ export type AdminCommand =
 export type AgentCommand =
   | { kind: "pair"; code: string; url?: string }
   | { kind: "link"; label?: string; url?: string }
+  | { kind: "login"; label?: string; url?: string }
+  | { kind: "logout" }
   | { kind: "whoami" }
   | { kind: "conversations" }
   | { kind: "context"; conversationId: string }
@@ -75,6 +77,9 @@ export const USAGE = `usage: maity <command> [--json]
 agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
   pair <code> [--url <hub>]             redeem a pairing code; writes ~/.maity/credentials.json
   link [--label <text>] [--url <hub>]   show a QR code to approve in the dashboard; writes the credentials
+  login [--label <text>] [--url <hub>]  sign this computer in as you (a QR code; you choose its Bays in the
+                                        dashboard); writes ~/.maity/device.json, one credential per Bay
+  logout                                sign this computer out (every Bay) and remove device.json
   whoami                                who the token is, and the hub's protocol version
   conversations                         one line per room: <id> [<type>] <title>
   context <conversation_id>             the room's roster, policy and instructions
@@ -124,6 +129,7 @@ exit codes: 0 done, 1 error, 2 usage (and watch's quiet timeout)`;
 const OPTIONS_OF: Record<string, readonly string[]> = {
   pair: ["url"],
   link: ["label", "url"],
+  login: ["label", "url"],
   watch: ["interval", "timeout"],
   send: ["reply-to", "file"],
   download: ["dir"],
@@ -334,8 +340,12 @@ function parseAgentCommand(scope: string, args: string[], values: Values): Agent
       noMore(args, 1, scope);
       return { kind: "pair", code: need(args[0], "<code>"), ...url };
     case "link":
+    case "login":
       noMore(args, 0, scope);
-      return { kind: "link", ...(values.label !== undefined ? { label: values.label } : {}), ...url };
+      return { kind: scope, ...(values.label !== undefined ? { label: values.label } : {}), ...url };
+    case "logout":
+      noMore(args, 0, scope);
+      return { kind: "logout" };
     case "whoami":
     case "conversations":
     case "listen":

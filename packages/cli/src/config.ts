@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { type AgentCredential, agentCredentialSchema } from "@maity/domain";
@@ -167,4 +167,33 @@ export function updateState(configDir: string, key: string, change: (state: Agen
   file.agents[key] = state;
   writePrivateFile(configDir, STATE_FILE, `${JSON.stringify(file, null, 2)}\n`);
   return state;
+}
+
+// ---- a person's device credentials (`maity login`, DESIGN §4e): one per Bay, beside the agent's ------
+
+export const DEVICE_FILE = "device.json";
+export const deviceFileSchema = z.object({
+  baseUrl: z.string(),
+  credentials: z.array(z.object({ bay: z.object({ id: z.string(), name: z.string() }), token: z.string() })),
+});
+export type DeviceFile = z.infer<typeof deviceFileSchema>;
+
+/** `{ baseUrl, credentials: [{ bay, token }] }`, 0600 in a 0700 folder (the credentials file's rules, B-020). */
+export function writeDeviceFile(configDir: string, device: DeviceFile): string {
+  return writePrivateFile(configDir, DEVICE_FILE, `${JSON.stringify(device, null, 2)}\n`);
+}
+
+/** The device file, or null when this computer is not signed in (a broken file says so). */
+export function readDeviceFile(configDir: string): DeviceFile | null {
+  const file = path.join(configDir, DEVICE_FILE);
+  if (!existsSync(file)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    throw new ConfigError(`${file} is not valid JSON: run maity login again`);
+  }
+  const parsed = deviceFileSchema.safeParse(value);
+  if (!parsed.success) throw new ConfigError(`${file} is not a device file: run maity login again`);
+  return parsed.data;
 }

@@ -93,7 +93,7 @@ function readStdin(): Promise<string> {
 async function runAgentCommand(command: AgentCommand, json: boolean): Promise<number> {
   const stop = new AbortController();
   // Ctrl-C ends listen and watch cleanly; a second one is Node's default (exit at once).
-  if (command.kind === "listen" || command.kind === "watch" || command.kind === "link") {
+  if (command.kind === "listen" || command.kind === "watch" || command.kind === "link" || command.kind === "login") {
     process.once("SIGINT", () => stop.abort());
     process.once("SIGTERM", () => stop.abort());
   }

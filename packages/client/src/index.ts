@@ -2,6 +2,7 @@ import type { AppRouter } from "@maity/api";
 import { agentRequestOf, isHubError } from "@maity/domain";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import { assertSecureTransport } from "./call.ts";
 import { type ReshapedRestBodies, restRouteTable } from "./routes.gen.ts";
 
 // The Maity (human and operator) side of the SDK: one `call(name, input)` over the REST routes, whose
@@ -96,6 +97,22 @@ export function createRestClient(options: RestClientOptions) {
   return { call, routes: restRouteTable };
 }
 export type RestClient = ReturnType<typeof createRestClient>;
+
+type DeviceOptions = { fetch?: typeof fetch; allowInsecureHttp?: boolean };
+const deviceClient = (baseUrl: string, o: DeviceOptions) => {
+  // A credential never goes over plain http to another machine (as the agent client, B-013).
+  assertSecureTransport({ baseUrl, ...o });
+  return createRestClient({ baseUrl, ...(o.fetch ? { fetch: o.fetch } : {}) });
+};
+/** DESIGN §4e `maity login`: open a device login the person approves at `approveUrl`. */
+export const openDeviceLogin = (baseUrl: string, label?: string, o: DeviceOptions = {}) =>
+  deviceClient(baseUrl, o).call("devices.open", label === undefined ? {} : { label });
+/** Pending, denied, expired — or once, a `bay_u_` credential per Bay the person chose. */
+export const pollDeviceLogin = (baseUrl: string, id: string, secret: string, o: DeviceOptions = {}) =>
+  deviceClient(baseUrl, o).call("devices.poll", { id, secret });
+/** `maity logout`: the computer signs itself out with one of its credentials (every Bay of it). */
+export const deviceLogout = (baseUrl: string, token: string, o: DeviceOptions = {}) =>
+  deviceClient(baseUrl, o).call("devices.logout", { token });
 
 /** The tRPC client the dashboard uses, for Node scripts and tests (bearer or cookie headers). */
 export function createTrpcClient(baseUrl: string, headers: Record<string, string> = {}) {

@@ -197,6 +197,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "devices.logout": {
+    method: "POST",
+    path: "/api/device-api/logout",
+    status: 200,
+    headers: {},
+  },
   "devices.view": {
     method: "GET",
     path: "/api/device/{code}",

@@ -47,6 +47,17 @@ export const devicesRouter = router({
     .input(deviceLoginPollInput)
     .output(deviceLoginPollSchema)
     .mutation(({ ctx, input }) => ctx.hub.devices.poll(input.id, input.secret, ctx.baseUrl ?? "")),
+  logout: preauth
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/device-api/logout",
+        summary: "Sign this computer out with one of its credentials (maity logout): every Bay of it stops",
+      },
+    })
+    .input(z.strictObject({ token: text("a device credential").min(1, "required").max(200, "a device credential") }))
+    .output(z.object({ revoked: z.literal(true) }))
+    .mutation(({ ctx, input }) => ctx.hub.devices.logout(input.token)),
   view: humanProcedure
     .meta({
       rest: {

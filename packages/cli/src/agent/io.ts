@@ -49,3 +49,9 @@ export const json = (value: unknown): string => JSON.stringify(value, null, 2);
 
 /** B-161: plain http to a hub on another machine only when the environment says the network is trusted. */
 export const insecureAllowed = (io: Io): boolean => io.env.MAITY_ALLOW_INSECURE_HTTP === "1";
+
+/** A progress line: rewritten in place on a terminal, one line each otherwise (a log). */
+export function progress(io: Io, line: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);
+  else io.err(line);
+}

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import qrcode from "qrcode-terminal";
 import { configDirOf, writeCredentials } from "../config.ts";
 import { sanitize } from "../render.ts";
-import { CommandError, type Io, insecureAllowed, sleep } from "./io.ts";
+import { CommandError, type Io, insecureAllowed, progress, sleep } from "./io.ts";
 
 // ---- pre-auth: pair and link (004 §2) --------------------------------------------------------------
 
@@ -100,12 +100,6 @@ export async function linkCommand(
   } catch (error) {
     throw new CommandError(error, baseUrl, undefined, undefined);
   }
-}
-
-/** A progress line: rewritten in place on a terminal, one line each otherwise (a log). */
-function progress(io: Io, line: string): void {
-  if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);
-  else io.err(line);
 }
 
 const defaultLabel = (): string => `maity CLI on ${hostname() || "this computer"}`.slice(0, 80);

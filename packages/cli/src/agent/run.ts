@@ -14,6 +14,7 @@ import { mcp } from "./mcp.ts";
 import { noteCommand } from "./notes.ts";
 import { summaryCommand } from "./summary.ts";
 import { linkCommand, pairCommand } from "./preauth.ts";
+import { loginCommand, logoutCommand } from "./login.ts";
 import { checkOnce, listen, watch } from "./rooms.ts";
 import { uploadAll } from "./send.ts";
 import { noteVersion, openSession, type Session } from "./session.ts";
@@ -30,6 +31,10 @@ export async function runAgent(command: AgentCommand, asJson: boolean, io: Io): 
       return pairCommand(command.code, preauthBaseUrl(io.env, command.url), asJson, io);
     case "link":
       return linkCommand(command.label, preauthBaseUrl(io.env, command.url), asJson, io);
+    case "login":
+      return loginCommand(command.label, preauthBaseUrl(io.env, command.url), asJson, io);
+    case "logout":
+      return logoutCommand(asJson, io);
     default:
       break;
   }
@@ -177,6 +182,8 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
       return noteCommand(command, session, asJson, io);
     case "pair":
     case "link":
+    case "login":
+    case "logout":
       throw new Error("unreachable");
   }
 }

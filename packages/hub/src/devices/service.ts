@@ -211,6 +211,18 @@ export function deviceService(db: Db) {
       };
     },
 
+    /** POST /api/device-api/logout {token} (`maity logout`): the computer signs itself out, every Bay of it. */
+    async logout(token: string) {
+      const row = token.startsWith(DEVICE_TOKEN_PREFIX)
+        ? await db.deviceCredential.findUnique({ where: { hash: sha256(token) }, select: { deviceId: true } })
+        : null;
+      const done = row
+        ? await db.device.updateMany({ where: { id: row.deviceId, revokedAt: null }, data: { revokedAt: new Date() } })
+        : { count: 0 };
+      if (done.count !== 1) throw HubError.notFound("device not found");
+      return { revoked: true as const };
+    },
+
     /** GET /api/me/devices: the person's signed-in computers, newest first, with the Bays each opens. */
     async list(person: HumanCaller) {
       const devices = await db.device.findMany({
