@@ -73,9 +73,11 @@ describe("a device login (DESIGN §4e)", () => {
     const spent = await poll(login.id, login.secret);
     expect(spent.status).toBe(404);
     expect(spent).toEqual(await poll("dlg-nope", login.secret));
-    // Nothing of it works as a person's or an agent's token on their routes.
-    const asPerson = await rest("GET", "/api/me/devices", { token: collected.body.credentials[0].token });
-    expect(asPerson.status).toBe(401);
+    // Nothing of it works as a person's or an agent's token on their routes (401 like no credential).
+    const token = collected.body.credentials[0].token;
+    expect((await rest("GET", "/api/me/devices", { token })).status).toBe(401);
+    expect((await rest("GET", "/api/projects/maintainer/maity/conversations", { token })).status).toBe(401);
+    expect((await rest("GET", "/api/agent-api/me", { token })).status).toBe(401);
   });
 
   it("a wrong secret answers like an unknown request; denied says denied; expired says expired and cannot be approved", async () => {
