@@ -13,7 +13,15 @@ const ENDPOINT = "/api/trpc";
 function bodyLimitOf(req: Request): number {
   const paths = new URL(req.url).pathname.slice(ENDPOINT.length + 1).split(",");
   // What anyone may send without a credential: login and the agent API's pairing routes.
-  const preauth = ["auth.login", "agent.pair", "agent.link", "agent.linkPoll", "devices.open", "devices.poll", "devices.logout"];
+  const preauth = [
+    "auth.login",
+    "agent.pair",
+    "agent.link",
+    "agent.linkPoll",
+    "devices.open",
+    "devices.poll",
+    "devices.logout",
+  ];
   return paths.some((p) => preauth.includes(p)) ? PREAUTH_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES;
 }
 

@@ -158,6 +158,20 @@ describe("a visitor's history floor (B-301)", () => {
     expect(early.body.code).toBe(never.body.code);
   });
 
+  it("B-301 B-274 the people's routes of the visited project answer the visitor as a non-member: no way around its floor", async () => {
+    const r = await room("Around the floor", ["hum-alice", "hum-guest"]);
+    await say(r, "before it came");
+    expect((await place("hum-alice", r)).status).toBe(200);
+    const history = await rest("GET", `${P}/conversations/${r}/messages?before=999999`, as("scout"));
+    expect(history).toEqual(await rest("GET", `${P}/conversations/cnv-9999/messages?before=999999`, as("scout")));
+    expect(history.status).toBe(404);
+    const library = await rest("GET", `${P}/library`, as("scout"));
+    expect(library).toEqual(await rest("GET", "/api/projects/maintainer/nothing/library", as("scout")));
+    expect(library.status).toBe(404);
+    // Its own reads, the agent API's, stand.
+    expect((await rest("GET", `${A}/conversations/${await keyOf(r)}/messages?limit=5`, as("scout"))).status).toBe(200);
+  });
+
   it("B-301 shared by its sponsor: the room's earlier history too, and the entry says so", async () => {
     const r = await room("Shared room", ["hum-alice", "hum-guest"]);
     for (let i = 0; i < 2; i++) await say(r, `earlier ${i}`);
@@ -392,11 +406,11 @@ describe("the authorization matrix of the visitor routes (issue 29)", () => {
         expect(recalled, who).toEqual(await call(who, "POST", `${P}/visitors/agt-nobody/recall`));
       // Whoever sent it home, it comes back for the next caller (its sponsor places it again).
     }
-    // maintainer, guest, olive, visitor, alice, bob, agent-a, revoked, none. The visitor is in no chat
-    // it is not placed in (404, hidden = missing) and leaves one by itself (§9.2: anyone leaves).
+    // maintainer, guest, olive, visitor, alice, bob, agent-a, revoked, none. The visitor meets the
+    // visited project's people's routes as a non-member (404, hidden = missing): its reads are the agent API's.
     expect(got).toEqual({
       place: [403, 403, 403, 404, 200, 404, 403, 401, 401],
-      takeOut: [200, 403, 403, 200, 200, 404, 403, 401, 401],
+      takeOut: [200, 403, 403, 404, 200, 404, 403, 401, 401],
       recall: [404, 404, 404, 403, 200, 404, 403, 401, 401],
     });
   });

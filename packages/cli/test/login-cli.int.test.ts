@@ -42,8 +42,9 @@ describe("maity login (DESIGN §4e)", () => {
     // guest approves it for both its Bays (its own and the maintainer's, whose project it is in).
     const guest = await signedIn("guest", "guest-demo");
     const view = await guest.query("devices.view", { code });
-    expect(view.body.result.data).toMatchObject({ label: "cli laptop", status: "pending" });
-    const bays = (view.body.result.data.bays as { id: string }[]).map((b) => b.id);
+    const offered = view.body.result?.data as { label: string; status: string; bays: { id: string }[] };
+    expect(offered).toMatchObject({ label: "cli laptop", status: "pending" });
+    const bays = offered.bays.map((b) => b.id);
     expect((await guest.mutation("devices.approve", { code, bays })).status).toBe(200);
     const done = await login.done;
     expect(done.code, done.stderr).toBe(0);

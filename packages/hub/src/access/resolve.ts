@@ -19,6 +19,22 @@ export async function projectOf(db: RawQueryable, ref: ProjectRef) {
  * member of it — one statement — and not_found for anyone else, exactly like an unknown project
  * (hidden is answered like missing; §9.2 M-146: nothing of a project reaches a non-member).
  */
+/**
+ * A visiting agent (DESIGN §4c) reads the visited project through the agent API only, where its
+ * history floor and wake hold (B-301, B-303); §9's people's routes would show it the whole history,
+ * so they answer it as a non-member. `$3` is the caller, `p` the project.
+ */
+const VISITING = `EXISTS (SELECT 1 FROM agents va JOIN humans vh ON vh.id = va.owner_id
+  WHERE va.id = $3 AND vh.bay_id <> p.bay_id)`;
+async function visitingIn(db: RawQueryable, agentId: string, projectBayId: string): Promise<boolean> {
+  const [row] = await db.$queryRawUnsafe<{ visiting: boolean }[]>(
+    "SELECT EXISTS (SELECT 1 FROM agents a JOIN humans h ON h.id = a.owner_id WHERE a.id = $1 AND h.bay_id <> $2) AS visiting",
+    agentId,
+    projectBayId,
+  );
+  return row?.visiting === true;
+}
+
 export async function memberProject(db: RawQueryable, caller: Caller, ref: ProjectRef) {
   const [row] = await db.$queryRawUnsafe<
     { id: string; bay_id: string; slug: string; name: string; archived_at: Date | string | null }[]
@@ -26,7 +42,7 @@ export async function memberProject(db: RawQueryable, caller: Caller, ref: Proje
     `SELECT p.id, p.bay_id, p.slug, p.name, p.archived_at FROM projects p
        JOIN bays b ON b.id = p.bay_id
        JOIN memberships m ON m.project_id = p.id AND m.member_id = $3 AND m.status = 'active'
-     WHERE b.handle = $1 AND p.slug = $2`,
+     WHERE b.handle = $1 AND p.slug = $2 AND NOT ${VISITING}`,
     ref.owner,
     ref.slug,
     caller.id,
@@ -46,6 +62,7 @@ export async function resolveConversation(
 ): Promise<KeyRow> {
   const project = await projectOf(db, ref);
   if (!project || conversationId.length === 0 || conversationId.length > 100) throw conversationNotFound();
+  if (caller.kind === "agent" && (await visitingIn(db, caller.id, project.bayId))) throw conversationNotFound();
   const [row] = await readKeys(db, caller, {
     projectId: project.id,
     observed: true,
