@@ -116,7 +116,11 @@ function AddOwnAgent(props: Ref & { members: readonly MemberEntry[] }) {
   const queryClient = useQueryClient();
   const { toast } = useToast();
   const agents = useQuery(trpc.agents.mine.queryOptions());
-  const candidates = (agents.data ?? []).filter((a) => !props.members.some((m) => m.member_id === a.id));
+  // DESIGN §4c: only the project's own Bay's agents join here; another Bay's come as visitors, each
+  // brought into a chat by its sponsor ("Bring an agent").
+  const candidates = (agents.data ?? []).filter(
+    (a) => a.bay === owner && !props.members.some((m) => m.member_id === a.id),
+  );
   const [picked, setPicked] = useState("");
   const chosen = candidates.some((a) => a.id === picked) ? picked : (candidates[0]?.id ?? "");
   const add = useMutation(

@@ -123,11 +123,14 @@ describe("members (DESIGN §4c)", () => {
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.error.details.fields[field]).toBe(reason);
     }
-    // An agent of another Bay comes in as a visitor, placed by the person who brings it.
+    // An agent of another Bay comes in as a visitor, placed by the person who brings it: never here,
+    // it is answered exactly like no agent (no agent id of another Bay is confirmed).
     const made = await rest("POST", "/api/agents", { ...as("hum-bob"), body: { handle: "scout" } });
     const foreign = await rest("POST", `${P}/members`, { ...as("hum-maintainer"), body: { member_id: made.body.id } });
     expect(foreign.status).toBe(400);
-    expect(foreign.body.error.details.fields).toEqual({ member_id: "another_bay" });
+    expect(foreign).toEqual(
+      await rest("POST", `${P}/members`, { ...as("hum-maintainer"), body: { member_id: "agt-nobody-here" } }),
+    );
     // A member who is no admin is told so; an outsider meets a missing project.
     const member = await rest("POST", `${P}/members`, { ...as("hum-guest"), body: { handle: "bob" } });
     expect(member.status).toBe(403);

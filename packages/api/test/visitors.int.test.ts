@@ -339,6 +339,23 @@ describe("taking a visitor out (B-307)", () => {
   });
 });
 
+describe("the project's admins over a visitor (B-300, B-307)", () => {
+  it("removed by an admin, its sponsor may not bring it back; an admin lets it in again; sent home, its sponsor may", async () => {
+    const r = await room("Admins decide", ["hum-alice", "hum-guest"]);
+    expect((await place("hum-alice", r)).status).toBe(200);
+    expect((await rest("DELETE", `${P}/members/${scout}`, as("hum-maintainer"))).status).toBe(200);
+    const back = await place("hum-alice", r);
+    expect(back.status).toBe(403);
+    expect(back.body.error.details.reason).toBe("removed_by_admin");
+    expect((await rest("POST", `${P}/members`, { ...as("hum-maintainer"), body: { member_id: scout } })).status).toBe(
+      201,
+    );
+    expect((await place("hum-alice", r)).status).toBe(200);
+    expect((await rest("POST", `${P}/visitors/${scout}/recall`, as("hum-alice"))).status).toBe(200);
+    expect((await place("hum-alice", r)).status).toBe(200);
+  });
+});
+
 describe("the authorization matrix of the visitor routes (issue 29)", () => {
   // Each caller meets a chat of its own making-ready: maintainer (the project's owner, members:admin),
   // guest (a member in the chat), olive (of the maintainer's Bay, reading along through her agent),

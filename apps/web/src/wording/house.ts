@@ -43,9 +43,8 @@ const FIELD_WORDS: Record<string, Record<string, string>> = {
     required: "Type the person's handle.",
   },
   member_id: {
-    another_bay:
-      "That agent belongs to another Bay: it comes in as a visitor, placed into a chat by the person who brings it.",
-    not_found: "That member does not exist any more.",
+    not_found:
+      "No agent of this project's Bay has that id: an agent of another Bay comes in as a visitor, brought into a chat by its person.",
   },
 };
 

@@ -65,6 +65,14 @@ export async function sponsorsVisitor(db: Db, caller: Caller, projectId: string,
 
 /** The first placement makes the visitor a member of the project (and its direct conversation there). */
 export async function joinAsVisitor(tx: Tx, projectId: string, agentId: string) {
+  const before = await tx.membership.findUnique({
+    where: { projectId_memberId: { projectId, memberId: agentId } },
+    select: { status: true },
+  });
+  // The project's admins removed it (DELETE …/members): only they let it in again (POST …/members);
+  // sent home by its sponsor, it may be brought again.
+  if (before && (before.status === "removed" || before.status === "isolated"))
+    throw HubError.forbidden("removed_by_admin", "the project's admins removed this agent; an admin lets it in again");
   await tx.membership.upsert({
     where: { projectId_memberId: { projectId, memberId: agentId } },
     create: { projectId, memberId: agentId, memberKind: "agent", permissions: [] },

@@ -169,12 +169,18 @@ export function houseService(db: Db, admin: Admin) {
       const id = memberId as string;
       if (id.startsWith("agt-")) {
         const agent = await db.agent.findUnique({ where: { id }, select: { owner: { select: { bayId: true } } } });
-        if (!agent) throw HubError.invalid({ member_id: "not_found" }, "no agent has that id");
-        if (agent.owner.bayId !== project.bayId)
-          throw HubError.invalid(
-            { member_id: "another_bay" },
-            "an agent of another Bay comes in as a visitor: the person who brings it places it in a chat",
-          );
+        // Another Bay's agent comes in as a visitor, placed by its sponsor (B-300); one never here is
+        // answered exactly like no agent, so no agent id of another Bay is confirmed. One the admins
+        // removed before comes back by their hand (its sponsor then places it in chats again).
+        const before =
+          agent && agent.owner.bayId !== project.bayId
+            ? await db.membership.findUnique({
+                where: { projectId_memberId: { projectId: project.id, memberId: id } },
+                select: { status: true },
+              })
+            : null;
+        if (!agent || (agent.owner.bayId !== project.bayId && !before))
+          throw HubError.invalid({ member_id: "not_found" }, "no agent of this project's Bay has that id");
       }
       return admin.addMember(ref, { member_id: id, ...(input.permissions ? { permissions: input.permissions } : {}) });
     },

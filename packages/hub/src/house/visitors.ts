@@ -54,6 +54,13 @@ export function visitorService(db: Db, bus: LiveBus) {
         instanceId: null,
       };
       const result = await db.$transaction(async (tx) => {
+        // The membership row first, as a removal and a placement take it (then the append lock): no
+        // deadlock with them, and a placement racing this one waits and then finds it sent home.
+        const [held] = await tx.$queryRawUnsafe<{ id: string }[]>(
+          "SELECT id FROM memberships WHERE id = $1 AND status = 'active' FOR UPDATE",
+          membership.id,
+        );
+        if (!held) throw HubError.notFound("visitor not found");
         const rooms = (await readKeys(tx, visitor, { projectId: project.id, observed: false, lean: true })).filter(
           (r) => r.kind === "group",
         );
@@ -69,7 +76,11 @@ export function visitorService(db: Db, bus: LiveBus) {
           const ended = await endParticipation(tx, room.key, agent.id, "sent_home", caller.id);
           if (ended) messages.push(ended.bus);
         }
-        await tx.membership.update({ where: { id: membership.id }, data: { status: "removed", endedAt: new Date() } });
+        // "sent_home", not an admin's "removed": its sponsor may bring it again (placement.ts).
+        await tx.membership.update({
+          where: { id: membership.id },
+          data: { status: "sent_home", endedAt: new Date() },
+        });
         await closeDirectFor(tx, project.id, agent.id);
         const all = await tx.conversation.findMany({ where: { projectId: project.id }, select: { id: true } });
         await prunePins(

@@ -1,0 +1,156 @@
+"use client";
+import type { AppRouter } from "@maity/api";
+import { Button, Skeleton, useToast } from "@maity/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { Laptop } from "lucide-react";
+import { useEffect, useRef, useState } from "react";
+import { hubErrorOf, useTRPC } from "./trpc";
+import { useNow, WithCode } from "./WithCode";
+import { deviceBays, deviceName, deviceTimes, NO_DEVICES, signedOutWords, signOutQuestion } from "./wording/devices";
+
+type Device = inferRouterOutputs<AppRouter>["devices"]["list"]["items"][number];
+
+/**
+ * Your devices (issue 30, DESIGN §4e): the computers signed in as you with `maity login`, the Bays
+ * each acts in, and Sign out, confirmed in the row. A section of "Your agents" rather than a page of
+ * its own: a device's terminals join as sessions, agents of yours, next to the agents paired on that
+ * page — and the header stays two links wide at a phone's 390 px. /agents#devices opens it.
+ */
+export function YourDevices() {
+  const trpc = useTRPC();
+  const devices = useQuery(trpc.devices.list.queryOptions());
+  const heading = useRef<HTMLHeadingElement>(null);
+  const now = useNow();
+  const loaded = Boolean(devices.data);
+  // Linked to as /agents#devices (the approve page): the section shows once its list came.
+  useEffect(() => {
+    if (loaded && window.location.hash === "#devices") heading.current?.scrollIntoView({ block: "start" });
+  }, [loaded]);
+  const items = devices.data?.items ?? [];
+  return (
+    <section id="devices" aria-labelledby="devices-heading" className="mt-4 flex scroll-mt-4 flex-col gap-3">
+      <div className="flex flex-col gap-1">
+        <h2 id="devices-heading" ref={heading} tabIndex={-1} className="text-base font-semibold outline-none">
+          Your devices
+        </h2>
+        <p className="text-sm text-muted">
+          Computers signed in as you: their coding terminals take part in your Bays' chats under your name.
+        </p>
+      </div>
+      {devices.isLoading ? (
+        <div aria-busy="true">
+          <span className="sr-only">Loading…</span>
+          <Skeleton className="h-16" />
+        </div>
+      ) : devices.isError ? (
+        <p role="alert" className="text-sm text-danger-text">
+          Could not load your devices. Reload to try again.
+        </p>
+      ) : items.length === 0 ? (
+        <p className="rounded-md bg-surface-2 px-3 py-2 text-sm">
+          <WithCode text={NO_DEVICES} />
+        </p>
+      ) : (
+        <ul
+          aria-label="Your devices"
+          className="flex flex-col divide-y divide-line rounded-lg border border-line bg-surface"
+        >
+          {items.map((d) => (
+            <DeviceRow key={d.id} device={d} now={now} onSignedOut={() => heading.current?.focus()} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** One computer: its name, the Bays it acts in, when it signed in and was last used; Sign out, confirmed. */
+function DeviceRow(props: { device: Device; now: Date; onSignedOut: () => void }) {
+  const { device: d } = props;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { toast } = useToast();
+  const [confirming, setConfirming] = useState(false);
+  const signOutButton = useRef<HTMLButtonElement>(null);
+  const name = deviceName(d.label);
+  const revoke = useMutation(
+    trpc.devices.revoke.mutationOptions({
+      onSuccess: () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.devices.list.queryKey() });
+        toast({ title: signedOutWords(d.label), description: "Its terminals stopped acting as you." });
+        // The row goes away: the focus goes to the section, not the page's top.
+        props.onSignedOut();
+      },
+    }),
+  );
+  // Keep (or Escape) gives the focus back to Sign out, so a keyboard user stays in the row.
+  const cancel = () => {
+    setConfirming(false);
+    revoke.reset();
+    signOutButton.current?.focus();
+  };
+  const error = revoke.error
+    ? hubErrorOf(revoke.error)?.code === "not_found"
+      ? "This computer is signed out already. Reload to see your devices."
+      : (hubErrorOf(revoke.error)?.message ?? "The hub did not answer. Try again.")
+    : null;
+  return (
+    <li className="flex flex-col gap-2 px-3 py-2.5">
+      <div className="flex items-center gap-3">
+        <Laptop aria-hidden className="size-5 shrink-0 text-muted" />
+        <div className="flex min-w-0 flex-1 flex-col gap-0.5">
+          <span className="font-medium break-words">{name}</span>
+          <span className="text-sm break-words">{deviceBays(d.bays)}</span>
+          <span className="text-xs text-muted" title={new Date(d.created_at).toLocaleString()}>
+            {deviceTimes(d, props.now)}
+          </span>
+        </div>
+        <Button
+          ref={signOutButton}
+          variant="ghost"
+          size="sm"
+          aria-expanded={confirming}
+          aria-label={`Sign out ${name}`}
+          onClick={() => (confirming ? cancel() : setConfirming(true))}
+        >
+          Sign out
+        </Button>
+      </div>
+      {confirming ? (
+        <fieldset
+          className="flex flex-col gap-2 rounded-md bg-surface-2 p-3"
+          onKeyDown={(e) => {
+            if (e.key === "Escape") cancel();
+          }}
+        >
+          <legend className="sr-only">Confirm signing out {name}</legend>
+          <p className="text-sm">
+            <WithCode text={signOutQuestion(d.label)} />
+          </p>
+          {error ? (
+            <p role="alert" className="text-sm text-danger-text">
+              {error}
+            </p>
+          ) : null}
+          <div className="flex flex-wrap gap-2">
+            <Button
+              variant="danger"
+              size="sm"
+              // Never disabled: a button disabling itself under the focus drops it out of the row (Escape too).
+              aria-disabled={revoke.isPending}
+              onClick={() => {
+                if (!revoke.isPending) revoke.mutate({ device_id: d.id });
+              }}
+            >
+              Yes, sign out
+            </Button>
+            <Button size="sm" onClick={cancel}>
+              Keep
+            </Button>
+          </div>
+        </fieldset>
+      ) : null}
+    </li>
+  );
+}
