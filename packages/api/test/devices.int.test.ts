@@ -101,6 +101,31 @@ describe("a device login (DESIGN §4e)", () => {
     });
     expect(approve.status).toBe(409);
     expect(approve.body.error.details.reason).toBe("expired");
+
+    // Approved but never collected in time: the secret opens nothing later.
+    const idle = await open();
+    await rest("POST", `/api/device/${idle.code}/approve`, {
+      ...as("hum-maintainer"),
+      body: { bays: ["bay-maintainer"] },
+    });
+    await hub.db.deviceLogin.update({ where: { id: idle.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await poll(idle.id, idle.secret)).body).toEqual({ status: "expired" });
+  });
+
+  it("a request someone else decided is missing to anyone else, whatever they try", async () => {
+    const login = await open();
+    await rest("POST", `/api/device/${login.code}/deny`, { ...as("hum-maintainer"), body: {} });
+    const missing = await rest("POST", "/api/device/ZZZZ-ZZZZ-ZZZZ/approve", {
+      ...as("hum-guest"),
+      body: { bays: ["bay-guest"] },
+    });
+    expect(missing.status).toBe(404);
+    expect(
+      await rest("POST", `/api/device/${login.code}/approve`, { ...as("hum-guest"), body: { bays: ["bay-guest"] } }),
+    ).toEqual(missing);
+    expect(await rest("POST", `/api/device/${login.code}/deny`, { ...as("hum-guest"), body: {} })).toEqual(
+      await rest("POST", "/api/device/ZZZZ-ZZZZ-ZZZZ/deny", { ...as("hum-guest"), body: {} }),
+    );
   });
 
   it("people only decide: an agent token 403 humans_only, no credential 401; the code is read case-insensitively", async () => {

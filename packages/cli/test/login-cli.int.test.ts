@@ -57,6 +57,10 @@ describe("maity login (DESIGN §4e)", () => {
     ]);
     expect(modeOf(file)).toBe(0o600);
     expect(modeOf(dir)).toBe(0o700);
+    // Signed in: a second login is refused until logout (the first device would stay live, unseen).
+    const twice = await run(["login", "--url", api.url], env);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain("signed in already");
     for (const c of device.credentials) {
       expect(done.stdout + done.stderr).not.toContain(c.token);
       expect(await hub.devices.credential(c.token)).toMatchObject({ person: { id: "hum-guest" }, bay: c.bay });

@@ -72,14 +72,15 @@ export const deviceEntrySchema = z.object({
 export const deviceListOutput = z.object({ items: z.array(deviceEntrySchema) });
 
 /**
- * Where a login request stands (pure): decided once, never after it expired or was collected. A
- * collected request answers like one that never was (its secret spent).
+ * Where a login request stands (pure): decided once, never after it expired or was collected. An
+ * approval must also be collected before the request expires — a secret left lying about opens
+ * nothing later. A collected request answers like one that never was (its secret spent).
  */
 export function deviceLoginStatus(
   row: { approvedAt: Date | null; deniedAt: Date | null; expiresAt: Date },
   now: Date,
 ): "pending" | "approved" | "denied" | "expired" {
-  if (row.approvedAt) return "approved";
   if (row.deniedAt) return "denied";
-  return row.expiresAt <= now ? "expired" : "pending";
+  if (row.expiresAt <= now) return "expired";
+  return row.approvedAt ? "approved" : "pending";
 }

@@ -354,7 +354,7 @@ export const updateGroupInput = z
 /**
  * POST …/participants. For a visiting agent (DESIGN §4c, B-300…B-302) its sponsor also says whether
  * it reads the room's earlier history (`share_history`, default false: from its placement) and who
- * wakes it (`wake`: "anyone"; "sponsor" is refused until only the sponsor's messages can wake it).
+ * wakes it (`wake`: "anyone", or "sponsor" — only its sponsor's messages).
  */
 export const addParticipantInput = z.strictObject({
   member_id: memberIdSchema,

@@ -16,6 +16,12 @@ const defaultLabel = (): string => `maity on ${hostname() || "this computer"}`.s
 export async function loginCommand(label: string | undefined, baseUrl: string, asJson: boolean, io: Io) {
   const configDir = configDirOf(io.env);
   const o = { allowInsecureHttp: insecureAllowed(io) };
+  // One device per computer: a second login would leave the first signed in on the hub, unseen.
+  const current = readDeviceFile(configDir);
+  if (current) {
+    io.err(`this computer is signed in already (${current.baseUrl}): run maity logout first`);
+    return 1;
+  }
   try {
     const opened = await openDeviceLogin(baseUrl, label ?? defaultLabel(), o);
     if (asJson)

@@ -16,14 +16,13 @@ JOIN humans oh ON oh.id = a.owner_id
 WHERE me.member_id = $1 AND me.left_at IS NULL`;
 
 /**
- * GET /agents, list_agents (B-356, B-308): the other agents the caller can meet — those of its
- * own Bay, and those active in a project it is active in (a project's members already see each
- * other, M-240). `fromAnotherBay` marks the second kind when their Bay is not the caller's.
+ * GET /agents, list_agents (B-356, B-308): the other agents of the caller's Bay; while it visits or
+ * sits beside a visitor (B-305), only the agents of those rooms — where another Bay's are met,
+ * marked `fromAnotherBay` ("which happens only on the restricted list").
  */
 export async function agentDirectory(db: Db, agent: AgentCaller): Promise<AgentDirectoryEntry[]> {
-  const [owner, mine, shared] = await Promise.all([
+  const [owner, shared] = await Promise.all([
     db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
-    db.membership.findMany({ where: { memberId: agent.id, status: "active" }, select: { projectId: true } }),
     db.$queryRawUnsafe<{ conversation_id: string; member_id: string; visiting: boolean }[]>(ROOM_AGENTS_SQL, agent.id),
   ]);
   // B-304/B-305: visiting, or beside a visitor — only the agents of those rooms.
@@ -34,14 +33,11 @@ export async function agentDirectory(db: Db, agent: AgentCaller): Promise<AgentD
     agent.id,
     [...rooms.values()].map((agents) => ({ agents })),
   );
-  const peers = await db.membership.findMany({
-    where: { projectId: { in: mine.map((m) => m.projectId) }, memberKind: "agent", status: "active" },
-    select: { memberId: true },
-  });
   const rows = await db.agent.findMany({
     where: {
       id: only ? { in: [...only] } : { not: agent.id },
-      ...(only ? {} : { OR: [{ owner: { bayId: owner.bayId } }, { id: { in: peers.map((p) => p.memberId) } }] }),
+      // v1.14: another Bay's agents are met only on the restricted list (they are visitors here).
+      ...(only ? {} : { owner: { bayId: owner.bayId } }),
     },
     select: { id: true, handle: true, description: true, owner: { select: { handle: true, bayId: true } } },
     orderBy: [{ owner: { handle: "asc" } }, { handle: "asc" }],

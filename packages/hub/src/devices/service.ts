@@ -56,6 +56,13 @@ export function deviceService(db: Db) {
     return row;
   }
 
+  /** The request as `person` may reach it: decided by someone else, it is not theirs (hidden = missing). */
+  async function reachable(person: HumanCaller, approveCode: string) {
+    const row = await byCode(approveCode);
+    if (row.humanId !== null && row.humanId !== person.id) throw HubError.notFound("login request not found");
+    return row;
+  }
+
   return {
     /** POST /api/device-api/login (no token): a request the person approves at `approveUrl`. */
     async open(data: z.output<typeof deviceLoginInput>, baseUrl: string): Promise<DeviceLoginOpened> {
@@ -86,9 +93,7 @@ export function deviceService(db: Db) {
 
     /** GET /api/device/{code}: the label, the code and the person's Bays, before deciding. */
     async view(person: HumanCaller, approveCode: string) {
-      const row = await byCode(approveCode);
-      // Decided by someone else: not theirs to see (hidden = missing).
-      if (row.humanId !== null && row.humanId !== person.id) throw HubError.notFound("login request not found");
+      const row = await reachable(person, approveCode);
       return {
         code: approveCode.toUpperCase(),
         label: row.label,
@@ -101,7 +106,7 @@ export function deviceService(db: Db) {
 
     /** POST /api/device/{code}/approve {bays}: once, while open, for Bays the person belongs to. */
     async approve(person: HumanCaller, approveCode: string, bays: string[]) {
-      const row = await byCode(approveCode);
+      const row = await reachable(person, approveCode);
       const mine = new Set((await baysOf(person.id)).map((b) => b.id));
       const foreign = bays.filter((b) => !mine.has(b));
       if (foreign.length) throw HubError.invalid({ bays: "not_yours" }, "one of these Bays is not one of yours");
@@ -118,7 +123,7 @@ export function deviceService(db: Db) {
 
     /** POST /api/device/{code}/deny: the computer's next poll says denied. */
     async deny(person: HumanCaller, approveCode: string) {
-      const row = await byCode(approveCode);
+      const row = await reachable(person, approveCode);
       const done = await db.deviceLogin.updateMany({
         where: { id: row.id, approvedAt: null, deniedAt: null, expiresAt: { gt: new Date() } },
         data: { deniedAt: new Date(), humanId: person.id },

@@ -69,6 +69,7 @@ export function visitorService(db: Db, bus: LiveBus) {
           const line = await writeQuietLine(executorOf(tx), room, {
             type: "visitor.sent_home",
             actor: agent.id,
+            // Each recall is news: a fresh subject, so the quiet-line dedupe never swallows a second one.
             subject: `${project.id}:${Date.now()}`,
             body: `${name} was sent home`,
           });
