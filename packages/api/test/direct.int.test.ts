@@ -218,13 +218,9 @@ function humanEntry(memberId: string, handle: string) {
     meat_proxy_chat: null,
   };
 }
-/** An agent's entry; ben's agents in olga's project are visitors he sponsors (DESIGN §4c). */
+/** An agent's entry (the file's people share olga's Bay: no agent here is a visitor, DESIGN §4c). */
 function agentEntry(memberId: string, handle: string, owner: string) {
-  const visiting =
-    owner === "olga"
-      ? null
-      : { home_bay: owner, sponsor: { id: `hum-${owner}`, name: "Ben" }, history: "from_placement", wake: "anyone" };
-  return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}`, context: null, visiting };
+  return { member_id: memberId, kind: "agent", handle, name: `${owner}/${handle}`, context: null, visiting: null };
 }
 
 /** Every conversation route of §9 on one conversation id (the message seq for the redaction). */
@@ -287,6 +283,8 @@ beforeAll(async () => {
       handle: h,
       name: h[0]?.toUpperCase() + h.slice(1),
       password: `${h}-password-1`,
+      // One Bay for all (DESIGN §4c): §9.1 among a team's own agents, none of them a visitor.
+      ...(h === "olga" ? {} : { bay: "olga" }),
     });
   for (const [owner, handle] of [
     ["olga", "agent-a"],
