@@ -245,6 +245,24 @@ describe('wake "sponsor" (B-302, B-303)', () => {
   });
 });
 
+describe("contact_agent and a sponsor-only visitor (B-302)", () => {
+  it("another agent's contact_agent is refused by name and writes nothing; the room's messages stay readable", async () => {
+    const r = await room("Contact refused", ["hum-alice", "agt-a"]);
+    expect((await place("hum-alice", r, { wake: "sponsor" })).status).toBe(200);
+    const key = await keyOf(r);
+    T["agt-a"] ??= (await rest("POST", "/api/admin/tokens", { token: ADMIN, body: { member_id: "agt-a" } })).body.token;
+    const before = await hub.db.event.count({ where: { conversationId: key } });
+    const contact = await rest("POST", `${A}/agents/${scout}/contact`, {
+      ...as("agt-a"),
+      body: { conversationId: key, content: "please look at this" },
+    });
+    expect(contact.status).toBe(403);
+    expect(contact.body.code).toBe("FORBIDDEN");
+    expect(contact.body.error).toContain("woken only by the person who brought it");
+    expect(await hub.db.event.count({ where: { conversationId: key } })).toBe(before);
+  });
+});
+
 describe("the restricted profile (B-304, B-305, B-308)", () => {
   it("B-306 a visitor's own Bay's rooms stay readable to it while it visits", async () => {
     const home = await rest("POST", "/api/projects", { ...as("hum-alice"), body: { slug: "home", name: "Home" } });

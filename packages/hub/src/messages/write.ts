@@ -175,6 +175,12 @@ export function messageWrites(
         agentRoundsBefore,
       });
       const woken = data.wakes === undefined ? null : wake.agents.find((v) => v.agentId === data.wakes);
+      // B-302: contact_agent cannot wake a visitor that only its sponsor wakes: said, nothing written.
+      if (woken && !woken.shouldRespond && woken.reason === "not_sponsor")
+        throw HubError.forbidden(
+          "not_sponsor",
+          "this agent is a visitor woken only by the person who brought it: ask that person, or write in the room",
+        );
       if (woken && !woken.shouldRespond && woken.reason === "round_cap")
         throw new HubError(
           "conflict",
