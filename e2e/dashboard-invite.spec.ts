@@ -1,7 +1,6 @@
-import { copyFileSync, mkdirSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
-import { type Browser, expect, type Locator, type Page, test } from "@playwright/test";
+import { type Browser, expect, type Page, test } from "@playwright/test";
 import { login } from "./helpers";
+import { noSeriousAxe, shot, toast } from "./shots";
 
 // Invite links in the dashboard (issue 29, DESIGN §4c): the demo's maintainer makes one on
 // maintainer/maity's People page and copies it (shown once); a person with no account opens it in a
@@ -13,33 +12,8 @@ import { login } from "./helpers";
 
 test.describe.configure({ timeout: 120_000 });
 
-async function shot(page: Page, name: string, part?: Locator) {
-  // The toasts said their piece (the test saw them); the screenshot shows the page under them.
-  const open = page.locator('li[data-toast][data-state="open"]');
-  while ((await open.count()) > 0) await open.first().getByRole("button", { name: "Dismiss" }).click();
-  await expect(page.locator("li[data-toast]")).toHaveCount(0);
-  const wide = (page.viewportSize()?.width ?? 0) >= 1024;
-  const file = `${wide ? "desktop-light" : "phone-dark"}-${name}`;
-  const path = `e2e/artifacts/screens/${file}.png`;
-  if (part) await part.screenshot({ path });
-  else await page.screenshot({ path, fullPage: true });
-  mkdirSync("docs/screens", { recursive: true });
-  copyFileSync(path, `docs/screens/${file}.png`);
-}
-
-async function noSeriousAxe(page: Page, where: string) {
-  const result = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    .analyze();
-  const bad = result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.map((n) => n.target.join(" ")).join("\n  ")}`);
-  expect(bad, `${where}: serious or critical axe violations`).toEqual([]);
-}
-
 /** A short name no other run of this hub used. */
 const fresh = (prefix: string) => `${prefix}${Date.now().toString(36).slice(-5)}${Math.floor(Math.random() * 100)}`;
-const toast = (page: Page, text: string | RegExp) => page.locator("li[data-toast]").filter({ hasText: text });
 
 /** A browser nobody signed in to, of the same size and theme as the test's. */
 async function stranger(browser: Browser, page: Page, baseURL: string | undefined) {
