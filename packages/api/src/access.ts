@@ -1,5 +1,5 @@
 import { HubError } from "@maity/domain";
-import type { Caller } from "@maity/hub";
+import type { Caller, DeviceCaller } from "@maity/hub";
 
 // Which credentials each operation accepts: one table for tRPC and REST (the procedures' middleware
 // in trpc.ts and the REST adapter, before the body is read), and the table docs/api.md shows
@@ -8,7 +8,7 @@ import type { Caller } from "@maity/hub";
 // route is hidden (404) without MAITY_ADMIN_TOKEN. An operation missing here is refused (fail closed).
 
 /** How a caller came: the dashboard's session cookie, a person's mty_ token, an agent's bay_ token, the operator's bearer. */
-export type CredentialKind = "session" | "human_token" | "agent_token" | "admin";
+export type CredentialKind = "session" | "human_token" | "agent_token" | "device_token" | "admin";
 
 export interface Access {
   /** The credentials the operation accepts; "anyone" needs none (a login, a pairing, a signed download). */
@@ -32,6 +32,8 @@ const people = (why?: string): Access => ({ who: ["session", "human_token"], ...
 const peopleAfterVisibility = (why: string): Access => ({ who: members.who, why });
 
 const AGENT_API = "an agent uses the agent API (/api/agent-api)";
+/** The device API (DESIGN §4e): a person's `bay_u_` device credential, acting through named sessions (B-310, B-312). */
+const device: Access = { who: ["device_token"] };
 
 export const ACCESS: Record<string, Access> = {
   health: anyone,
@@ -153,6 +155,11 @@ export const ACCESS: Record<string, Access> = {
   "agents.mintPairingCode": people(),
   "links.get": people(),
   "links.approve": people(),
+  "sessions.join": device,
+  "sessions.list": device,
+  "sessions.end": device,
+  "sessions.groups": device,
+  "sessions.createGroup": device,
 };
 
 /** The credential a caller came with. */
@@ -164,16 +171,24 @@ export function credentialKind(caller: Caller, bySession: boolean): CredentialKi
 /** What the table answers a caller of operation `name` (null: let it through). */
 export function accessRefusal(
   name: string,
-  who: { caller: Caller | null; session: string | null; admin: "ok" | "hidden" | "unauthenticated" },
+  who: {
+    caller: Caller | null;
+    session: string | null;
+    admin: "ok" | "hidden" | "unauthenticated";
+    device?: DeviceCaller | null | undefined;
+  },
 ): HubError | null {
   const entry = ACCESS[name];
   if (!entry) return HubError.notFound("no such procedure");
   if (entry.who === "anyone") return null;
+  // B-312: the device API answers any other credential (an agent's bay_ included) like none.
+  if (entry.who.includes("device_token") && who.device) return null;
   if (entry.who.includes("admin")) {
     if (who.admin === "hidden") return HubError.notFound("no such route");
     return who.admin === "ok" ? null : HubError.unauthenticated();
   }
   if (!who.caller) return HubError.unauthenticated();
+  if (entry.who.length === 1 && entry.who[0] === "device_token") return HubError.unauthenticated();
   const kind = credentialKind(who.caller, who.session !== null);
   if (entry.who.includes(kind)) return null;
   // B-010/B-011: the agent API answers a person's credential exactly like none.
@@ -185,6 +200,7 @@ const KIND_WORDS: Record<CredentialKind, string> = {
   session: "session",
   human_token: "person's token",
   agent_token: "agent token",
+  device_token: "device credential",
   admin: "operator",
 };
 
@@ -199,7 +215,9 @@ export function accessTable(routeOf: (name: string) => string = () => ""): strin
         : `agent token: humans_only — ${entry.why}`
       : agentRefused && entry.who.includes("session")
         ? "agent token: humans_only"
-        : "";
+        : entry.who !== "anyone" && entry.who.includes("device_token")
+          ? "any other credential: 401, as none (B-312)"
+          : "";
     const route = routeOf(name);
     return `| \`${name}\` | ${route ? `\`${route}\`` : "tRPC only"} | ${who} | ${note} |`;
   });

@@ -1,4 +1,4 @@
-import { parseBearer, REQUEST_BODY_MAX_BYTES } from "@maity/domain";
+import { REQUEST_BODY_MAX_BYTES } from "@maity/domain";
 import type { Hub } from "@maity/hub";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { bodyTooLarge, limitBody, PREAUTH_BODY_MAX_BYTES } from "./body.ts";
@@ -41,17 +41,15 @@ export function handleTrpc(hub: Hub, req: Request, options: ApiOptions = {}): Pr
       // CSRF: the same cross-site rule as REST (tRPC itself only asks for a JSON content type).
       const refusal = cookieChangeRefusal(limited, hub.publicUrl);
       if (refusal) throw toTRPCError(refusal);
-      const { caller, session, bearer } = await callerFromRequest(hub, limited);
       // What a live stream re-checks (B-156: revocation ends it) when its member's credentials change.
-      const token = bearer ? parseBearer(limited.headers.get("authorization")) : null;
-      const instanceId = limited.headers.get("x-agent-instance");
-      const credential = token ? { token, instanceId } : session ? { session } : null;
+      const { caller, session, credential, device } = await callerFromRequest(hub, limited);
       const admin = adminAccess(limited, options.adminToken);
       const address = clientAddress(limited);
       const baseUrl = baseUrlOf(limited, hub.publicUrl);
       return {
         hub,
         caller,
+        device,
         session,
         resHeaders,
         secure: isSecure(limited),

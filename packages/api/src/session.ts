@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Hub } from "@maity/hub";
+import type { Caller, Credential, DeviceCaller, Hub } from "@maity/hub";
 import { SESSION_TTL_MS } from "@maity/hub";
-import { parseBearer } from "@maity/domain";
+import { DEVICE_TOKEN_PREFIX, parseBearer } from "@maity/domain";
 
 export const SESSION_COOKIE = "maity_session";
 
@@ -42,18 +42,54 @@ export function isSecure(req: Request): boolean {
   return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
 }
 
-/** Bearer first (REST, agents, scripts), then the session cookie (the dashboard). */
-export async function callerFromRequest(hub: Hub, req: Request) {
+/** The header a device credential names its terminal session with (DESIGN §4e, B-310). */
+export const SESSION_HEADER = "x-maity-session";
+
+/** Who is calling, by which credential (what a held read re-checks), and a device credential's person. */
+export interface RequestCaller {
+  caller: Caller | null;
+  /** The session cookie's value when the caller came by cookie. */
+  session: string | null;
+  bearer: boolean;
+  credential: Credential | null;
+  /** A `bay_u_` device credential without a session named: the person, for the device API (DESIGN §4e). */
+  device: DeviceCaller | null;
+}
+
+/**
+ * Bearer first (REST, agents, scripts), then the session cookie (the dashboard). A device
+ * credential (`bay_u_`) is a person who acts only as a named session (B-310): with `X-Maity-Session`
+ * it is that session's agent identity (the agent API); without, the device API's person.
+ */
+export async function callerFromRequest(hub: Hub, req: Request): Promise<RequestCaller> {
   const bearer = parseBearer(req.headers.get("authorization"));
   if (req.headers.get("authorization")) {
+    if (bearer?.startsWith(DEVICE_TOKEN_PREFIX)) {
+      const as = req.headers.get(SESSION_HEADER)?.trim().toLowerCase();
+      if (as) {
+        const caller = await hub.auth.asSession(bearer, as);
+        return { caller, session: null, bearer: true, credential: { device: bearer, as }, device: null };
+      }
+      const device = await hub.auth.fromDevice(bearer);
+      return { caller: null, session: null, bearer: true, credential: { device: bearer, as: "" }, device };
+    }
+    const instanceId = req.headers.get("x-agent-instance");
     return {
-      caller: await hub.auth.fromToken(bearer, req.headers.get("x-agent-instance")),
+      caller: await hub.auth.fromToken(bearer, instanceId),
       session: null,
       bearer: true,
+      credential: bearer ? { token: bearer, instanceId } : null,
+      device: null,
     };
   }
   const session = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
-  return { caller: await hub.auth.fromSession(session), session, bearer: false };
+  return {
+    caller: await hub.auth.fromSession(session),
+    session,
+    bearer: false,
+    credential: session ? { session } : null,
+    device: null,
+  };
 }
 
 /** The operator's bearer: "hidden" when MAITY_ADMIN_TOKEN is unset (the admin routes then do not exist). */

@@ -1,5 +1,5 @@
 import { type AgentOperation, HubError, hubErrorStatus, isHubError, refusalOf, wireDetails } from "@maity/domain";
-import type { AgentCaller, Caller, Credential, Hub, HumanCaller } from "@maity/hub";
+import type { AgentCaller, Caller, Credential, DeviceCaller, Hub, HumanCaller } from "@maity/hub";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { accessRefusal } from "./access.ts";
 import { ZodError } from "zod";
@@ -8,6 +8,8 @@ import { ZodError } from "zod";
 export interface Context {
   hub: Hub;
   caller: Caller | null;
+  /** A device credential's person (DESIGN §4e), on the device API's routes; null otherwise. */
+  device?: DeviceCaller | null;
   /** The session cookie's value when the caller came by cookie (logout needs it). */
   session: string | null;
   /** Response headers (Set-Cookie on login/logout). */

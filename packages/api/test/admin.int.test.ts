@@ -204,6 +204,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_invites$/),
             expect.stringMatching(/_visitor_placement$/),
             expect.stringMatching(/_devices$/),
+            expect.stringMatching(/_sessions$/),
           ],
           pending: [],
         },

@@ -67,7 +67,7 @@ describe("a device login (DESIGN §4e)", () => {
       expect(c.token).toMatch(/^bay_u_[A-Za-z0-9_-]{43}$/);
       expect(c.baseUrl).toBe("http://127.0.0.1:3000");
       // Each opens exactly its Bay (B-324), as guest, through this device.
-      expect(await hub.devices.credential(c.token)).toMatchObject({ person: { id: "hum-guest" }, bay: c.bay });
+      expect(await hub.auth.fromDevice(c.token, true)).toMatchObject({ id: "hum-guest", bay: c.bay });
     }
     // Collected once: the secret is spent, the request answers like none.
     const spent = await poll(login.id, login.secret);
@@ -151,7 +151,7 @@ describe("devices (DESIGN §4e)", () => {
       bays: [{ id: "bay-maintainer", name: "maintainer" }],
       last_used_at: null,
     });
-    expect(await hub.devices.credential(credential.token)).not.toBeNull();
+    expect(await hub.auth.fromDevice(credential.token, true)).not.toBeNull();
     expect((await rest("GET", "/api/me/devices", as("hum-maintainer"))).body.items[0].last_used_at).not.toBeNull();
     // guest's list does not hold it, and guest cannot revoke it.
     expect(
@@ -164,7 +164,7 @@ describe("devices (DESIGN §4e)", () => {
       status: 200,
       body: { id: device.id, revoked: true },
     });
-    expect(await hub.devices.credential(credential.token)).toBeNull();
+    expect(await hub.auth.fromDevice(credential.token, true)).toBeNull();
     expect(
       (await rest("GET", "/api/me/devices", as("hum-maintainer"))).body.items.map((d: { id: string }) => d.id),
     ).not.toContain(device.id);

@@ -127,8 +127,14 @@ for (const [path, methods] of Object.entries(doc.paths)) {
     const fields = Object.keys(op.requestBody?.content["application/json"]?.schema.properties ?? {});
     const query = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
     targets.push({
-      // The signed download answers in the agent protocol's style too (B-185).
-      family: path.startsWith("/api/agent-api") || path.startsWith("/api/files/") ? "agent" : "rest",
+      // The signed download answers in the agent protocol's style too (B-185), and the device API's
+      // session routes (DESIGN §4e), which the MCP session tools are.
+      family:
+        path.startsWith("/api/agent-api") ||
+        path.startsWith("/api/files/") ||
+        /^\/api\/device-api\/(sessions|groups|approvals|listen)/.test(path)
+          ? "agent"
+          : "rest",
       method: method.toUpperCase(),
       path,
       fields,

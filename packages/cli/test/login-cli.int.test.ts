@@ -63,14 +63,14 @@ describe("maity login (DESIGN §4e)", () => {
     expect(twice.stderr).toContain("signed in already");
     for (const c of device.credentials) {
       expect(done.stdout + done.stderr).not.toContain(c.token);
-      expect(await hub.devices.credential(c.token)).toMatchObject({ person: { id: "hum-guest" }, bay: c.bay });
+      expect(await hub.auth.fromDevice(c.token, true)).toMatchObject({ id: "hum-guest", bay: c.bay });
     }
     expect(done.stdout).toMatch(/^signed in to (guest, maintainer|maintainer, guest) on /m);
 
     const out = await run(["logout"], env);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toContain("signed out of");
-    for (const c of device.credentials) expect(await hub.devices.credential(c.token)).toBeNull();
+    for (const c of device.credentials) expect(await hub.auth.fromDevice(c.token, true)).toBeNull();
     expect(() => statSync(file)).toThrow();
     const again = await run(["logout"], env);
     expect(again.code).toBe(1);

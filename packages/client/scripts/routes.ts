@@ -15,8 +15,9 @@ function schemaName(schema: unknown, route: string): string {
 }
 
 export function renderRoutes(): string {
-  // The agent API's operations are the agent client's (src/agent.ts), typed by their own table.
-  const routes = restRoutes().filter((r) => r.style === "maity");
+  // The agent API's operations are the agent client's (src/agent.ts), typed by their own table; the
+  // device API's session routes (agent-style refusals) are the device client's (src/device.ts).
+  const routes = restRoutes().filter((r) => r.style === "maity" || r.name.startsWith("sessions."));
   const reshaped: [string, string][] = [];
   const lines: string[] = [];
   for (const { name, meta } of routes) {

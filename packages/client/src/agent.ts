@@ -98,6 +98,7 @@ export async function uploadFile(
   const path = `${agentOperations.upload.path}${o.original ? "?original=1" : ""}`;
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.session) headers["x-maity-session"] = options.session;
   if (options.instanceId) headers["x-agent-instance"] = options.instanceId;
   const doFetch = options.fetch ?? globalThis.fetch;
   const res = await doFetch(`${options.baseUrl.replace(/\/+$/, "")}${path}`, {

@@ -79,6 +79,11 @@ export interface AgentClientOptions {
   token?: string;
   /** This running copy's instance id (`X-Agent-Instance`), when the agent runs several. */
   instanceId?: string;
+  /**
+   * A device credential's (`bay_u_`) terminal session to act as (`X-Maity-Session`, DESIGN §4e):
+   * `token` is then the device credential, and every call is that session's.
+   */
+  session?: string;
   fetch?: typeof fetch;
   /** Allow plain http to a hub on another machine (B-161); only for a network you trust. */
   allowInsecureHttp?: boolean;
@@ -101,6 +106,7 @@ export async function callAgentOperation<K extends AgentOperationName>(
   const headers: Record<string, string> = { accept: "application/json", ...request.headers };
   if (op.access === "agent" && options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.instanceId) headers["x-agent-instance"] = options.instanceId;
+  if (options.session) headers["x-maity-session"] = options.session;
   const doFetch = options.fetch ?? globalThis.fetch;
   const res = await doFetch(`${options.baseUrl.replace(/\/+$/, "")}${request.path}`, {
     method: request.method,

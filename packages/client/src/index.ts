@@ -1,9 +1,9 @@
 import type { AppRouter } from "@maity/api";
 import { agentRequestOf, isHubError } from "@maity/domain";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
-import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { assertSecureTransport } from "./call.ts";
-import { type ReshapedRestBodies, restRouteTable } from "./routes.gen.ts";
+import { restRouteTable } from "./routes.gen.ts";
+import type { RestInput, RestOutput, RestRouteName } from "./restTypes.ts";
 
 // The Maity (human and operator) side of the SDK: one `call(name, input)` over the REST routes, whose
 // paths come from the router itself (routes.gen.ts, generated from restRoutes()) and whose input and
@@ -29,22 +29,8 @@ export interface RestClientOptions {
   fetch?: typeof fetch;
 }
 
-/** `"messages.post"` → the router's `messages.post` entry of T. */
-type At<T, K extends string> = K extends `${infer Head}.${infer Tail}`
-  ? Head extends keyof T
-    ? At<T[Head], Tail>
-    : never
-  : K extends keyof T
-    ? T[K]
-    : never;
 export { restRouteTable };
-export type RestRouteName = keyof typeof restRouteTable;
-/** What a route takes: path segments, query or body fields and header fields, as one object. */
-export type RestInput<K extends RestRouteName> = At<inferRouterInputs<AppRouter>, K>;
-/** What a route answers: the procedure's output, or the reshaped REST body (`meta.rest.respond`). */
-export type RestOutput<K extends RestRouteName> = K extends keyof ReshapedRestBodies
-  ? ReshapedRestBodies[K]
-  : At<inferRouterOutputs<AppRouter>, K>;
+export type { RestInput, RestOutput, RestRouteName } from "./restTypes.ts";
 export interface RestCallOptions {
   signal?: AbortSignal;
 }
@@ -120,4 +106,5 @@ export function createTrpcClient(baseUrl: string, headers: Record<string, string
   return createTRPCClient<AppRouter>({ links: [httpBatchLink({ url, headers })] });
 }
 export * from "./agent.ts";
+export { connectDevice, type DeviceClient } from "./device.ts";
 export type { EventsOptions } from "./events.ts";

@@ -233,6 +233,36 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "sessions.join": {
+    method: "POST",
+    path: "/api/device-api/sessions",
+    status: 200,
+    headers: {},
+  },
+  "sessions.list": {
+    method: "GET",
+    path: "/api/device-api/sessions",
+    status: 200,
+    headers: {},
+  },
+  "sessions.end": {
+    method: "DELETE",
+    path: "/api/device-api/sessions/{session}",
+    status: 200,
+    headers: {},
+  },
+  "sessions.groups": {
+    method: "GET",
+    path: "/api/device-api/groups",
+    status: 200,
+    headers: {},
+  },
+  "sessions.createGroup": {
+    method: "POST",
+    path: "/api/device-api/groups",
+    status: 201,
+    headers: {},
+  },
   "notes.list": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/notes",

@@ -62,6 +62,15 @@ export const AGENT_ERROR_CODES = [
   "NOTE_VERSION_CONFLICT",
   "TOOL_RATE_LIMITED",
   "INVALID_CONTEXT_REPORT",
+  // Terminal sessions (DESIGN §4e, B-310…B-331) and fresh starts (B-291).
+  "SESSION_NOT_FOUND",
+  "SESSION_NAME_TAKEN",
+  "GROUP_NOT_FOUND",
+  "GROUP_AMBIGUOUS",
+  "GROUP_TITLE_IS_ID",
+  "GUEST_RESTRICTED_TOOL",
+  "APPROVAL_NOT_FOUND",
+  "HANDOFF_NOTE_INVALID",
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 

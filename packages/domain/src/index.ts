@@ -31,3 +31,4 @@ export * from "./summary.ts";
 export * from "./house.ts";
 export * from "./invites.ts";
 export * from "./devices.ts";
+export * from "./sessions.ts";

@@ -3,6 +3,7 @@ import { openDatabase, type Database, type DatabaseOptions } from "@maity/db";
 import { adminService } from "./admin/service.ts";
 import { visitorService } from "./house/visitors.ts";
 import { deviceService } from "./devices/service.ts";
+import { sessionService } from "./sessions/service.ts";
 import { houseService } from "./house/service.ts";
 import { invitesService, type SignupMode } from "./house/invites.ts";
 import { agentService } from "./agents/service.ts";
@@ -35,7 +36,7 @@ import { extractiveGenerator, type ModelSettings, modelGenerator } from "./knowl
 import { filesService } from "./files/service.ts";
 import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
-export type { AgentCaller, Caller, HumanCaller } from "./access/caller.ts";
+export type { AgentCaller, Caller, DeviceCaller, HumanCaller } from "./access/caller.ts";
 export { LiveBus, type BusMessage, type LogEvent, reaches } from "./delivery/bus.ts";
 export type { Delivered, Tracked } from "./delivery/subscription.ts";
 export { APPEND_LOCK_KEY } from "./delivery/append.ts";
@@ -116,6 +117,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const handed = handedStore(database.sql);
   const memory = contextService(database.sql, bus, handed);
   const agents = agentService(db, bus, messages, handed, memory);
+  const groups = groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota });
   const limits = rateLimits(options.limits);
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
@@ -171,7 +173,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
     handed,
     /** Context reports: rings, tidies, the 90 % notice (knowledge/context.ts). */
     memory,
-    groups: groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota }),
+    groups,
     messages,
     agents,
     /** The rolling summary: its records (regenerated in the background) and the reads of it. */
@@ -193,7 +195,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
     reactions: reactionService(db, bus, agents),
     pairing: pairingService(db, bus),
     /** Device login and `bay_u_` credentials (issue 30, DESIGN §4e). */
-    devices: deviceService(db),
+    devices: deviceService(db, bus),
+    /** Terminal sessions of people's devices (issue 30, DESIGN §4e). */
+    sessions: sessionService(db, bus, groups),
     limits,
     /** The file library and the Maity attachment reads (files/library.ts). */
     library,

@@ -24,6 +24,7 @@ export {
 export { errorResult } from "./results.ts";
 export {
   createMcpServer,
+  createSessionMcpServer,
   type LocalOptions,
   localToolInputSchemas,
   toolInputSchemas,

@@ -65,12 +65,12 @@ export const ok = (text: string, structured: object): CallToolResult => ({
   structuredContent: structured as Record<string, unknown>,
 });
 
-/** Runs a tool's hub call and renders its answer, or its refusal as an isError result. */
+/** Runs a tool's hub call (with the client it acts through) and renders its answer, or its refusal as isError. */
 export const run =
-  <A, R>(call: (args: A) => Promise<R>, render: (result: R, args: A) => CallToolResult) =>
-  async (args: A): Promise<CallToolResult> => {
+  <A, R, C = unknown>(call: (args: A, client: C) => Promise<R>, render: (result: R, args: A) => CallToolResult) =>
+  async (args: A, client: C): Promise<CallToolResult> => {
     try {
-      return render(await call(args), args);
+      return render(await call(args, client), args);
     } catch (error) {
       return errorResult(error);
     }

@@ -1,4 +1,4 @@
-import type { AgentClient } from "@maity/client";
+import type { AgentClient, DeviceClient } from "@maity/client";
 import { stat } from "node:fs/promises";
 import { ATTACHMENTS_PER_MESSAGE_MAX, oneLine, PROTOCOL_VERSION } from "@maity/domain";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -6,6 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { checkUploadExtension, LocalFileRefusal } from "@maity/client/download";
 import { registerLocalTools } from "./local.ts";
+import { registerSessionTools, SESSION_ARGUMENT, SESSION_INSTRUCTIONS, withSession } from "./sessions.ts";
 import { type LocalOptions, localToolInputSchemas, toolInputSchemas } from "./schemas.ts";
 
 export { type LocalOptions, localToolInputSchemas, toolInputSchemas } from "./schemas.ts";
@@ -42,30 +43,59 @@ const KNOWLEDGE = "brief,notes,notice";
  * `local` (the stdio server only) adds the disk: upload_file, send_message's files, download_attachment.
  */
 export function createMcpServer(client: AgentClient, local?: LocalOptions): McpServer {
+  return buildServer({ client }, local);
+}
+
+/**
+ * The MCP server of a person's device credential (DESIGN §4e, B-310…B-312): every base tool takes a
+ * required `session` and runs as that session; the session tools (join_session, …) are added.
+ */
+export function createSessionMcpServer(device: DeviceClient): McpServer {
+  return buildServer({ device });
+}
+
+function buildServer(target: { client: AgentClient } | { device: DeviceClient }, local?: LocalOptions): McpServer {
+  const device = "device" in target ? target.device : null;
   const server = new McpServer(
     // B-030: the server version is the protocol version, so a client learns it without asking.
     { name: "maity", title: "Maity", version: PROTOCOL_VERSION },
-    { instructions: MCP_INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
+    { instructions: device ? SESSION_INSTRUCTIONS : MCP_INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
   );
   type Args<N extends MaityToolName> = z.output<(typeof toolInputSchemas)[N]>;
+  // One client per session name, for the server's life (a stateless request's: one call).
+  const sessions = new Map<string, AgentClient>();
+  const clientOf = (session: string): AgentClient => {
+    if (!device) throw new Error("no device");
+    const known = sessions.get(session);
+    if (known) return known;
+    const made = device.as(session);
+    sessions.set(session, made);
+    return made;
+  };
   const tool = <N extends MaityToolName>(
     name: N,
     annotations: typeof READ | typeof WRITE,
-    handler: (args: Args<N>) => Promise<CallToolResult>,
+    handler: (args: Args<N>, client: AgentClient) => Promise<CallToolResult>,
   ) => {
     // The local server's send_message also takes files (paths on this machine, 004 §10).
     const withFiles = local !== undefined && name === "send_message";
+    const schema = withFiles ? localToolInputSchemas.send_message : toolInputSchemas[name];
     server.registerTool(
       name,
       {
         description: withFiles
           ? `${TOOL_DESCRIPTIONS.send_message} ${LOCAL_TOOL_DESCRIPTIONS.send_message_files}`
-          : TOOL_DESCRIPTIONS[name],
-        inputSchema: withFiles ? localToolInputSchemas.send_message : toolInputSchemas[name],
+          : device
+            ? `${TOOL_DESCRIPTIONS[name]} ${SESSION_ARGUMENT}`
+            : TOOL_DESCRIPTIONS[name],
+        // B-310: a device credential's every base tool names the session it acts as; no default.
+        inputSchema: device ? withSession(schema) : schema,
         annotations,
       },
       // The SDK parsed the arguments with the operation's schema: they are its output type.
-      ((args: Args<N>) => handler(args)) as never,
+      (device
+        ? ({ session, ...args }: Args<N> & { session: string }) => handler(args as Args<N>, clientOf(session))
+        : (args: Args<N>) => handler(args, (target as { client: AgentClient }).client)) as never,
     );
   };
 
@@ -73,7 +103,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "list_conversations",
     READ,
     run(
-      () => client.conversations(),
+      (_a, c) => c.conversations(),
       (conversations) => ok(conversationsText(conversations), { conversations }),
     ),
   );
@@ -82,7 +112,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     READ,
     run(
       // MCP always asks for the brief and the notes delta (004 v1.16, v1.17): at most once per version.
-      (a) => client.context(a.conversationId, { features: KNOWLEDGE }),
+      (a, c) => c.context(a.conversationId, { features: KNOWLEDGE }),
       (context) => ok(contextText(context), context),
     ),
   );
@@ -90,7 +120,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "get_project",
     READ,
     run(
-      (a) => client.project(a.conversationId),
+      (a, c) => c.project(a.conversationId),
       (project) => ok(projectText(project), project),
     ),
   );
@@ -98,7 +128,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "list_notes",
     READ,
     run(
-      (a) => client.notes(a.conversationId),
+      (a, c) => c.notes(a.conversationId),
       (notes) => ok(notesListText(notes), { notes }),
     ),
   );
@@ -106,7 +136,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "get_note",
     READ,
     run(
-      (a) => client.note(a.noteId, a.conversationId),
+      (a, c) => c.note(a.noteId, a.conversationId),
       (note) => ok(noteText(note), note),
     ),
   );
@@ -114,7 +144,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "create_note",
     WRITE,
     run(
-      (a) => client.createNote(a),
+      (a, c) => c.createNote(a),
       (note) => ok(`Saved note "${oneLine(note.title)}" [${note.id}], version ${note.version}.`, note),
     ),
   );
@@ -122,27 +152,30 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "update_note",
     WRITE,
     run(
-      (a) => client.updateNote(a),
+      (a, c) => c.updateNote(a),
       (note) => ok(`Updated note "${oneLine(note.title)}" [${note.id}] to version ${note.version}.`, note),
     ),
   );
-  // The agent's own id marks the tail's lines (→ you should respond); asked once per server.
-  let myId: Promise<string> | undefined;
-  const me = () => {
-    myId ??= client.me().then(
+  // The agent's own id marks the tail's lines (→ you should respond); asked once per client.
+  const myIds = new WeakMap<AgentClient, Promise<string>>();
+  const me = (c: AgentClient) => {
+    const known = myIds.get(c);
+    if (known) return known;
+    const asked = c.me().then(
       (m) => m.id,
       (error) => {
-        myId = undefined;
+        myIds.delete(c);
         throw error;
       },
     );
-    return myId;
+    myIds.set(c, asked);
+    return asked;
   };
   tool(
     "get_conversation_summary",
     READ,
     run(
-      async (a) => ({ answer: await client.summary(a.conversationId), me: await me() }),
+      async (a, c) => ({ answer: await c.summary(a.conversationId), me: await me(c) }),
       ({ answer, me }) => ok(summaryText(answer, me), answer),
     ),
   );
@@ -150,13 +183,13 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "get_messages",
     READ,
     run(
-      ({ conversationId, ...query }) => client.messages(conversationId, { ...query, features: KNOWLEDGE }),
+      ({ conversationId, ...query }, c) => c.messages(conversationId, { ...query, features: KNOWLEDGE }),
       (page) => ok(messagesText(page), page),
     ),
   );
   // The SDK's send retries with one idempotency key, so a retry cannot post twice; a caller's own key is kept.
   type SendArgs = Args<"send_message"> & { files?: string[] | undefined };
-  const send = async ({ conversationId, idempotencyKey, attachmentIds, files, ...input }: SendArgs) => {
+  const send = async ({ conversationId, idempotencyKey, attachmentIds, files, ...input }: SendArgs, c: AgentClient) => {
     const ids = [...(attachmentIds ?? [])];
     if (files?.length) {
       // B-213: refused before anything is uploaded, so a refusal never leaves half the files on the hub.
@@ -171,14 +204,10 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
         const file = await stat(path).catch(() => null);
         if (!file?.isFile()) throw new LocalFileRefusal(`${path}: no such file; nothing was uploaded or sent`);
       }
-      for (const path of files) ids.push((await client.upload(path)).attachmentId);
+      for (const path of files) ids.push((await c.upload(path)).attachmentId);
     }
     const attachments = ids.length ? { attachments: ids.map((attachmentId) => ({ attachmentId })) } : {};
-    return client.send(
-      conversationId,
-      { ...input, ...attachments },
-      idempotencyKey === undefined ? {} : { idempotencyKey },
-    );
+    return c.send(conversationId, { ...input, ...attachments }, idempotencyKey === undefined ? {} : { idempotencyKey });
   };
   tool(
     "send_message",
@@ -189,7 +218,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "set_typing",
     WRITE,
     run(
-      (a) => client.typing(a.conversationId),
+      (a, c) => c.typing(a.conversationId),
       (answer, a) => ok(`Typing shown in room ${a.conversationId}.`, answer),
     ),
   );
@@ -197,7 +226,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "list_agents",
     READ,
     run(
-      () => client.agents(),
+      (_a, c) => c.agents(),
       (agents) => ok(agentsText(agents), { agents }),
     ),
   );
@@ -205,7 +234,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "contact_agent",
     WRITE,
     run(
-      (a) => client.contactAgent(a),
+      (a, c) => c.contactAgent(a),
       (message, a) => ok(sentText(message, a.agentId), message),
     ),
   );
@@ -214,7 +243,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "list_files",
     READ,
     run(
-      (a) => client.files(a.conversationId),
+      (a, c) => c.files(a.conversationId),
       (listing) => ok(filesText(listing), listing),
     ),
   );
@@ -222,7 +251,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "get_file",
     READ,
     run(
-      (a) => client.fileLink(a.conversationId, a.attachmentId),
+      (a, c) => c.fileLink(a.conversationId, a.attachmentId),
       (link) =>
         ok(
           [
@@ -239,7 +268,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "create_poll",
     WRITE,
     run(
-      (a) => client.pollCreate(a),
+      (a, c) => c.pollCreate(a),
       (message) => ok([sentText(message), ...cardLines(message)].join("\n"), message),
     ),
   );
@@ -247,7 +276,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "vote_in_poll",
     WRITE,
     run(
-      (a) => client.pollVote(a.pollId, a.optionIndexes),
+      (a, c) => c.pollVote(a.pollId, a.optionIndexes),
       (poll) => ok(pollTallyText(poll), poll),
     ),
   );
@@ -257,7 +286,7 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "react_to_message",
     WRITE,
     run(
-      (a) => client.react(a.conversationId, a.messageId, a.emoji),
+      (a, c) => c.react(a.conversationId, a.messageId, a.emoji),
       (answer) => ok(reactionsText(answer), answer),
     ),
   );
@@ -265,12 +294,13 @@ export function createMcpServer(client: AgentClient, local?: LocalOptions): McpS
     "remove_reaction",
     WRITE,
     run(
-      (a) => client.unreact(a.conversationId, a.messageId, a.emoji),
+      (a, c) => c.unreact(a.conversationId, a.messageId, a.emoji),
       (answer) => ok(reactionsText(answer), answer),
     ),
   );
 
-  if (local) registerLocalTools(server, client, local);
+  if (local && "client" in target) registerLocalTools(server, target.client, local);
+  if (device) registerSessionTools(server, device);
 
   server.registerResource(
     "protocol",

@@ -129,6 +129,15 @@ const AGENT_NAMED: Record<AgentErrorCode, AgentWire> = {
   NOTE_VERSION_CONFLICT: { fields: false, extra: (e) => ({ version: e.details.version }) },
   TOOL_RATE_LIMITED: { fields: false },
   INVALID_CONTEXT_REPORT: {}, // B-276
+  // Terminal sessions (DESIGN §4e): an ambiguous title names the ids to pass instead (B-316).
+  SESSION_NOT_FOUND: { fields: false },
+  SESSION_NAME_TAKEN: {},
+  GROUP_NOT_FOUND: { fields: false }, // B-315
+  GROUP_AMBIGUOUS: { fields: false, extra: (e) => ({ ids: e.details.ids }) }, // B-316
+  GROUP_TITLE_IS_ID: {}, // B-318
+  GUEST_RESTRICTED_TOOL: { fields: false }, // B-304
+  APPROVAL_NOT_FOUND: { fields: false },
+  HANDOFF_NOTE_INVALID: { fields: false, extra: (e) => ({ reason: e.details.reason }) }, // B-291
 };
 
 /** The hub's error in the protocol's words: the name it carries, else its code's (the two tables above). */

@@ -1,4 +1,4 @@
-import { HubError, parseBearer, renderMaityError } from "@maity/domain";
+import { HubError, renderMaityError } from "@maity/domain";
 import { fileTooLarge, type Hub } from "@maity/hub";
 import { Readable } from "node:stream";
 import { callTRPCProcedure } from "@trpc/server";
@@ -109,9 +109,9 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
     const multipart = match.meta.body === "multipart";
     const refusal = match.access === "member" ? cookieChangeRefusal(req, hub.publicUrl, { multipart }) : null;
     if (refusal) throw refusal;
-    const { caller, session, bearer } =
+    const { caller, session, credential, device } =
       match.access === "admin" || match.access === "public"
-        ? { caller: null, session: null, bearer: false }
+        ? { caller: null, session: null, credential: null, device: null }
         : await callerFromRequest(hub, req);
     // Read only once the procedure's gate (the credential table, the agent's budget) let the caller in.
     const readInput = async (): Promise<Record<string, unknown>> => {
@@ -130,16 +130,16 @@ export async function handleRest(hub: Hub, req: Request, options: ApiOptions = {
       }
       return input;
     };
-    const token = bearer ? parseBearer(req.headers.get("authorization")) : null;
     const ctx: Context = {
       hub,
       caller,
+      device,
       session,
       resHeaders: new Headers(),
       secure: isSecure(req),
       admin,
       // What a held read (/updates) re-checks while it waits, so a revoked token ends it (B-011).
-      credential: token ? { token, instanceId: req.headers.get("x-agent-instance") } : session ? { session } : null,
+      credential,
       address: clientAddress(req),
       signal: req.signal,
       baseUrl: baseUrlOf(req, hub.publicUrl),

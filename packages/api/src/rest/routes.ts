@@ -54,7 +54,7 @@ export function restRoutes(): RestRoute[] {
         ? "public"
         : who.includes("admin")
           ? "admin"
-          : who.length === 1 && who[0] === "agent_token"
+          : who.length === 1 && (who[0] === "agent_token" || who[0] === "device_token")
             ? "agent"
             : "member";
     const bodyLimit = access === "public" ? PREAUTH_BODY_MAX_BYTES : (meta.bodyMax ?? REQUEST_BODY_MAX_BYTES);

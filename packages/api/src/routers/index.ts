@@ -14,6 +14,7 @@ import { filesRouter } from "./files.ts";
 import { notesRouter } from "./notes.ts";
 import { invitesRouter } from "./invites.ts";
 import { devicesRouter } from "./devices.ts";
+import { sessionsRouter } from "./sessions.ts";
 import { projectsRouter } from "./projects.ts";
 import { summaryRouter } from "./summary.ts";
 
@@ -41,6 +42,7 @@ export const appRouter = router({
   invites: invitesRouter,
   /** Device login and `bay_u_` credentials (issue 30, DESIGN §4e). */
   devices: devicesRouter,
+  sessions: sessionsRouter,
   notes: notesRouter,
   summary: summaryRouter,
   live: liveRouter,

@@ -1,5 +1,5 @@
 import type { LiveBus } from "../delivery/bus.ts";
-import type { Caller } from "../access/caller.ts";
+import type { Caller, DeviceCaller } from "../access/caller.ts";
 
 // Authenticated credentials kept in memory, so a request (an idle agent's /updates every 25 s, a
 // dashboard call) costs no statement to authenticate (DESIGN §5: idle costs nothing). Only the
@@ -18,10 +18,10 @@ export interface CredentialCacheSettings {
 }
 export const DEFAULT_CREDENTIAL_CACHE: CredentialCacheSettings = { size: 10_000, ttlMs: 60 * 60_000 };
 
-type Entry = { caller: Caller; readAt: number; expiresAt: number };
+type Entry = { caller: Caller | DeviceCaller; readAt: number; expiresAt: number };
 
 /** What `read` of a credential gives: the caller, and when the credential itself expires (a session). */
-export type Authenticated = { caller: Caller; expiresAt: number };
+export type Authenticated = { caller: Caller | DeviceCaller; expiresAt: number };
 
 export interface CredentialCache {
   /**
@@ -76,7 +76,11 @@ export function credentialCache(
     },
     forget(memberId) {
       epoch += 1;
-      for (const [key, entry] of entries) if (entry.caller.id === memberId) entries.delete(key);
+      // A person's change also drops their terminal sessions (an agent whose owner they are, DESIGN §4e).
+      for (const [key, entry] of entries) {
+        const { caller } = entry;
+        if (caller.id === memberId || (caller.kind === "agent" && caller.ownerId === memberId)) entries.delete(key);
+      }
     },
     clear() {
       epoch += 1;

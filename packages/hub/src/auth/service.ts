@@ -1,8 +1,8 @@
-import { HubError, type loginInput, tokenKindOf } from "@maity/domain";
+import { DEVICE_TOKEN_PREFIX, HubError, type loginInput, tokenKindOf } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, SqlExecutor } from "@maity/db";
 import type { LiveBus } from "../delivery/bus.ts";
-import type { AgentCaller, Caller, HumanCaller } from "../access/caller.ts";
+import type { AgentCaller, Caller, DeviceCaller, HumanCaller } from "../access/caller.ts";
 import type { Authenticated, CredentialCache } from "./credentialCache.ts";
 import { hashPassword, mintSecret, sha256, verifyPassword } from "./credentials.ts";
 import { DEFAULT_LOGIN, type LoginSettings, workGate } from "./limits.ts";
@@ -20,7 +20,11 @@ export interface AuthOptions {
 }
 
 /** What a held or streaming read came with: a bearer token (and the instance it names) or a session cookie. */
-export type Credential = { token: string; instanceId?: string | null } | { session: string };
+export type Credential =
+  | { token: string; instanceId?: string | null }
+  | { session: string }
+  /** A person's device credential acting as one of their terminal sessions (DESIGN §4e). */
+  | { device: string; as: string };
 
 /** A held or streaming read's credential, watched while the read lasts, so revocation ends it. */
 export interface CredentialWatch {
@@ -111,6 +115,29 @@ export function authService(
     return null;
   }
 
+  /** A device credential's person, device and Bay (B-324), in one statement; null once revoked or gone from the Bay. */
+  async function deviceOf(hash: string): Promise<Authenticated | null> {
+    const [row] = await sql.query<DeviceRow>(DEVICE_SQL, [hash]);
+    if (!row) return null;
+    const now = Date.now();
+    const used = row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime();
+    // "Your devices" shows when a computer was last used: kept at most once a minute.
+    if (now - used > 60_000)
+      await sql.query(`UPDATE devices SET last_used_at = $2::timestamp WHERE id = $1`, [
+        row.device_id,
+        new Date(now).toISOString(),
+      ]);
+    const caller: DeviceCaller = {
+      kind: "device",
+      id: row.human_id,
+      handle: row.handle,
+      name: row.display_name,
+      deviceId: row.device_id,
+      bay: { id: row.bay_id, name: row.bay_handle },
+    };
+    return { caller, expiresAt: Number.POSITIVE_INFINITY };
+  }
+
   const service = {
     /**
      * Password login → a session secret for the cookie. A wrong handle and a wrong password answer
@@ -196,7 +223,47 @@ export function authService(
       const hash = sha256(token);
       const read = () => tokenOf(hash, instanceId ?? null);
       const found = fresh ? await read() : await cache.get(`token ${hash} ${instanceId ?? ""}`, read);
-      return found?.caller ?? null;
+      return found && found.caller.kind !== "device" ? found.caller : null;
+    },
+
+    /**
+     * A `bay_u_` device credential → the person, the device and the one Bay it opens (B-324); null
+     * when unknown, revoked, or the person no longer belongs to that Bay. Cached like a token.
+     */
+    async fromDevice(token: string | null | undefined, fresh = false): Promise<DeviceCaller | null> {
+      if (!token?.startsWith(DEVICE_TOKEN_PREFIX)) return null;
+      const hash = sha256(token);
+      const read = () => deviceOf(hash);
+      const found = fresh ? await read() : await cache.get(`device ${hash}`, read);
+      return found?.caller.kind === "device" ? found.caller : null;
+    },
+
+    /**
+     * A device credential acting as its person's session `name` in the credential's Bay (B-310):
+     * the session's agent identity, or null (no such live session: the caller joins first).
+     */
+    async asSession(token: string | null | undefined, name: string, fresh = false): Promise<AgentCaller | null> {
+      const device = await service.fromDevice(token, fresh);
+      if (!device) return null;
+      const read = async (): Promise<Authenticated | null> => {
+        const [row] = await sql.query<{ agent_id: string; handle: string }>(
+          `SELECT s.agent_id, a.handle FROM agent_sessions s JOIN agents a ON a.id = s.agent_id
+           WHERE s.human_id = $1 AND s.bay_id = $2 AND s.name = $3 AND s.ended_at IS NULL`,
+          [device.id, device.bay.id, name],
+        );
+        if (!row) return null;
+        const caller: AgentCaller = {
+          kind: "agent",
+          id: row.agent_id,
+          handle: row.handle,
+          ownerId: device.id,
+          instanceId: null,
+          session: { name, deviceId: device.deviceId, bayId: device.bay.id },
+        };
+        return { caller, expiresAt: Number.POSITIVE_INFINITY };
+      };
+      const found = fresh ? await read() : await cache.get(`device ${sha256(token ?? "")} as ${name}`, read);
+      return found?.caller.kind === "agent" ? found.caller : null;
     },
 
     /**
@@ -212,9 +279,11 @@ export function authService(
         if (!credential) return true;
         // Read from the database: this runs when the credential may just have changed.
         const now =
-          "session" in credential
-            ? await service.fromSession(credential.session, true)
-            : await service.fromToken(credential.token, credential.instanceId, true);
+          "device" in credential
+            ? await service.asSession(credential.device, credential.as, true)
+            : "session" in credential
+              ? await service.fromSession(credential.session, true)
+              : await service.fromToken(credential.token, credential.instanceId, true);
         return now?.id === caller.id;
       };
       let timer: NodeJS.Timeout | null = null;
@@ -227,7 +296,10 @@ export function authService(
       };
       const unsubscribe = bus.subscribe((message) => {
         if (message.type !== "credentials") return;
-        if (message.agentId === caller.id || message.humanId === caller.id) recheck();
+        // A terminal session also ends with its person's device (DESIGN §4e): its owner's change re-checks it.
+        const owner = caller.kind === "agent" && caller.session ? caller.ownerId : null;
+        if (message.agentId === caller.id || message.humanId === caller.id || (owner && message.humanId === owner))
+          recheck();
       }, "credentials");
       // Revocations published while the LISTEN connection was down never arrive: check once it is back.
       const unresync = bus.onResync(recheck);
@@ -276,3 +348,28 @@ FROM access_tokens t
 LEFT JOIN humans h ON h.id = t.human_id
 LEFT JOIN agents a ON a.id = t.agent_id
 WHERE t.hash = $1 AND t.revoked_at IS NULL`;
+
+type DeviceRow = {
+  device_id: string;
+  human_id: string;
+  handle: string;
+  display_name: string;
+  bay_id: string;
+  bay_handle: string;
+  last_used_at: Date | string | null;
+};
+
+/**
+ * $1 the credential's SHA-256. The Bay must still be the person's: their own, or the Bay of a
+ * project they are an active member of (removed from it, the credential opens nothing there).
+ */
+const DEVICE_SQL = `
+SELECT d.id AS device_id, d.human_id, h.handle, h.display_name, b.id AS bay_id, b.handle AS bay_handle, d.last_used_at
+FROM device_credentials c
+JOIN devices d ON d.id = c.device_id
+JOIN humans h ON h.id = d.human_id
+JOIN bays b ON b.id = c.bay_id
+WHERE c.hash = $1 AND d.revoked_at IS NULL
+  AND (h.bay_id = b.id OR EXISTS (
+    SELECT 1 FROM memberships m JOIN projects p ON p.id = m.project_id
+    WHERE m.member_id = h.id AND m.status = 'active' AND p.bay_id = b.id))`;

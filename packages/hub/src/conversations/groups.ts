@@ -6,7 +6,6 @@ import {
   planPolicyChange,
   replyPolicyOf,
   type createGroupInput,
-  GROUP_PARTICIPANTS_MAX,
   groupConversationId,
   type GroupView,
   HubError,
@@ -36,6 +35,7 @@ import {
   appendConversationEvent,
   emitUpdated,
   endParticipation,
+  enterGroup,
   lockLog,
   type Participation,
   renderParticipation,
@@ -51,8 +51,11 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       ref: ProjectRef,
       data: z.output<typeof createGroupInput>,
       idempotencyKey?: string | null,
-      /** The operator's demo seed (no route passes it) places visitors on their sponsors' behalf. */
-      options: { operator?: boolean } = {},
+      /**
+       * The operator's demo seed (no route passes it) places visitors on their sponsors' behalf;
+       * `sessions` are the caller's terminal sessions (DESIGN §4e), woken only by the caller.
+       */
+      options: { operator?: boolean; sessions?: string[] } = {},
     ): Promise<{ status: 200 | 201; view: GroupView }> {
       const project = await memberProject(db, caller, ref);
       if (caller.kind !== "human") throw HubError.forbidden("humans_only", "only a human creates a group chat");
@@ -115,7 +118,12 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             },
           ]),
         );
-        const verdict = checkGroupParticipants({ creatorId: caller.id, requested: data.participants, members });
+        const verdict = checkGroupParticipants({
+          creatorId: caller.id,
+          requested: data.participants,
+          members,
+          sessionRoom: data.participants.every((id) => options.sessions?.includes(id)),
+        });
         if (!verdict.ok) throw HubError.invalid({ participants: verdict.reason });
         const open = await tx.conversation.count({ where: { projectId: project.id, kind: "group", closedAt: null } });
         if (open >= quota)
@@ -148,6 +156,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             activityAt: created.createdAt,
             projectId: project.id,
             ...(visitors.has(memberId) ? { historyFloor: last, wake: "anyone" } : {}),
+            ...(options.sessions?.includes(memberId) ? { wake: "sponsor" } : {}),
           })),
         });
         // conversation_created wakes no agent (§9.2 Wake): no routing verdicts.
@@ -253,40 +262,12 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       if (row.projectArchived) throw new HubError("project_closed", "the project is archived");
       const message = await db.$transaction(async (tx) => {
         if (visit) await joinAsVisitor(tx, row.projectId, data.member_id);
-        const already = await tx.participation.findFirst({
-          where: { conversationId: row.key, memberId: data.member_id, leftAt: null },
-          select: { id: true },
-        });
-        if (already) return null;
-        const member = await tx.membership.findFirst({
-          where: { projectId: row.projectId, memberId: data.member_id, status: "active" },
-          select: { memberKind: true },
-        });
-        if (!member)
-          throw HubError.invalid({ member_id: "not_a_member" }, "only active members of the project take part");
-        const count = await tx.participation.count({ where: { conversationId: row.key, leftAt: null } });
-        if (count >= GROUP_PARTICIPANTS_MAX)
-          throw HubError.invalid(
-            { member_id: "too_many" },
-            `a group chat has at most ${GROUP_PARTICIPANTS_MAX} participants`,
-          );
-        // The window starts here: nothing said before wakes or counts for the newcomer (§9.2).
-        const last = await lockLog(tx);
-        await tx.participation.create({
-          data: {
-            conversationId: row.key,
-            memberId: data.member_id,
-            memberKind: member.memberKind,
-            joinedSeq: last,
-            readMarkerSeq: last,
-            // Nothing said before the join is in the window: the chat's created_at (§9.3 activity, M-227).
-            activityAt: row.createdAt,
-            projectId: row.projectId,
-            // B-301: a visitor reads from its placement, or — shared — from its sponsor's floor (people: 0).
-            ...(visit ? { historyFloor: data.share_history ? 0 : last, wake: data.wake ?? "anyone" } : {}),
-          },
-        });
-        return emitUpdated(tx, row.key, caller.id, { participants: { added: [data.member_id] } });
+        // B-301: a visitor reads from its placement, or — shared — from its sponsor's floor (people: 0).
+        const placed = visit
+          ? { historyFloor: data.share_history ? (0 as const) : ("head" as const), wake: data.wake ?? "anyone" }
+          : {};
+        const room = { key: row.key, projectId: row.projectId, createdAt: row.createdAt };
+        return enterGroup(tx, room, data.member_id, caller.id, placed);
       });
       if (message) bus.publish(message);
       return viewFor(db, caller, row.projectId, row.id);

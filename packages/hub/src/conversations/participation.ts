@@ -1,4 +1,4 @@
-import { type GroupView, HubError, type participationSchema } from "@maity/domain";
+import { GROUP_PARTICIPANTS_MAX, type GroupView, HubError, type participationSchema } from "@maity/domain";
 import type { z } from "zod";
 import type { Db, Tx } from "@maity/db";
 import { logHead, takeAppendLock } from "../delivery/append.ts";
@@ -173,4 +173,51 @@ export async function endParticipation(
   await prunePins(tx, [conversationKey]);
   const bus = await emitUpdated(tx, conversationKey, actorId, changed, [memberId]);
   return { participation: renderParticipation(ended), bus };
+}
+
+/**
+ * A member of the project enters a group chat (§9.2 "Who takes part"): a participation whose window
+ * starts at the log's head, and conversation_updated for the room. Null when it is in already.
+ * `placed` sets a visitor's floor and wake (DESIGN §4c) or a session's wake (§4e).
+ */
+export async function enterGroup(
+  tx: Tx,
+  room: { key: string; projectId: string; createdAt: Date },
+  memberId: string,
+  actorId: string,
+  placed: { historyFloor?: "head" | 0; wake?: string } = {},
+): Promise<BusMessage | null> {
+  const already = await tx.participation.findFirst({
+    where: { conversationId: room.key, memberId, leftAt: null },
+    select: { id: true },
+  });
+  if (already) return null;
+  const member = await tx.membership.findFirst({
+    where: { projectId: room.projectId, memberId, status: "active" },
+    select: { memberKind: true },
+  });
+  if (!member) throw HubError.invalid({ member_id: "not_a_member" }, "only active members of the project take part");
+  const count = await tx.participation.count({ where: { conversationId: room.key, leftAt: null } });
+  if (count >= GROUP_PARTICIPANTS_MAX)
+    throw HubError.invalid(
+      { member_id: "too_many" },
+      `a group chat has at most ${GROUP_PARTICIPANTS_MAX} participants`,
+    );
+  // The window starts here: nothing said before wakes or counts for the newcomer (§9.2).
+  const last = await lockLog(tx);
+  await tx.participation.create({
+    data: {
+      conversationId: room.key,
+      memberId,
+      memberKind: member.memberKind,
+      joinedSeq: last,
+      readMarkerSeq: last,
+      // Nothing said before the join is in the window: the chat's created_at (§9.3 activity, M-227).
+      activityAt: room.createdAt,
+      projectId: room.projectId,
+      ...(placed.historyFloor === undefined ? {} : { historyFloor: placed.historyFloor === 0 ? 0 : last }),
+      ...(placed.wake === undefined ? {} : { wake: placed.wake }),
+    },
+  });
+  return emitUpdated(tx, room.key, actorId, { participants: { added: [memberId] } });
 }

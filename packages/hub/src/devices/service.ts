@@ -14,6 +14,7 @@ import type { z } from "zod";
 import type { HumanCaller } from "../access/caller.ts";
 import { code, normal } from "../agents/pairing.ts";
 import { sha256 } from "../auth/credentials.ts";
+import type { LiveBus } from "../delivery/bus.ts";
 
 // Device login (issue 30, DESIGN §4e, B-324), shaped like the reverse link (004 §2): the computer
 // opens a request (no token) and polls it with its secret; the person sees the label and the code in
@@ -22,7 +23,7 @@ import { sha256 } from "../auth/credentials.ts";
 
 type Bay = { id: string; name: string };
 
-export function deviceService(db: Db) {
+export function deviceService(db: Db, bus: LiveBus) {
   /** The Bays a person belongs to: their own, and the Bays of the projects they are an active member of. */
   async function baysOf(humanId: string): Promise<Bay[]> {
     const [own, projects] = await Promise.all([
@@ -185,46 +186,20 @@ export function deviceService(db: Db) {
       };
     },
 
-    /**
-     * A `bay_u_` credential's holder: the person, the device and the one Bay it opens (B-324); null
-     * when unknown or revoked. The device's last use is kept, at most once a minute.
-     */
-    async credential(token: string) {
-      if (!token.startsWith(DEVICE_TOKEN_PREFIX)) return null;
-      const row = await db.deviceCredential.findUnique({
-        where: { hash: sha256(token) },
-        select: {
-          bayId: true,
-          device: { select: { id: true, humanId: true, revokedAt: true, lastUsedAt: true } },
-        },
-      });
-      if (!row || row.device.revokedAt) return null;
-      const now = new Date();
-      if (!row.device.lastUsedAt || now.getTime() - row.device.lastUsedAt.getTime() > 60_000)
-        await db.device.update({ where: { id: row.device.id }, data: { lastUsedAt: now } });
-      const [human, bay] = await Promise.all([
-        db.human.findUniqueOrThrow({
-          where: { id: row.device.humanId },
-          select: { id: true, handle: true, displayName: true },
-        }),
-        db.bay.findUniqueOrThrow({ where: { id: row.bayId }, select: { id: true, handle: true } }),
-      ]);
-      return {
-        person: { id: human.id, handle: human.handle, name: human.displayName },
-        device: { id: row.device.id },
-        bay: { id: bay.id, name: bay.handle },
-      };
-    },
-
     /** POST /api/device-api/logout {token} (`maity logout`): the computer signs itself out, every Bay of it. */
     async logout(token: string) {
       const row = token.startsWith(DEVICE_TOKEN_PREFIX)
-        ? await db.deviceCredential.findUnique({ where: { hash: sha256(token) }, select: { deviceId: true } })
+        ? await db.deviceCredential.findUnique({
+            where: { hash: sha256(token) },
+            select: { deviceId: true, device: { select: { humanId: true } } },
+          })
         : null;
       const done = row
         ? await db.device.updateMany({ where: { id: row.deviceId, revokedAt: null }, data: { revokedAt: new Date() } })
         : { count: 0 };
-      if (done.count !== 1) throw HubError.notFound("device not found");
+      if (!row || done.count !== 1) throw HubError.notFound("device not found");
+      // Its sessions' open streams end within a second, on every instance (auth watch).
+      bus.publish({ type: "credentials", humanId: row.device.humanId });
       return { revoked: true as const };
     },
 
@@ -260,6 +235,7 @@ export function deviceService(db: Db) {
         data: { revokedAt: new Date() },
       });
       if (done.count !== 1) throw HubError.notFound("device not found");
+      bus.publish({ type: "credentials", humanId: person.id });
       return { id: deviceId, revoked: true as const };
     },
   };

@@ -1,0 +1,551 @@
+import { randomBytes } from "node:crypto";
+import {
+  agentIdCandidates,
+  HubError,
+  isGroupIdShaped,
+  type JoinSessionInput,
+  type JoinSessionOutput,
+  joinedLine,
+  matchGroup,
+  projectFullName,
+  SESSIONS_GROUP_TITLE,
+  SESSIONS_PROJECT_SLUG,
+  type SessionView,
+  type sessionCreateGroupInput,
+} from "@maity/domain";
+import type { Db, Tx } from "@maity/db";
+import type { z } from "zod";
+import type { DeviceCaller, HumanCaller } from "../access/caller.ts";
+import type { BusMessage, LiveBus } from "../delivery/bus.ts";
+import { closeDirectFor, ensureDirectConversation } from "../conversations/direct.ts";
+import type { GroupService } from "../conversations/groups.ts";
+import { appendConversationEvent, endParticipation, enterGroup, lockLog } from "../conversations/participation.ts";
+import { payloadView } from "../conversations/render.ts";
+import { joinAsVisitor } from "../conversations/placement.ts";
+
+// Terminal sessions (issue 30, DESIGN §4e, B-310…B-331): a person's device credential acts only as
+// named sessions, each an agent of the person (kind `session`, one per person, Bay and name). A
+// session joins rooms for itself — a group the person is in (by id before title, never creating
+// one), the Bay's shared Sessions group, or a private chat with its person — and is woken only by
+// its person there (wake "sponsor", §4c), except in the shared Sessions group, which is for talking.
+
+/** Who made the Bay's Sessions group: the hub, on the first `sessions: true` join (v1.9). */
+const SESSIONS_CREATOR = "hub:sessions";
+
+type Room = {
+  /** The conversation's key: the agent API's conversationId (and `key` where the hub's helpers want it). */
+  id: string;
+  key: string;
+  maityId: string;
+  title: string | null;
+  kind: "group" | "direct";
+  projectId: string;
+  project: string;
+  bayId: string;
+  createdAt: Date;
+  sessions: boolean;
+};
+
+const sessionNotFound = (name: string) =>
+  HubError.notFound(`no session "${name}" in this Bay: join_session first`).named("SESSION_NOT_FOUND");
+
+const personOf = (device: DeviceCaller): HumanCaller => ({
+  kind: "human",
+  id: device.id,
+  handle: device.handle,
+  name: device.name,
+});
+
+const ROOM_SELECT = {
+  id: true,
+  publicId: true,
+  title: true,
+  kind: true,
+  projectId: true,
+  createdAt: true,
+  createdById: true,
+  project: { select: { slug: true, bayId: true, bay: { select: { handle: true } } } },
+} as const;
+type RoomRow = {
+  id: string;
+  publicId: string;
+  title: string | null;
+  kind: string;
+  projectId: string;
+  createdAt: Date;
+  createdById: string | null;
+  project: { slug: string; bayId: string; bay: { handle: string } };
+};
+const roomOf = (c: RoomRow): Room => ({
+  id: c.id,
+  key: c.id,
+  maityId: c.publicId,
+  title: c.title,
+  kind: c.kind === "direct" ? "direct" : "group",
+  projectId: c.projectId,
+  project: projectFullName(c.project.bay.handle, c.project.slug),
+  bayId: c.project.bayId,
+  createdAt: c.createdAt,
+  sessions: c.createdById === SESSIONS_CREATOR,
+});
+
+export function sessionService(db: Db, bus: LiveBus, groups: GroupService) {
+  /** The open group chats of the credential's Bay that the person takes part in (B-314: "your groups"). */
+  async function personGroups(tx: Db | Tx, device: DeviceCaller): Promise<Room[]> {
+    const rows = await tx.participation.findMany({
+      where: {
+        memberId: device.id,
+        leftAt: null,
+        conversation: { kind: "group", closedAt: null, project: { bayId: device.bay.id, archivedAt: null } },
+      },
+      select: { conversation: { select: ROOM_SELECT } },
+      orderBy: { joinedAt: "asc" },
+    });
+    return rows.map((r) => roomOf(r.conversation));
+  }
+
+  /** The Bay's `sessions` project, made on first use with the person in it (v1.9); the person joins it. */
+  async function sessionsProject(tx: Tx, device: DeviceCaller) {
+    const where = { bayId_slug: { bayId: device.bay.id, slug: SESSIONS_PROJECT_SLUG } };
+    let project = await tx.project.findUnique({ where, select: { id: true, archivedAt: true } });
+    if (!project) {
+      await tx.project.createMany({
+        data: [
+          {
+            id: `prj-${device.bay.name}-${SESSIONS_PROJECT_SLUG}-${randomBytes(4).toString("hex")}`,
+            bayId: device.bay.id,
+            slug: SESSIONS_PROJECT_SLUG,
+            name: "Sessions",
+          },
+        ],
+        skipDuplicates: true,
+      });
+      project = await tx.project.findUniqueOrThrow({ where, select: { id: true, archivedAt: true } });
+    }
+    if (project.archivedAt) throw new HubError("project_closed", "the Bay's sessions project is archived");
+    const membership = await tx.membership.findUnique({
+      where: { projectId_memberId: { projectId: project.id, memberId: device.id } },
+      select: { status: true },
+    });
+    if (membership && membership.status !== "active")
+      throw HubError.forbidden("removed_by_admin", "the sessions project's admins removed you from it");
+    if (!membership) {
+      const first = (await tx.membership.count({ where: { projectId: project.id } })) === 0;
+      await tx.membership.create({
+        data: {
+          projectId: project.id,
+          memberId: device.id,
+          memberKind: "human",
+          permissions: first ? ["members:admin"] : [],
+        },
+      });
+    }
+    return { id: project.id, ref: { owner: device.bay.name, slug: SESSIONS_PROJECT_SLUG } };
+  }
+
+  /** The Bay's shared Sessions group (v1.9, B-321), made on first use; the person is put in it. */
+  async function sessionsGroup(
+    tx: Tx,
+    device: DeviceCaller,
+    projectId: string,
+  ): Promise<{ room: Room; bus: BusMessage[] }> {
+    // Under the append lock: two first joins at once make one group, not two.
+    const head = await lockLog(tx);
+    const bus: BusMessage[] = [];
+    let found = await tx.conversation.findFirst({
+      where: { projectId, kind: "group", createdById: SESSIONS_CREATOR, closedAt: null },
+      select: ROOM_SELECT,
+      orderBy: { createdAt: "asc" },
+    });
+    if (!found) {
+      const created = await tx.conversation.create({
+        data: {
+          projectId,
+          publicId: `pending-sessions-${randomBytes(8).toString("hex")}`,
+          kind: "group",
+          title: SESSIONS_GROUP_TITLE,
+          createdById: SESSIONS_CREATOR,
+        },
+        select: { id: true, number: true },
+      });
+      found = await tx.conversation.update({
+        where: { id: created.id },
+        data: { publicId: `cnv-${String(created.number).padStart(4, "0")}` },
+        select: ROOM_SELECT,
+      });
+      bus.push(
+        await appendConversationEvent(tx, head, {
+          kind: "conversation_created",
+          projectId,
+          conversationKey: found.id,
+          publicId: found.publicId,
+          fromId: device.id,
+          payload: { conversation: await payloadView(tx, found.id) },
+          audience: [],
+        }),
+      );
+    }
+    const room = roomOf(found);
+    const entered = await enterGroup(tx, room, device.id, device.id);
+    if (entered) bus.push(entered);
+    return { room, bus };
+  }
+
+  /**
+   * The session's identity (B-310): the person's agent of kind `session` for this Bay and name, made
+   * on the first join and brought back by a later one. Its handle is its name in the person's own
+   * Bay (mentioned as @name); in another Bay the name and that Bay's, so the two never collide.
+   */
+  async function identity(tx: Tx, device: DeviceCaller, name: string, homeBayId: string) {
+    const key = { humanId_bayId_name: { humanId: device.id, bayId: device.bay.id, name } };
+    const existing = await tx.agentSession.findUnique({ where: key, select: { agentId: true } });
+    if (existing) {
+      await tx.agentSession.update({
+        where: key,
+        data: { endedAt: null, deviceId: device.deviceId, joinedAt: new Date() },
+      });
+      return existing.agentId;
+    }
+    const handle = device.bay.id === homeBayId ? name : `${name}-${device.bay.name}`.slice(0, 40).replace(/-+$/, "");
+    const taken = await tx.agent.findUnique({
+      where: { ownerId_handle: { ownerId: device.id, handle } },
+      select: { kind: true },
+    });
+    if (taken)
+      throw new HubError(
+        "conflict",
+        `you have an agent named "${handle}": give this session another name`,
+        { fields: { session: "taken" } },
+        { agentCode: "SESSION_NAME_TAKEN" },
+      );
+    const [short, long] = agentIdCandidates(device.handle, handle) as [string, string];
+    let id = long;
+    for (const candidate of [long, short, ...[2, 3, 4, 5].map((n) => `${long}-${n}`)]) {
+      if (!(await tx.agent.findUnique({ where: { id: candidate }, select: { id: true } }))) {
+        id = candidate;
+        break;
+      }
+    }
+    await tx.agent.create({
+      data: { id, ownerId: device.id, handle, kind: "session", description: "A terminal session" },
+    });
+    await tx.agentInstance.create({ data: { id: `${id}-default`, agentId: id, isDefault: true } });
+    await tx.agentSession.create({
+      data: { agentId: id, humanId: device.id, bayId: device.bay.id, name, deviceId: device.deviceId },
+    });
+    return id;
+  }
+
+  /** The session a project lets in: a member of the person's own Bay, or a visitor the person brings (§4c). */
+  async function admit(tx: Tx, sessionId: string, projectId: string, visiting: boolean) {
+    if (visiting) return joinAsVisitor(tx, projectId, sessionId);
+    await tx.membership.upsert({
+      where: { projectId_memberId: { projectId, memberId: sessionId } },
+      create: { projectId, memberId: sessionId, memberKind: "agent", permissions: [] },
+      update: { status: "active", endedAt: null },
+    });
+    await ensureDirectConversation(tx, projectId, sessionId);
+  }
+
+  async function homeBayOf(device: DeviceCaller): Promise<string> {
+    const human = await db.human.findUniqueOrThrow({ where: { id: device.id }, select: { bayId: true } });
+    return human.bayId;
+  }
+
+  async function view(tx: Db | Tx, sessionId: string, device: DeviceCaller): Promise<SessionView> {
+    const s = await tx.agentSession.findUniqueOrThrow({
+      where: { agentId: sessionId },
+      select: { name: true, runtime: true, threadId: true, createdAt: true, joinedAt: true },
+    });
+    return {
+      id: sessionId,
+      name: s.name,
+      bay: device.bay,
+      runtime: s.runtime === "codex" ? "codex" : null,
+      threadId: s.threadId,
+      createdAt: s.createdAt.toISOString(),
+      lastJoinedAt: s.joinedAt.toISOString(),
+    };
+  }
+
+  const answer = (
+    text: string,
+    session: SessionView,
+    device: DeviceCaller,
+    room: Room,
+    status: JoinSessionOutput["incomingDelivery"]["status"],
+  ): JoinSessionOutput => ({
+    text,
+    session,
+    bay: device.bay,
+    conversation: {
+      id: room.key,
+      maityId: room.maityId,
+      type: room.kind === "group" ? "GROUP" : "DM",
+      title: room.title,
+      project: room.project,
+    },
+    incomingDelivery: { status },
+  });
+
+  return {
+    /**
+     * join_session (B-314…B-321, B-327…B-330): into a group of the person's by id (exactly, first)
+     * or exact title, the Bay's Sessions group, or — neither — its private chat with the person.
+     */
+    async join(device: DeviceCaller, input: JoinSessionInput): Promise<JoinSessionOutput> {
+      const homeBayId = await homeBayOf(device);
+      const visiting = homeBayId !== device.bay.id;
+      const result = await db.$transaction(async (tx) => {
+        const bus: BusMessage[] = [];
+        let room: Room | null = null;
+        let projectId: string;
+        if (input.group !== undefined) {
+          const match = matchGroup(await personGroups(tx, device), input.group);
+          if ("refused" in match) {
+            if (match.refused === "GROUP_AMBIGUOUS")
+              throw new HubError(
+                "conflict",
+                `${match.ids.length} of your groups are titled "${input.group}": pass the group's id instead (` +
+                  `${match.ids.join(", ")})`,
+                { reason: "group_ambiguous", ids: match.ids },
+                { agentCode: "GROUP_AMBIGUOUS" },
+              );
+            // B-315, B-317: another Bay's group, one the person is not in, and no group at all read alike.
+            throw HubError.notFound(`no group "${input.group}" among your groups in this Bay`).named("GROUP_NOT_FOUND");
+          }
+          room = match.found;
+          projectId = room.projectId;
+        } else {
+          const project = await sessionsProject(tx, device);
+          projectId = project.id;
+          if (input.sessions) {
+            const shared = await sessionsGroup(tx, device, project.id);
+            room = shared.room;
+            bus.push(...shared.bus);
+          }
+        }
+        const sessionId = await identity(tx, device, input.session, homeBayId);
+        await admit(tx, sessionId, projectId, visiting);
+        if (room) {
+          // §4e: a session is woken by its person alone, except in the shared Sessions group (v1.9).
+          const placed = {
+            ...(room.sessions ? {} : { wake: "sponsor" }),
+            ...(visiting ? { historyFloor: "head" as const } : {}),
+          };
+          const entered = await enterGroup(tx, room, sessionId, device.id, placed);
+          if (entered) bus.push(entered);
+        } else room = await directRoom(tx, projectId, sessionId);
+        // B-328, B-330: a Codex registration, or none (a join without runtime clears it).
+        await tx.agentSession.update({
+          where: { agentId: sessionId },
+          data:
+            input.runtime === "codex"
+              ? { runtime: "codex", threadId: input.threadId ?? null, registeredAt: new Date() }
+              : { runtime: null, threadId: null, registeredAt: null },
+        });
+        return { sessionId, room, bus, session: await view(tx, sessionId, device) };
+      });
+      for (const message of result.bus) bus.publish(message);
+      const status = input.runtime === "codex" ? (input.threadId ? "registered" : "unavailable") : "none";
+      const text = [
+        joinedLine(input.session, device.bay.name, {
+          type: result.room.kind === "group" ? "GROUP" : "DM",
+          title: result.room.title,
+        }),
+        `conversationId ${result.room.key} (${result.room.project}). Only ${device.name}'s messages wake this ` +
+          (result.room.sessions ? "session here unless someone @mentions it." : "session."),
+        ...(status === "registered" ? ["Incoming delivery: registered with this Codex thread."] : []),
+        ...(status === "unavailable"
+          ? ["Incoming delivery: unavailable — no threadId was passed; say so, do not fall back to shell commands."]
+          : []),
+      ].join("\n");
+      return answer(text, result.session, device, result.room, status);
+    },
+
+    /** list_sessions and GET /api/device-api/sessions: the person's live sessions of this Bay; B-331 registrations. */
+    async list(device: DeviceCaller) {
+      const rows = await db.agentSession.findMany({
+        where: { humanId: device.id, bayId: device.bay.id, endedAt: null },
+        select: {
+          agentId: true,
+          name: true,
+          deviceId: true,
+          runtime: true,
+          threadId: true,
+          registeredAt: true,
+          createdAt: true,
+          joinedAt: true,
+        },
+        orderBy: { joinedAt: "desc" },
+      });
+      return {
+        sessions: rows.map((s) => ({
+          id: s.agentId,
+          name: s.name,
+          bay: device.bay,
+          runtime: s.runtime === "codex" ? ("codex" as const) : null,
+          threadId: s.threadId,
+          createdAt: s.createdAt.toISOString(),
+          lastJoinedAt: s.joinedAt.toISOString(),
+        })),
+        // B-331: only this device's registrations (the relay of the computer the session joined from).
+        registrations: rows
+          .filter((s) => s.deviceId === device.deviceId && s.runtime === "codex" && s.threadId && s.registeredAt)
+          .map((s) => ({
+            session: s.name,
+            runtime: "codex" as const,
+            threadId: s.threadId ?? "",
+            registeredAt: s.registeredAt?.toISOString() ?? "",
+          })),
+      };
+    },
+
+    /** end_session (B-339): the identity leaves every room; its streams end; a later join brings it back. */
+    async end(device: DeviceCaller, name: string) {
+      const result = await db.$transaction(async (tx) => {
+        const key = { humanId_bayId_name: { humanId: device.id, bayId: device.bay.id, name } };
+        const session = await tx.agentSession.findUnique({ where: key, select: { agentId: true, endedAt: true } });
+        if (!session || session.endedAt) throw sessionNotFound(name);
+        const open = await tx.participation.findMany({
+          where: { memberId: session.agentId, leftAt: null, conversation: { kind: "group" } },
+          select: { conversationId: true },
+        });
+        const bus: BusMessage[] = [];
+        for (const p of open) {
+          const ended = await endParticipation(tx, p.conversationId, session.agentId, "left", session.agentId);
+          if (ended) bus.push(ended.bus);
+        }
+        const projects = await tx.membership.findMany({
+          where: { memberId: session.agentId, status: "active" },
+          select: { projectId: true },
+        });
+        for (const m of projects) await closeDirectFor(tx, m.projectId, session.agentId);
+        await tx.membership.updateMany({
+          where: { memberId: session.agentId, status: "active" },
+          data: { status: "left", endedAt: new Date() },
+        });
+        await tx.agentSession.update({ where: key, data: { endedAt: new Date(), runtime: null, threadId: null } });
+        await tx.sessionListener.updateMany({
+          where: { sessionId: session.agentId },
+          data: { state: "stopped", ticketHash: null, generation: { increment: 1 }, updatedAt: new Date() },
+        });
+        return { agentId: session.agentId, roomsLeft: open.length, bus };
+      });
+      for (const message of result.bus) bus.publish(message);
+      // Its held reads and listener end (auth watch); its cached identity is forgotten.
+      bus.publish({ type: "credentials", agentId: result.agentId });
+      return { ended: true as const, session: name, roomsLeft: result.roomsLeft };
+    },
+
+    /** list_groups (B-311): the groups this login is in — exact title, members, ids. */
+    async groups(device: DeviceCaller) {
+      const rooms = await personGroups(db, device);
+      const members = await db.participation.findMany({
+        where: { conversationId: { in: rooms.map((r) => r.key) }, leftAt: null },
+        select: { conversationId: true, memberId: true, memberKind: true },
+        orderBy: { joinedAt: "asc" },
+      });
+      const ids = [...new Set(members.map((m) => m.memberId))];
+      const [humans, agents] = await Promise.all([
+        db.human.findMany({ where: { id: { in: ids } }, select: { id: true, displayName: true } }),
+        db.agent.findMany({
+          where: { id: { in: ids } },
+          select: { id: true, handle: true, kind: true, owner: { select: { handle: true } } },
+        }),
+      ]);
+      const names = new Map<string, { name: string; kind: "user" | "agent" | "session" }>([
+        ...humans.map((h) => [h.id, { name: h.displayName, kind: "user" as const }] as const),
+        ...agents.map(
+          (a) =>
+            [
+              a.id,
+              { name: `${a.owner.handle}/${a.handle}`, kind: a.kind === "session" ? "session" : ("agent" as const) },
+            ] as const,
+        ),
+      ]);
+      return {
+        bay: device.bay,
+        groups: rooms.map((r) => ({
+          id: r.key,
+          maityId: r.maityId,
+          title: r.title,
+          project: r.project,
+          sessions: r.sessions,
+          members: members
+            .filter((m) => m.conversationId === r.key)
+            .map((m) => ({
+              id: m.memberId,
+              ...(names.get(m.memberId) ?? { name: m.memberId, kind: "user" as const }),
+            })),
+        })),
+      };
+    },
+
+    /**
+     * create_group (B-311, B-318): a group in a project of this Bay (default the Bay's `sessions`)
+     * with the calling session in it; its person creates and manages it (an agent manages no chat, §9.2).
+     */
+    async createGroup(
+      device: DeviceCaller,
+      input: z.output<typeof sessionCreateGroupInput>,
+    ): Promise<JoinSessionOutput> {
+      if (isGroupIdShaped(input.title))
+        throw HubError.invalid(
+          { title: "shaped_like_an_id" },
+          "a title shaped like a group id would make join_session's group ambiguous: choose another title",
+          { agentCode: "GROUP_TITLE_IS_ID" },
+        );
+      const homeBayId = await homeBayOf(device);
+      const visiting = homeBayId !== device.bay.id;
+      const slug = input.project?.includes("/") ? input.project.split("/")[1] : input.project;
+      const owner = input.project?.includes("/") ? input.project.split("/")[0] : device.bay.name;
+      const { sessionId, ref } = await db.$transaction(async (tx) => {
+        let target: { id: string; ref: { owner: string; slug: string } };
+        if (slug === undefined || slug === SESSIONS_PROJECT_SLUG) target = await sessionsProject(tx, device);
+        else {
+          const project = await tx.project.findFirst({
+            where: { bayId: device.bay.id, slug, bay: { handle: owner }, archivedAt: null },
+            select: {
+              id: true,
+              memberships: { where: { memberId: device.id, status: "active" }, select: { id: true } },
+            },
+          });
+          if (!project?.memberships.length)
+            throw HubError.notFound(`no project "${input.project}" of yours in this Bay`).named("PROJECT_NOT_FOUND");
+          target = { id: project.id, ref: { owner: device.bay.name, slug } };
+        }
+        const id = await identity(tx, device, input.session, homeBayId);
+        await admit(tx, id, target.id, visiting);
+        return { sessionId: id, ref: target.ref };
+      });
+      const created = await groups.create(
+        personOf(device),
+        ref,
+        { title: input.title, participants: [sessionId] },
+        null,
+        { sessions: [sessionId] },
+      );
+      const row = await db.conversation.findFirstOrThrow({
+        where: { publicId: created.view.id, project: { bayId: device.bay.id, slug: ref.slug } },
+        select: ROOM_SELECT,
+      });
+      const room = roomOf(row);
+      const text = [
+        `${joinedLine(input.session, device.bay.name, { type: "GROUP", title: room.title })} (created)`,
+        `conversationId ${room.key} (${room.project}); ${device.name} manages it and adds people in the dashboard.`,
+      ].join("\n");
+      return answer(text, await view(db, sessionId, device), device, room, "none");
+    },
+  };
+
+  /** A session's private chat with its person: its direct conversation in the project (§9.1). */
+  async function directRoom(tx: Tx, projectId: string, sessionId: string): Promise<Room> {
+    const row = await tx.conversation.findUniqueOrThrow({
+      where: { projectId_publicId: { projectId, publicId: sessionId } },
+      select: ROOM_SELECT,
+    });
+    return roomOf(row);
+  }
+}
+export type SessionService = ReturnType<typeof sessionService>;

@@ -1,0 +1,322 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT, startHub, type TestHub } from "./hub.ts";
+import { call, REMOTE_TOOLS } from "./tools.ts";
+
+// Terminal sessions over the remote MCP endpoint (issue 30, DESIGN §4e; 004 "If your client
+// connects as a person", v1.9, v1.13, v1.19, v1.23): a person's bay_u_ device credential, driven
+// with the official MCP SDK client over Streamable HTTP against a real server.
+
+let t: TestHub;
+let url: URL;
+const tokens: Record<string, string> = {};
+const SESSION_TOOLS = ["create_group", "end_session", "join_session", "list_groups", "list_sessions"];
+
+/** `maity login` for `person`, approved for `bays` (by name; all of theirs when omitted): the credentials. */
+async function login(person: string, bays?: string[]) {
+  const opened = await t.rest("POST", "/api/device-api/login", { body: { label: `${person}'s laptop` } });
+  const view = await t.rest("GET", `/api/device/${opened.body.code}`, { token: tokens[person] ?? null });
+  const chosen = (view.body.bays as { id: string; name: string }[]).filter((b) => !bays || bays.includes(b.name));
+  await t.rest("POST", `/api/device/${opened.body.code}/approve`, {
+    token: tokens[person] ?? null,
+    body: { bays: chosen.map((b) => b.id) },
+  });
+  const polled = await t.rest("POST", `/api/device-api/login/${opened.body.id}/poll`, {
+    body: { secret: opened.body.secret },
+  });
+  expect(polled.body.status).toBe("approved");
+  return Object.fromEntries(
+    (polled.body.credentials as { bay: { name: string }; token: string }[]).map((c) => [c.bay.name, c.token]),
+  );
+}
+
+async function mcpClient(token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const mcp = new Client({ name: "maity-session-test", version: "0" });
+  await mcp.connect(transport);
+  return mcp;
+}
+
+let device: string;
+let mcp: Client;
+beforeAll(async () => {
+  t = await startHub();
+  url = new URL(`${t.api.url}/api/mcp`);
+  tokens["hum-maintainer"] = t.tokens.human;
+  tokens["hum-guest"] = await t.mint("hum-guest");
+  device = (await login("hum-maintainer")).maintainer as string;
+  mcp = await mcpClient(device);
+});
+afterAll(async () => {
+  await mcp?.close();
+  await t.close();
+});
+
+const groupsOfMaintainer = async () =>
+  (await t.rest("GET", `${PROJECT}/conversations`, { token: t.tokens.human })).body.items as {
+    id: string;
+    title: string | null;
+    type: string;
+  }[];
+
+describe("the session surface of POST /api/mcp (B-310…B-312)", () => {
+  it("B-311 B-312 B-310 a device credential gets the session tools and a required session on every base tool; an agent token gets none", async () => {
+    const { tools } = await mcp.listTools();
+    expect(tools.map((x) => x.name).sort()).toEqual([...REMOTE_TOOLS, ...SESSION_TOOLS].sort());
+    for (const tool of tools.filter((x) => REMOTE_TOOLS.includes(x.name))) {
+      expect(tool.inputSchema.required, tool.name).toContain("session");
+      expect(tool.description, tool.name).toMatch(/session \(required\)/);
+    }
+    expect(mcp.getInstructions()?.length).toBeLessThanOrEqual(2048);
+    expect(mcp.getInstructions()).toMatch(/join_session/);
+
+    const agent = await mcpClient(t.tokens.agent);
+    const agentTools = (await agent.listTools()).tools.map((x) => x.name);
+    for (const name of SESSION_TOOLS) expect(agentTools).not.toContain(name);
+    const refused = await call(agent, "join_session", { session: "x" }).catch((e: Error) => e);
+    expect(refused instanceof Error ? refused.message : refused.text).toMatch(/not found|join_session/i);
+    await agent.close();
+  });
+
+  it("B-310 a base tool without session is refused by its schema; one never joined answers 401 like no credential", async () => {
+    const missing = await call(mcp, "list_conversations", {});
+    expect(missing.result.isError).toBe(true);
+    expect(missing.text).toMatch(/session/);
+    const unknown = await call(mcp, "list_conversations", { session: "never-joined" });
+    expect(unknown.result.isError).toBe(true);
+    expect(unknown.json).toMatchObject({ code: "UNAUTHORIZED", status: 401 });
+  });
+});
+
+describe("join_session and groups (B-314…B-321)", () => {
+  it("B-314 B-319 joins a group of the person's by exact title: the first line names the Bay and the group; bay {id, name}", async () => {
+    const joined = await call(mcp, "join_session", { session: "frontend", group: "Release 0.2 go/no-go" });
+    expect(joined.result.isError).toBeFalsy();
+    expect(joined.text.split("\n")[0]).toBe('Joined as "frontend" in Bay "maintainer" — group "Release 0.2 go/no-go"');
+    expect(joined.json).toMatchObject({
+      bay: { id: expect.any(String), name: "maintainer" },
+      session: { name: "frontend", id: expect.stringMatching(/^agt-/) },
+      conversation: { type: "GROUP", title: "Release 0.2 go/no-go", project: "maintainer/maity" },
+      incomingDelivery: { status: "none" },
+    });
+    // The person sees the session in the room's people (an agent of theirs, named maintainer/frontend).
+    const conversation = joined.json.conversation as { maityId: string };
+    const view = await t.rest("GET", `${PROJECT}/conversations/${conversation.maityId}`, { token: t.tokens.human });
+    const sessionId = (joined.json.session as { id: string }).id;
+    expect(view.body.participants.map((p: { member_id: string }) => p.member_id)).toContain(sessionId);
+  });
+
+  it("B-314 an id is matched exactly before any title (also the Maity id people see); a title equal to another group's id loses", async () => {
+    const [release] = (await groupsOfMaintainer()).filter((g) => g.title === "Release 0.2 go/no-go");
+    const byMaityId = await call(mcp, "join_session", { session: "frontend", group: release?.id ?? "" });
+    expect(byMaityId.result.isError).toBeFalsy();
+    const key = (byMaityId.json.conversation as { id: string }).id;
+    // A group titled exactly like the Release group's key: the id still wins.
+    await t.rest("POST", `${PROJECT}/conversations`, {
+      token: t.tokens.human,
+      body: { title: key, participants: ["agt-a", "hum-guest"] },
+    });
+    const byKey = await call(mcp, "join_session", { session: "frontend", group: key });
+    expect((byKey.json.conversation as { title: string }).title).toBe("Release 0.2 go/no-go");
+  });
+
+  it("B-315 B-317 an unknown title, another Bay's group and a group the person is not in all answer GROUP_NOT_FOUND; nothing is created", async () => {
+    const before = (await groupsOfMaintainer()).length;
+    const unknown = await call(mcp, "join_session", { session: "frontend", group: "No such group" });
+    expect(unknown.json).toMatchObject({ code: "GROUP_NOT_FOUND", status: 404 });
+    // guest's own Bay: a group there is not among the maintainer's groups.
+    const guestGroup = await t.rest("POST", "/api/projects", {
+      token: tokens["hum-guest"] ?? null,
+      body: { slug: "garden", name: "Garden" },
+    });
+    expect(guestGroup.status).toBe(201);
+    const foreign = await call(mcp, "join_session", { session: "frontend", group: "cnv-0001" });
+    const idOfTheirs = foreign.result.isError ? foreign : null;
+    expect(idOfTheirs === null || (idOfTheirs.json as { code: string }).code === "GROUP_NOT_FOUND").toBe(true);
+    const notIn = await call(mcp, "join_session", { session: "frontend", group: "cnv-9999" });
+    expect(notIn.json).toMatchObject({ code: "GROUP_NOT_FOUND", status: 404 });
+    expect((await groupsOfMaintainer()).length).toBe(before);
+  });
+
+  it("B-316 two groups with one title answer GROUP_AMBIGUOUS, whose message says to pass the id", async () => {
+    for (let i = 0; i < 2; i++)
+      await t.rest("POST", `${PROJECT}/conversations`, {
+        token: t.tokens.human,
+        body: { title: "Ops", participants: ["agt-a", "hum-guest"] },
+      });
+    const twice = await call(mcp, "join_session", { session: "frontend", group: "Ops" });
+    expect(twice.json).toMatchObject({ code: "GROUP_AMBIGUOUS", status: 409 });
+    expect(twice.text).toMatch(/pass the group's id/);
+  });
+
+  it("B-318 create_group refuses a title shaped like a group id; otherwise it opens a group with the session in it", async () => {
+    for (const title of ["cnv-0042", "clx0123456789abcdefghijkl"]) {
+      const refused = await call(mcp, "create_group", { session: "frontend", title });
+      expect(refused.json).toMatchObject({ code: "GROUP_TITLE_IS_ID", status: 400 });
+    }
+    const created = await call(mcp, "create_group", { session: "frontend", title: "Design review" });
+    expect(created.result.isError).toBeFalsy();
+    expect(created.text.split("\n")[0]).toBe(
+      'Joined as "frontend" in Bay "maintainer" — group "Design review" (created)',
+    );
+    expect(created.json).toMatchObject({ conversation: { project: "maintainer/sessions", type: "GROUP" } });
+    const groups = await call(mcp, "list_groups", {});
+    const design = (groups.json.groups as { title: string; members: { kind: string }[] }[]).find(
+      (g) => g.title === "Design review",
+    );
+    expect(design?.members.map((m) => m.kind).sort()).toEqual(["session", "user"]);
+  });
+
+  it("B-321 sessions: true joins the Bay's one Sessions group, made on first use", async () => {
+    const first = await call(mcp, "join_session", { session: "frontend", sessions: true });
+    const second = await call(mcp, "join_session", { session: "backend", sessions: true });
+    expect(first.json.conversation).toMatchObject({ title: "Sessions", type: "GROUP" });
+    expect((second.json.conversation as { id: string }).id).toBe((first.json.conversation as { id: string }).id);
+    const groups = await call(mcp, "list_groups", {});
+    const shared = (groups.json.groups as { sessions: boolean; members: { name: string }[] }[]).filter(
+      (g) => g.sessions,
+    );
+    expect(shared).toHaveLength(1);
+    expect(shared[0]?.members.map((m) => m.name)).toEqual(
+      expect.arrayContaining(["maintainer/frontend", "maintainer/backend"]),
+    );
+  });
+
+  it("a join with neither group nor sessions opens the session's private chat with its person", async () => {
+    const joined = await call(mcp, "join_session", { session: "scratch" });
+    expect(joined.text.split("\n")[0]).toBe('Joined as "scratch" in Bay "maintainer" — a private chat with you');
+    expect(joined.json.conversation).toMatchObject({ type: "DM", project: "maintainer/sessions" });
+  });
+});
+
+describe("a session acts, and is woken by its person (DESIGN §4e, §4c wake sponsor)", () => {
+  it("B-310 send_message as the session; the person reads it from maintainer/frontend; only the person's mention wakes it", async () => {
+    const joined = await call(mcp, "join_session", { session: "frontend", group: "Release 0.2 go/no-go" });
+    const room = (joined.json.conversation as { id: string; maityId: string }).id;
+    const maityId = (joined.json.conversation as { maityId: string }).maityId;
+    const sent = await call(mcp, "send_message", {
+      session: "frontend",
+      conversationId: room,
+      content: "Hello from the terminal",
+    });
+    expect(sent.result.isError).toBeFalsy();
+    const read = await t.rest("GET", `${PROJECT}/conversations/${maityId}/messages`, { token: t.tokens.human });
+    const mine = (read.body.items as { body: string; from: string }[]).find(
+      (m) => m.body === "Hello from the terminal",
+    );
+    expect(mine?.from).toBe((joined.json.session as { id: string }).id);
+
+    // agent-a mentions it: not its person — shouldRespond false; the person's mention: true.
+    const agent = await mcpClient(t.tokens.agent);
+    await call(agent, "send_message", { conversationId: room, content: "@frontend please check" });
+    await agent.close();
+    await t.rest("POST", `${PROJECT}/conversations/${maityId}/messages`, {
+      token: t.tokens.human,
+      body: { body: "@frontend run the tests" },
+    });
+    const page = await call(mcp, "get_messages", { session: "frontend", conversationId: room, limit: 5 });
+    const messages = (page.json.messages as { content: string; shouldRespond: boolean }[]).filter((m) =>
+      m.content.includes("@frontend"),
+    );
+    expect(messages.map((m) => [m.content, m.shouldRespond])).toEqual(
+      expect.arrayContaining([
+        ["@frontend please check", false],
+        ["@frontend run the tests", true],
+      ]),
+    );
+  });
+});
+
+describe("Codex registration (B-327…B-331)", () => {
+  const thread = "0199a7c2-3f4b-7c1d-9e2a-5b6c7d8e9f01";
+  it("B-327 B-328 runtime codex with a threadId registers; without one it is unavailable; threadId alone or not a UUID is refused", async () => {
+    const registered = await call(mcp, "join_session", { session: "codex-1", runtime: "codex", threadId: thread });
+    expect(registered.json).toMatchObject({ incomingDelivery: { status: "registered" } });
+    expect(registered.text).toMatch(/registered/);
+    const unavailable = await call(mcp, "join_session", { session: "codex-2", runtime: "codex" });
+    expect(unavailable.json).toMatchObject({ incomingDelivery: { status: "unavailable" } });
+    // The tool's schema refuses it before the hub is called (the device API answers INVALID_REQUEST alike).
+    const alone = await call(mcp, "join_session", { session: "codex-3", threadId: thread });
+    expect(alone.result.isError).toBe(true);
+    expect(alone.text).toMatch(/threadId requires runtime/);
+    const rest = await t.rest("POST", "/api/device-api/sessions", {
+      token: device,
+      body: { session: "codex-3", threadId: thread },
+    });
+    expect(rest).toMatchObject({
+      status: 400,
+      body: { code: "INVALID_REQUEST", fields: { threadId: expect.any(String) } },
+    });
+    const bad = await call(mcp, "join_session", { session: "codex-3", runtime: "codex", threadId: "not-a-uuid" });
+    expect(bad.result.isError).toBe(true);
+    expect(bad.text).toMatch(/threadId/);
+  });
+
+  it("B-331 B-330 the device's sessions list carries its registrations; a join without runtime clears one", async () => {
+    const listed = await t.rest("GET", "/api/device-api/sessions", { token: device });
+    expect(listed.status).toBe(200);
+    expect(listed.body.registrations).toEqual([
+      { session: "codex-1", runtime: "codex", threadId: thread, registeredAt: expect.any(String) },
+    ]);
+    // Another device of the same person sees none of this device's registrations.
+    const other = (await login("hum-maintainer")).maintainer as string;
+    expect((await t.rest("GET", "/api/device-api/sessions", { token: other })).body.registrations).toEqual([]);
+    await call(mcp, "join_session", { session: "codex-1" });
+    expect((await t.rest("GET", "/api/device-api/sessions", { token: device })).body.registrations).toEqual([]);
+  });
+});
+
+describe("ending, revoking, and who may call (B-312, B-324, B-339)", () => {
+  it("B-339 end_session: it leaves its groups; its tools answer 401; a later join brings it back", async () => {
+    await call(mcp, "join_session", { session: "temp", group: "Release 0.2 go/no-go" });
+    const ended = await call(mcp, "end_session", { session: "temp" });
+    expect(ended.json).toMatchObject({ ended: true, session: "temp", roomsLeft: 1 });
+    expect((await call(mcp, "list_conversations", { session: "temp" })).json).toMatchObject({ status: 401 });
+    const again = await call(mcp, "end_session", { session: "temp" });
+    expect(again.json).toMatchObject({ code: "SESSION_NOT_FOUND", status: 404 });
+    const back = await call(mcp, "join_session", { session: "temp" });
+    expect(back.result.isError).toBeFalsy();
+    const listed = await call(mcp, "list_sessions", {});
+    expect((listed.json.sessions as { name: string }[]).map((s) => s.name)).toContain("temp");
+  });
+
+  it("B-312 the device API answers an agent token, a person's token and none alike: 401", async () => {
+    for (const token of [t.tokens.agent, t.tokens.human, null]) {
+      const res = await t.rest("GET", "/api/device-api/groups", { token });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: "missing or invalid agent token", code: "UNAUTHORIZED" });
+    }
+  });
+
+  it("B-324 each credential opens one Bay: guest's maintainer-Bay login lists groups of that Bay only", async () => {
+    const guest = await login("hum-guest");
+    expect(Object.keys(guest).sort()).toEqual(["guest", "maintainer"]);
+    const inMaintainer = await t.rest("GET", "/api/device-api/groups", { token: guest.maintainer ?? null });
+    expect(inMaintainer.body.bay.name).toBe("maintainer");
+    const inOwn = await t.rest("GET", "/api/device-api/groups", { token: guest.guest ?? null });
+    expect(inOwn.body.bay.name).toBe("guest");
+  });
+
+  it("a revoked device answers 401 on MCP at once", async () => {
+    const spare = (await login("hum-maintainer")).maintainer as string;
+    const client = await mcpClient(spare);
+    expect((await call(client, "list_groups", {})).result.isError).toBeFalsy();
+    const devices = await t.rest("GET", "/api/me/devices", { token: t.tokens.human });
+    const newest = (devices.body.items as { id: string }[])[0];
+    await t.rest("DELETE", `/api/me/devices/${newest?.id}`, { token: t.tokens.human });
+    const after = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${spare}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(after.status).toBe(401);
+    await client.close().catch(() => undefined);
+  });
+});
