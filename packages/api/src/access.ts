@@ -160,6 +160,10 @@ export const ACCESS: Record<string, Access> = {
   "sessions.end": device,
   "sessions.groups": device,
   "sessions.createGroup": device,
+  "sessions.requestApproval": device,
+  "sessions.awaitApproval": device,
+  "approvals.get": people("a session asks its approval of a person (DESIGN §4e)"),
+  "approvals.decide": people("only the person an approval asks decides it (B-313)"),
 };
 
 /** The credential a caller came with. */

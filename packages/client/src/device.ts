@@ -45,6 +45,12 @@ export function connectDevice(options: Omit<AgentClientOptions, "session" | "ins
     groups: (o?: CallOptions) => call("sessions.groups", {}, o),
     /** create_group (B-311, B-318). */
     createGroup: (input: RestInput<"sessions.createGroup">, o?: CallOptions) => call("sessions.createGroup", input, o),
+    /** request_approval (B-313): a decision card to one person; its state, pending. */
+    requestApproval: (input: RestInput<"sessions.requestApproval">, o?: CallOptions) =>
+      call("sessions.requestApproval", input, o),
+    /** await_approval: pending, approved or denied, held up to `wait` seconds. */
+    awaitApproval: (input: RestInput<"sessions.awaitApproval">, o?: CallOptions) =>
+      call("sessions.awaitApproval", input, o),
     /** The agent client acting as the person's session `session` (B-310): every base tool's calls. */
     as: (session: string) => connect({ ...options, session }),
   };

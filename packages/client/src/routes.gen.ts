@@ -263,6 +263,30 @@ export const restRouteTable = {
     status: 201,
     headers: {},
   },
+  "sessions.requestApproval": {
+    method: "POST",
+    path: "/api/device-api/approvals",
+    status: 201,
+    headers: {},
+  },
+  "sessions.awaitApproval": {
+    method: "GET",
+    path: "/api/device-api/approvals/{approvalId}",
+    status: 200,
+    headers: {},
+  },
+  "approvals.get": {
+    method: "GET",
+    path: "/api/approvals/{approval_id}",
+    status: 200,
+    headers: {},
+  },
+  "approvals.decide": {
+    method: "POST",
+    path: "/api/approvals/{approval_id}",
+    status: 200,
+    headers: {},
+  },
   "notes.list": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/notes",

@@ -32,3 +32,4 @@ export * from "./house.ts";
 export * from "./invites.ts";
 export * from "./devices.ts";
 export * from "./sessions.ts";
+export * from "./approvals.ts";

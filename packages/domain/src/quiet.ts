@@ -13,6 +13,8 @@ export const QUIET_TYPES = [
   "context.handoff",
   // B-307: "<name> was sent home" in every room a recalled visitor leaves.
   "visitor.sent_home",
+  // DESIGN §4e: "Olga approved: Deploy now" under a decision card (B-313).
+  "approval.decided",
 ] as const;
 export type QuietType = (typeof QUIET_TYPES)[number];
 /** The sender of the hub's own lines. */

@@ -435,7 +435,7 @@ export const liveEventSchema = z.object({
   /** kind message: the message itself, rendered once by the write, so the open chat adds it without a read. */
   message: messageSchema.optional(),
   /** Kind message_changed: what changed on message `seq` — its poll's votes or its reactions. */
-  what: z.enum(["poll", "reactions"]).optional(),
+  what: z.enum(["poll", "reactions", "approval"]).optional(),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;
 

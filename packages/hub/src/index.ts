@@ -4,6 +4,7 @@ import { adminService } from "./admin/service.ts";
 import { visitorService } from "./house/visitors.ts";
 import { deviceService } from "./devices/service.ts";
 import { sessionService } from "./sessions/service.ts";
+import { approvalService } from "./sessions/approvals.ts";
 import { houseService } from "./house/service.ts";
 import { invitesService, type SignupMode } from "./house/invites.ts";
 import { agentService } from "./agents/service.ts";
@@ -198,6 +199,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     devices: deviceService(db, bus),
     /** Terminal sessions of people's devices (issue 30, DESIGN §4e). */
     sessions: sessionService(db, bus, groups),
+    /** Decisions a session asks of one person (B-313). */
+    approvals: approvalService(db, bus, messages, agents),
     limits,
     /** The file library and the Maity attachment reads (files/library.ts). */
     library,

@@ -1,5 +1,13 @@
 import type { DeviceClient } from "@maity/client";
-import { joinSessionInput, sessionCreateGroupInput, sessionNameField, sessionRefInput } from "@maity/domain";
+import {
+  type ApprovalState,
+  awaitApprovalInput,
+  joinSessionInput,
+  requestApprovalInput,
+  sessionCreateGroupInput,
+  sessionNameField,
+  sessionRefInput,
+} from "@maity/domain";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -49,7 +57,16 @@ const JOIN =
   "Neither: a private chat with your person. Codex: runtime 'codex' and threadId from $CODEX_THREAD_ID. The " +
   'first line of the answer is Joined as "<name>" in Bay "<Bay>": say it when you confirm.';
 
-/** The session-only tools (B-311): join_session, list_sessions, end_session, list_groups, create_group. */
+/** An approval's state in words: what the session does next. */
+function approvalText(a: ApprovalState): string {
+  if (a.status === "pending")
+    return `Approval ${a.approvalId} is pending with ${a.approver.name}: call await_approval again; do not act yet.`;
+  if (a.status === "denied")
+    return `${a.by?.name ?? a.approver.name} DENIED: ${a.question}. Do not do it; say so in the room.`;
+  return `${a.by?.name ?? a.approver.name} APPROVED${a.choice ? ` with "${a.choice}"` : ""}: ${a.question}.`;
+}
+
+/** The session-only tools (B-311): join_session, list_sessions, end_session, list_groups, create_group, approvals. */
 export function registerSessionTools(server: McpServer, device: DeviceClient): void {
   const register = (
     name: string,
@@ -130,6 +147,34 @@ export function registerSessionTools(server: McpServer, device: DeviceClient): v
     run(
       (a: z.output<typeof sessionCreateGroupInput>) => device.createGroup(a),
       (joined) => ok(joined.text, joined),
+    ),
+  );
+  register(
+    "request_approval",
+    "Ask ONE person for a decision before you act (deploy, delete, spend): posts a decision card in the room " +
+      "addressed to them (approver: a member id or @handle of a person in the room; default your own person), " +
+      "with options to approve with (2–5) or plain approve/deny. Then call await_approval with the approvalId and " +
+      "do not act until it answers approved. For a question the whole room answers, use create_poll.",
+    requestApprovalInput,
+    WRITE,
+    run(
+      (a: z.output<typeof requestApprovalInput>) => device.requestApproval(a),
+      (answer) =>
+        ok(
+          `Asked ${answer.approver.name} (approvalId ${answer.approvalId}); call await_approval to wait for the answer.`,
+          answer,
+        ),
+    ),
+  );
+  register(
+    "await_approval",
+    "Wait for the decision on your approval: holds up to wait seconds (0–50, default 45) and answers pending, " +
+      "approved (with the choice) or denied, and who decided. Pending: call it again. Only the approver decides.",
+    awaitApprovalInput,
+    READ,
+    run(
+      (a: z.output<typeof awaitApprovalInput>) => device.awaitApproval({ ...a, wait: a.wait ?? 45 }),
+      (answer) => ok(approvalText(answer), answer),
     ),
   );
 }

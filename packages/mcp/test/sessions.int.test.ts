@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN } from "../../api/test/helpers.ts";
 import { PROJECT, startHub, type TestHub } from "./hub.ts";
 import { call, REMOTE_TOOLS } from "./tools.ts";
 
@@ -11,7 +12,15 @@ import { call, REMOTE_TOOLS } from "./tools.ts";
 let t: TestHub;
 let url: URL;
 const tokens: Record<string, string> = {};
-const SESSION_TOOLS = ["create_group", "end_session", "join_session", "list_groups", "list_sessions"];
+const SESSION_TOOLS = [
+  "await_approval",
+  "create_group",
+  "end_session",
+  "join_session",
+  "list_groups",
+  "list_sessions",
+  "request_approval",
+];
 
 /** `maity login` for `person`, approved for `bays` (by name; all of theirs when omitted): the credentials. */
 async function login(person: string, bays?: string[]) {
@@ -318,5 +327,135 @@ describe("ending, revoking, and who may call (B-312, B-324, B-339)", () => {
     });
     expect(after.status).toBe(401);
     await client.close().catch(() => undefined);
+  });
+});
+
+describe("approvals (B-313, DESIGN §4e)", () => {
+  let room: string;
+  let maityId: string;
+  beforeAll(async () => {
+    const joined = await call(mcp, "join_session", { session: "deployer", group: "Release 0.2 go/no-go" });
+    room = (joined.json.conversation as { id: string }).id;
+    maityId = (joined.json.conversation as { maityId: string }).maityId;
+  });
+
+  it("B-313 request_approval posts a decision card to the session's person; await_approval holds until that person decides", async () => {
+    const asked = await call(mcp, "request_approval", {
+      session: "deployer",
+      conversationId: room,
+      question: "Deploy 0.2 to production?",
+      options: ["Deploy now", "Deploy tonight"],
+    });
+    expect(asked.result.isError).toBeFalsy();
+    expect(asked.json).toMatchObject({
+      status: "pending",
+      approver: { id: "hum-maintainer", name: "Maintainer" },
+      options: ["Deploy now", "Deploy tonight"],
+    });
+    const approvalId = asked.json.approvalId as string;
+    // The card in the room, with its plain-text fallback naming the approver.
+    const page = await t.rest("GET", `${PROJECT}/conversations/${maityId}/messages`, { token: t.tokens.human });
+    const card = (page.body.items as { body: string; card?: { type: string; payload: { approvalId: string } } }[]).find(
+      (m) => m.card?.type === "card.decision",
+    );
+    expect(card?.card?.payload.approvalId).toBe(approvalId);
+    expect(card?.body).toMatch(
+      /^Approval needed from @maintainer: Deploy 0\.2 to production\? Options: 1\. Deploy now/,
+    );
+
+    expect((await call(mcp, "await_approval", { session: "deployer", approvalId, wait: 0 })).json).toMatchObject({
+      status: "pending",
+    });
+    // The person decides while the session waits: the wait ends with the decision.
+    const waiting = call(mcp, "await_approval", { session: "deployer", approvalId, wait: 20 });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const decided = await t.rest("POST", `/api/approvals/${approvalId}`, {
+      token: t.tokens.human,
+      body: { decision: "approved", choice: "Deploy tonight" },
+    });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ status: "approved", choice: "Deploy tonight", can_decide: false });
+    const answer = await waiting;
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(answer.json).toMatchObject({
+      status: "approved",
+      choice: "Deploy tonight",
+      by: { id: "hum-maintainer", name: "Maintainer" },
+    });
+    expect(answer.text).toMatch(/APPROVED with "Deploy tonight"/);
+    // The decision is a quiet line in the room; a second decision is refused.
+    const after = await t.rest("GET", `${PROJECT}/conversations/${maityId}/messages`, { token: t.tokens.human });
+    expect((after.body.items as { body: string }[]).map((m) => m.body)).toContain(
+      "Maintainer approved: Deploy tonight — Deploy 0.2 to production?",
+    );
+    const again = await t.rest("POST", `/api/approvals/${approvalId}`, {
+      token: t.tokens.human,
+      body: { decision: "denied" },
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it("B-313 only the approver decides: a reader of the room 403 not_approver, an outsider 404, an agent token humans_only; the choice is checked", async () => {
+    const asked = await call(mcp, "request_approval", {
+      session: "deployer",
+      conversationId: room,
+      question: "Drop the staging database?",
+    });
+    const approvalId = asked.json.approvalId as string;
+    // guest reads the room along (an observer): sees the card, may not decide.
+    const seen = await t.rest("GET", `/api/approvals/${approvalId}`, { token: tokens["hum-guest"] ?? null });
+    expect(seen).toMatchObject({ status: 200, body: { status: "pending", can_decide: false } });
+    const byGuest = await t.rest("POST", `/api/approvals/${approvalId}`, {
+      token: tokens["hum-guest"] ?? null,
+      body: { decision: "approved" },
+    });
+    expect(byGuest.status).toBe(403);
+    expect(byGuest.body.error.details.reason).toBe("not_approver");
+    // Someone who cannot read the room meets it as missing, like an unknown id.
+    const made = await t.rest("POST", "/api/admin/humans", {
+      token: ADMIN,
+      body: { handle: "outsider", name: "Outsider", password: "outsider-password-1" },
+    });
+    expect(made.status).toBe(201);
+    const outsiderToken = await t.mint("hum-outsider");
+    const hidden = await t.rest("GET", `/api/approvals/${approvalId}`, { token: outsiderToken });
+    const unknown = await t.rest("GET", "/api/approvals/apr-nope", { token: outsiderToken });
+    expect(hidden).toEqual(unknown);
+    expect(hidden.status).toBe(404);
+    const byAgent = await t.rest("POST", `/api/approvals/${approvalId}`, {
+      token: t.tokens.agent,
+      body: { decision: "approved" },
+    });
+    expect(byAgent.status).toBe(403);
+    // No options: a choice is refused; a denial settles it, and the session reads it.
+    const withChoice = await t.rest("POST", `/api/approvals/${approvalId}`, {
+      token: t.tokens.human,
+      body: { decision: "approved", choice: "yes" },
+    });
+    expect(withChoice.status).toBe(400);
+    expect(withChoice.body.error.details.fields).toEqual({ choice: "not_expected" });
+    await t.rest("POST", `/api/approvals/${approvalId}`, { token: t.tokens.human, body: { decision: "denied" } });
+    const read = await call(mcp, "await_approval", { session: "deployer", approvalId, wait: 0 });
+    expect(read.json).toMatchObject({ status: "denied", choice: null });
+    expect(read.text).toMatch(/DENIED/);
+  });
+
+  it("an approver who is not a person in the room is refused by name; another session's approval is not found", async () => {
+    const observer = await call(mcp, "request_approval", {
+      session: "deployer",
+      conversationId: room,
+      question: "Ship it?",
+      approver: "@guest",
+    });
+    expect(observer.json).toMatchObject({ code: "INVALID_REQUEST", status: 400 });
+    expect(observer.text).toMatch(/approver/);
+    const asked = await call(mcp, "request_approval", { session: "deployer", conversationId: room, question: "Tag?" });
+    const other = await call(mcp, "await_approval", {
+      session: "frontend",
+      approvalId: asked.json.approvalId as string,
+      wait: 0,
+    });
+    expect(other.json).toMatchObject({ code: "APPROVAL_NOT_FOUND", status: 404 });
   });
 });

@@ -15,7 +15,8 @@ CREATE TABLE "agent_sessions" (
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "joined_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "ended_at" TIMESTAMP(3),
-    CONSTRAINT "agent_sessions_pkey" PRIMARY KEY ("agent_id")
+    CONSTRAINT "agent_sessions_pkey" PRIMARY KEY ("agent_id"),
+    CONSTRAINT "agent_sessions_agent_id_fkey" FOREIGN KEY ("agent_id") REFERENCES "agents"("id")
 );
 CREATE UNIQUE INDEX "agent_sessions_human_id_bay_id_name_key" ON "agent_sessions"("human_id", "bay_id", "name");
 CREATE INDEX "agent_sessions_device_id_idx" ON "agent_sessions"("device_id");

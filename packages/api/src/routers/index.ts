@@ -14,7 +14,7 @@ import { filesRouter } from "./files.ts";
 import { notesRouter } from "./notes.ts";
 import { invitesRouter } from "./invites.ts";
 import { devicesRouter } from "./devices.ts";
-import { sessionsRouter } from "./sessions.ts";
+import { approvalsRouter, sessionsRouter } from "./sessions.ts";
 import { projectsRouter } from "./projects.ts";
 import { summaryRouter } from "./summary.ts";
 
@@ -43,6 +43,7 @@ export const appRouter = router({
   /** Device login and `bay_u_` credentials (issue 30, DESIGN §4e). */
   devices: devicesRouter,
   sessions: sessionsRouter,
+  approvals: approvalsRouter,
   notes: notesRouter,
   summary: summaryRouter,
   live: liveRouter,

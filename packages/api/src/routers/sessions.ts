@@ -1,4 +1,10 @@
 import {
+  approvalStateSchema,
+  approvalViewSchema,
+  awaitApprovalInput,
+  decideApprovalInput,
+  requestApprovalInput,
+  text,
   endSessionOutput,
   joinSessionInput,
   joinSessionOutput,
@@ -8,9 +14,9 @@ import {
   sessionRefInput,
 } from "@maity/domain";
 import { z } from "zod";
-import type { DeviceCaller } from "@maity/hub";
+import type { DeviceCaller, Hub } from "@maity/hub";
 import { HubError } from "@maity/domain";
-import { publicProcedure, router, spendBudget, toTRPCError } from "../trpc.ts";
+import { humanProcedure, publicProcedure, router, spendBudget, toTRPCError } from "../trpc.ts";
 
 // The device API's session routes (issue 30, DESIGN §4e, B-310…B-331): a person's `bay_u_` device
 // credential without a session named. The remote MCP endpoint's session tools are these routes
@@ -25,6 +31,9 @@ const deviceProcedure = publicProcedure.use(({ ctx, next }) => {
   if (refused) throw toTRPCError(refused);
   return next({ ctx: { ...ctx, device } });
 });
+
+/** A call the session named in its input makes (B-310): its agent identity, or 404 SESSION_NOT_FOUND. */
+const asSession = (ctx: { hub: Hub; device: DeviceCaller }, name: string) => ctx.hub.sessions.as(ctx.device, name);
 
 export const sessionsRouter = router({
   join: deviceProcedure
@@ -88,4 +97,51 @@ export const sessionsRouter = router({
     .input(sessionCreateGroupInput)
     .output(joinSessionOutput)
     .mutation(({ ctx, input }) => ctx.hub.sessions.createGroup(ctx.device, input)),
+  requestApproval: deviceProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/device-api/approvals",
+        status: 201,
+        style: "agent",
+        summary: "request_approval: a decision card to one person of the room (default your own); answers its id",
+      },
+    })
+    .input(requestApprovalInput)
+    .output(approvalStateSchema)
+    .mutation(async ({ ctx, input }) => ctx.hub.approvals.request(await asSession(ctx, input.session), input)),
+  awaitApproval: deviceProcedure
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/api/device-api/approvals/{approvalId}",
+        style: "agent",
+        summary: "await_approval: pending, approved or denied (with the choice and who), held up to wait seconds",
+      },
+    })
+    .input(awaitApprovalInput)
+    .output(approvalStateSchema)
+    .query(async ({ ctx, input }) =>
+      ctx.hub.approvals.await(await asSession(ctx, input.session), input.approvalId, input.wait ?? 0, ctx.signal),
+    ),
+});
+
+/** The people's side of approvals (B-313): the card's state, and the approver's decision. */
+export const approvalsRouter = router({
+  get: humanProcedure
+    .meta({ rest: { method: "GET", path: "/api/approvals/{approval_id}", summary: "A decision card's state" } })
+    .input(z.strictObject({ approval_id: text("an approval id").min(1, "required").max(60) }))
+    .output(approvalViewSchema)
+    .query(({ ctx, input }) => ctx.hub.approvals.view(ctx.caller, input.approval_id)),
+  decide: humanProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/approvals/{approval_id}",
+        summary: "Decide an approval asked of you: approved (with one of its options) or denied",
+      },
+    })
+    .input(decideApprovalInput)
+    .output(approvalViewSchema)
+    .mutation(({ ctx, input }) => ctx.hub.approvals.decide(ctx.caller, input)),
 });

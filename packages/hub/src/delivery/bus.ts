@@ -58,7 +58,7 @@ export type BusMessage =
       conversationId: string;
       project: { owner: string; slug: string };
       audience: string[];
-      what: "poll" | "reactions";
+      what: "poll" | "reactions" | "approval";
     }
   | {
       /** An agent's memory reading changed (its ring, DESIGN §4b): the people of its chats read it again. */

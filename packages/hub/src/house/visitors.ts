@@ -1,25 +1,17 @@
 import { HubError, type ProjectRef, agentName, isVisiting } from "@maity/domain";
-import type { Db, SqlExecutor, Tx } from "@maity/db";
+import type { Db } from "@maity/db";
 import type { HumanCaller } from "../access/caller.ts";
 import { findProject } from "../access/projects.ts";
 import { readKeys } from "../access/visibility.ts";
 import type { BusMessage, LiveBus } from "../delivery/bus.ts";
 import { closeDirectFor } from "../conversations/direct.ts";
 import { endParticipation, prunePins } from "../conversations/participation.ts";
-import { writeQuietLine } from "../messages/quiet.ts";
+import { executorOf, writeQuietLine } from "../messages/quiet.ts";
 
 // Sending a visitor home (v1.14, DESIGN §4c, B-307): its sponsor — here its owner, Bays being
 // personal unless the operator shares one — takes it out of every room of the project at once, each
 // room told "<name> was sent home", and its membership there ends. One room only is the usual
 // DELETE …/participants (a room admin, or the sponsor: groups.ts).
-
-/** Prisma's transaction as the SQL executor the quiet line writes with (one transaction for all). */
-const executorOf = (tx: Tx): SqlExecutor => ({
-  exec: async (text) => {
-    await tx.$executeRawUnsafe(text);
-  },
-  query: (text, params = []) => tx.$queryRawUnsafe(text, ...params),
-});
 
 export function visitorService(db: Db, bus: LiveBus) {
   return {

@@ -1,5 +1,5 @@
 import type { Message, QuietType } from "@maity/domain";
-import type { SqlExecutor } from "@maity/db";
+import type { SqlExecutor, Tx } from "@maity/db";
 import { APPEND_LOCK_KEY } from "../delivery/append.ts";
 import type { LogEvent } from "../delivery/bus.ts";
 import type { KeyRow } from "../access/visibility.ts";
@@ -9,6 +9,14 @@ import { renderMessage } from "./render.ts";
 // webhook delivery — counts in no unread or mention (no participation's counter moves; the marker
 // skips them, counters.ts) and is no agent round (writeSql.ts). Its audience is the chat's people:
 // agents read it in the chat's history, never as an event.
+
+/** Prisma's transaction as the SQL executor a quiet line writes with (one transaction for all). */
+export const executorOf = (tx: Tx): SqlExecutor => ({
+  exec: async (text) => {
+    await tx.$executeRawUnsafe(text);
+  },
+  query: (text, params = []) => tx.$queryRawUnsafe(text, ...params),
+});
 
 export interface QuietLine {
   type: QuietType;

@@ -35,7 +35,7 @@ export async function publishChanged(
   bus: LiveBus,
   row: KeyRow,
   seq: number,
-  what: "poll" | "reactions",
+  what: "poll" | "reactions" | "approval",
 ): Promise<void> {
   const participants = (await readParticipants(db, [row.key])).get(row.key) ?? [];
   bus.publish({

@@ -15,7 +15,7 @@ import {
 } from "@maity/domain";
 import type { Db, Tx } from "@maity/db";
 import type { z } from "zod";
-import type { DeviceCaller, HumanCaller } from "../access/caller.ts";
+import type { AgentCaller, DeviceCaller, HumanCaller } from "../access/caller.ts";
 import type { BusMessage, LiveBus } from "../delivery/bus.ts";
 import { closeDirectFor, ensureDirectConversation } from "../conversations/direct.ts";
 import type { GroupService } from "../conversations/groups.ts";
@@ -289,6 +289,23 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService) {
   });
 
   return {
+    /** The person's live session `name` in the credential's Bay, as the caller it acts as (B-310). */
+    async as(device: DeviceCaller, name: string): Promise<AgentCaller> {
+      const row = await db.agentSession.findUnique({
+        where: { humanId_bayId_name: { humanId: device.id, bayId: device.bay.id, name } },
+        select: { agentId: true, endedAt: true, agent: { select: { handle: true } } },
+      });
+      if (!row || row.endedAt) throw sessionNotFound(name);
+      return {
+        kind: "agent",
+        id: row.agentId,
+        handle: row.agent.handle,
+        ownerId: device.id,
+        instanceId: null,
+        session: { name, deviceId: device.deviceId, bayId: device.bay.id },
+      };
+    },
+
     /**
      * join_session (B-314…B-321, B-327…B-330): into a group of the person's by id (exactly, first)
      * or exact title, the Bay's Sessions group, or — neither — its private chat with the person.
