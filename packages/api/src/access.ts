@@ -162,6 +162,9 @@ export const ACCESS: Record<string, Access> = {
   "sessions.createGroup": device,
   "sessions.requestApproval": device,
   "sessions.awaitApproval": device,
+  "sessions.listen": device,
+  "sessions.deliveryStatus": device,
+  "sessions.stopListening": device,
   "approvals.get": people("a session asks its approval of a person (DESIGN §4e)"),
   "approvals.decide": people("only the person an approval asks decides it (B-313)"),
 };

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Hub } from "@maity/hub";
+import { type Hub, MONITOR_PATH } from "@maity/hub";
 import { type AgentSocketOptions, agentSocketServer } from "./agent/ws.ts";
+import { monitorServer } from "./agent/monitor.ts";
 import { handleTrpc } from "./fetch.ts";
 import { handleRest } from "./rest/index.ts";
 import type { ApiOptions } from "./session.ts";
@@ -226,6 +227,7 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
   const edge: ApiOptions = { adminToken: options.adminToken };
   const mcp = options.mcp;
   const sockets = agentSocketServer(hub, options.sockets);
+  const monitors = monitorServer(hub);
   return {
     request(req, res) {
       Promise.resolve()
@@ -254,14 +256,26 @@ export function serveApi(hub: Hub, options: ServeOptions = {}): ApiListener {
         });
     },
     upgrade(req, socket, head) {
-      if (pathOf(req) !== AGENT_SOCKET_PATH) return false;
+      const path = pathOf(req);
+      if (path === MONITOR_PATH) {
+        // A session's monitor (DESIGN §4e, B-332): the ticket of listen_messages, once.
+        monitors.upgrade(req, socket, head).catch((error: unknown) => {
+          console.error(error);
+          socket.destroy();
+        });
+        return true;
+      }
+      if (path !== AGENT_SOCKET_PATH) return false;
       sockets.upgrade(req, socket, head).catch((error: unknown) => {
         console.error(error);
         socket.destroy();
       });
       return true;
     },
-    closeAll: () => sockets.closeAll(),
+    closeAll: () => {
+      sockets.closeAll();
+      monitors.closeAll();
+    },
     get sockets() {
       return sockets.size;
     },

@@ -51,6 +51,12 @@ export function connectDevice(options: Omit<AgentClientOptions, "session" | "ins
     /** await_approval: pending, approved or denied, held up to `wait` seconds. */
     awaitApproval: (input: RestInput<"sessions.awaitApproval">, o?: CallOptions) =>
       call("sessions.awaitApproval", input, o),
+    /** listen_messages (B-332): the monitor's URL, subprotocol and single-use ticket. */
+    listen: (input: RestInput<"sessions.listen">, o?: CallOptions) => call("sessions.listen", input, o),
+    /** get_delivery_status (B-334). */
+    deliveryStatus: (session: string, o?: CallOptions) => call("sessions.deliveryStatus", { session }, o),
+    /** stop_listening (B-339). */
+    stopListening: (session: string, o?: CallOptions) => call("sessions.stopListening", { session }, o),
     /** The agent client acting as the person's session `session` (B-310): every base tool's calls. */
     as: (session: string) => connect({ ...options, session }),
   };

@@ -275,6 +275,24 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "sessions.listen": {
+    method: "POST",
+    path: "/api/device-api/listen",
+    status: 200,
+    headers: {},
+  },
+  "sessions.deliveryStatus": {
+    method: "GET",
+    path: "/api/device-api/listen/{session}",
+    status: 200,
+    headers: {},
+  },
+  "sessions.stopListening": {
+    method: "DELETE",
+    path: "/api/device-api/listen/{session}",
+    status: 200,
+    headers: {},
+  },
   "approvals.get": {
     method: "GET",
     path: "/api/approvals/{approval_id}",

@@ -152,3 +152,51 @@ export function isSessionCommand(body: string, sessionHandle: string): boolean {
   const rest = words.filter((w) => w.toLowerCase() !== `@${sessionHandle}`);
   return rest.length === 1 && (SESSION_COMMANDS as readonly string[]).includes(rest[0]?.toLowerCase() ?? "");
 }
+
+// ---- listening (v1.10, v1.21; B-332…B-343) ------------------------------------------------------
+
+/** B-333: an unopened ticket dies five minutes after issue. */
+export const LISTEN_TICKET_TTL_MS = 5 * 60 * 1000;
+/** What a listen ticket starts with: a credential, never shown in a room (B-338). */
+export const LISTEN_TICKET_PREFIX = "mtk_";
+/** The monitor's WebSocket subprotocol carries the ticket: a URL is what proxies log (as v1.22 says of tokens). */
+export const MONITOR_PROTOCOL_PREFIX = "maity.monitor.";
+/** B-336: close code of a listener stopped or replaced — do not reconnect. */
+export const MONITOR_CLOSE_REPLACED = 4000;
+
+export const listenMessagesInput = z.strictObject({
+  session: sessionNameField,
+  /** B-341: set only by Maity's own relay channel: the session's commands are run by it, not announced. */
+  commands: z.literal("relay", { error: 'only "relay"' }).optional(),
+  /** The last frame's cursor: the new listener replays what came after it (a reconnect loses nothing). */
+  cursor: text("a cursor a frame gave").min(1).max(100).optional(),
+});
+export const listenMessagesOutput = z.object({
+  monitor: z.object({
+    url: z.string(),
+    /** Pass as the WebSocket subprotocol; a credential — never post it in a room. */
+    protocol: z.string(),
+    ticket: z.string(),
+    expiresAt: z.string(),
+  }),
+  status: z.literal("awaiting_connection"),
+});
+export const DELIVERY_STATUSES = ["none", "awaiting_connection", "connected", "closed", "expired", "stopped"] as const;
+export const deliveryStatusOutput = z.object({
+  session: z.string(),
+  /** B-334: awaiting_connection is not readiness — connected is. */
+  status: z.enum(DELIVERY_STATUSES),
+  connectedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  commands: z.literal("relay").nullable(),
+});
+export type DeliveryStatus = z.output<typeof deliveryStatusOutput>;
+
+/** B-335: one frame of the monitor: the actionable messages (shouldRespond) and where to resume. */
+export type MonitorFrame =
+  | { type: "ready"; session: string; cursor: string }
+  | { type: "messages"; items: { conversationId: string; messageId: string }[]; cursor: string }
+  | { type: "reset"; cursor: string };
+
+/** Whether a text holds a listen ticket (B-338): a message carrying one is refused, never posted. */
+export const holdsListenTicket = (body: string): boolean => /mtk_[A-Za-z0-9_-]{24,}/.test(body);

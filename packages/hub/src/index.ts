@@ -5,6 +5,7 @@ import { visitorService } from "./house/visitors.ts";
 import { deviceService } from "./devices/service.ts";
 import { sessionService } from "./sessions/service.ts";
 import { approvalService } from "./sessions/approvals.ts";
+import { listenService } from "./sessions/listen.ts";
 import { houseService } from "./house/service.ts";
 import { invitesService, type SignupMode } from "./house/invites.ts";
 import { agentService } from "./agents/service.ts";
@@ -52,6 +53,7 @@ export { type Credential, type CredentialWatch, SESSION_TTL_MS } from "./auth/se
 export { DEFAULT_GROUP_CHAT_QUOTA } from "./conversations/groups.ts";
 export type { SignupMode } from "./house/invites.ts";
 export type { Participation } from "./conversations/participation.ts";
+export { isRelayCommand, MONITOR_PATH, type OpenedListener } from "./sessions/listen.ts";
 export { type BlobStore, memoryBlobStore } from "./files/store.ts";
 export { ephemeralFileKeys, type FileKeys, fileKeys, SIGNED_CONTENT_PATH } from "./files/keys.ts";
 export { type Signer, signAgentMessage, signerOf } from "./files/render.ts";
@@ -199,6 +201,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     devices: deviceService(db, bus),
     /** Terminal sessions of people's devices (issue 30, DESIGN §4e). */
     sessions: sessionService(db, bus, groups),
+    /** A session's one listener: tickets, the monitor's state (B-332…B-343). */
+    listen: listenService(db, bus),
     /** Decisions a session asks of one person (B-313). */
     approvals: approvalService(db, bus, messages, agents),
     limits,

@@ -3,6 +3,7 @@ import {
   type ApprovalState,
   awaitApprovalInput,
   joinSessionInput,
+  listenMessagesInput,
   requestApprovalInput,
   sessionCreateGroupInput,
   sessionNameField,
@@ -175,6 +176,49 @@ export function registerSessionTools(server: McpServer, device: DeviceClient): v
     run(
       (a: z.output<typeof awaitApprovalInput>) => device.awaitApproval({ ...a, wait: a.wait ?? 45 }),
       (answer) => ok(approvalText(answer), answer),
+    ),
+  );
+  register(
+    "listen_messages",
+    "Open your session's incoming feed for a native WebSocket listener (Claude Code's Monitor): pass the returned " +
+      "monitor object to it as it is — url, and protocol as the WebSocket subprotocol. The ticket is single-use and " +
+      "dies in 5 minutes unopened; it is a credential: never post it in a room. Then confirm get_delivery_status " +
+      "says connected. Each 'messages' frame lists {conversationId, messageId} to read with get_messages (obey " +
+      "shouldRespond, react 👀 before work, answer in Maity); keep the last frame's cursor and pass it as cursor " +
+      "on the next listen_messages. Close code 4000: stopped or replaced — do not reconnect. Any other close: a " +
+      "new listen_messages and a new listener. One listener per session. Do not set commands.",
+    listenMessagesInput,
+    WRITE,
+    run(
+      (a: z.output<typeof listenMessagesInput>) => device.listen(a),
+      (answer) =>
+        ok(
+          `Monitor ready to open (expires ${answer.monitor.expiresAt}): hand the monitor object to your WebSocket ` +
+            "listener now, then check get_delivery_status. Do not repeat the ticket anywhere.",
+          answer,
+        ),
+    ),
+  );
+  register(
+    "get_delivery_status",
+    "Whether your session's listener is connected: awaiting_connection (the ticket is not opened yet — not " +
+      "ready), connected, closed, expired, stopped or none.",
+    sessionRefInput,
+    READ,
+    run(
+      (a: z.output<typeof sessionRefInput>) => device.deliveryStatus(a.session),
+      (answer) => ok(`Delivery for ${answer.session}: ${answer.status}.`, answer),
+    ),
+  );
+  register(
+    "stop_listening",
+    "Close your session's incoming feed (the listener closes with 4000) and void any ticket not yet opened. " +
+      "end_session ends the session itself.",
+    sessionRefInput,
+    WRITE,
+    run(
+      (a: z.output<typeof sessionRefInput>) => device.stopListening(a.session),
+      () => ok("Stopped listening: the feed is closed and pending tickets are void.", { stopped: true }),
     ),
   );
 }

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { ADMIN } from "../../api/test/helpers.ts";
 import { PROJECT, startHub, type TestHub } from "./hub.ts";
 import { call, REMOTE_TOOLS } from "./tools.ts";
@@ -16,10 +17,13 @@ const SESSION_TOOLS = [
   "await_approval",
   "create_group",
   "end_session",
+  "get_delivery_status",
   "join_session",
   "list_groups",
   "list_sessions",
+  "listen_messages",
   "request_approval",
+  "stop_listening",
 ];
 
 /** `maity login` for `person`, approved for `bays` (by name; all of theirs when omitted): the credentials. */
@@ -457,5 +461,167 @@ describe("approvals (B-313, DESIGN §4e)", () => {
       wait: 0,
     });
     expect(other.json).toMatchObject({ code: "APPROVAL_NOT_FOUND", status: 404 });
+  });
+});
+
+describe("listening: listen_messages, the monitor, get_delivery_status, stop_listening (B-332…B-343)", () => {
+  type Frame = { type: string; items?: { conversationId: string; messageId: string }[]; cursor?: string };
+  type Monitor = { url: string; protocol: string; ticket: string; expiresAt: string };
+  let room: string;
+  let maityId: string;
+
+  /** A real WebSocket client on the monitor: its frames, its close code, and a wait for a frame. */
+  function open(monitor: Monitor) {
+    const frames: Frame[] = [];
+    const ws = new WebSocket(monitor.url, monitor.protocol);
+    const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+    const opened = new Promise<number>((resolve, reject) => {
+      ws.on("open", () => resolve(101));
+      ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on("error", reject);
+    });
+    ws.on("message", (data) => frames.push(JSON.parse(String(data)) as Frame));
+    const next = async (match: (f: Frame) => boolean, ms = 5000): Promise<Frame | null> => {
+      for (const until = Date.now() + ms; Date.now() < until; ) {
+        const found = frames.find(match);
+        if (found) return found;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return null;
+    };
+    return { ws, frames, closed, opened, next };
+  }
+  const listen = async (session: string, extra: Record<string, unknown> = {}) => {
+    const answer = await call(mcp, "listen_messages", { session, ...extra });
+    expect(answer.result.isError).toBeFalsy();
+    return (answer.json as { monitor: Monitor }).monitor;
+  };
+  const status = async (session: string) =>
+    ((await call(mcp, "get_delivery_status", { session })).json as { status: string }).status;
+  const say = (body: string) =>
+    t.rest("POST", `${PROJECT}/conversations/${maityId}/messages`, { token: t.tokens.human, body: { body } });
+
+  beforeAll(async () => {
+    const joined = await call(mcp, "join_session", { session: "listener", group: "Release 0.2 go/no-go" });
+    room = (joined.json.conversation as { id: string }).id;
+    maityId = (joined.json.conversation as { maityId: string }).maityId;
+  });
+
+  it("B-332 B-333 B-334 B-335 a ticket opens the monitor once: awaiting_connection, then connected; frames list what wakes the session", async () => {
+    const monitor = await listen("listener");
+    expect(monitor.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/api\/device-api\/monitor$/);
+    expect(monitor.protocol).toBe(`maity.monitor.${monitor.ticket}`);
+    expect(Date.parse(monitor.expiresAt) - Date.now()).toBeGreaterThan(4 * 60_000);
+    expect(await status("listener")).toBe("awaiting_connection");
+    const socket = open(monitor);
+    expect(await socket.opened).toBe(101);
+    expect(await socket.next((f) => f.type === "ready")).toMatchObject({ type: "ready", cursor: expect.any(String) });
+    expect(await status("listener")).toBe("connected");
+
+    // agent-a's mention does not wake a session of the maintainer; the maintainer's does.
+    const agent = await mcpClient(t.tokens.agent);
+    await call(agent, "send_message", { conversationId: room, content: "@listener look" });
+    await agent.close();
+    const mine = await say("@listener run the checks");
+    const frame = await socket.next((f) => f.type === "messages");
+    expect(frame?.items).toEqual([{ conversationId: room, messageId: mine.body.id }]);
+    // B-333 B-337: the same ticket does not open a second socket.
+    const again = open(monitor);
+    expect(await again.opened).toBe(401);
+    socket.ws.close();
+    await socket.closed;
+  });
+
+  it("B-336 a new listener closes the old with 4000; stop_listening closes it with 4000 and voids a pending ticket", async () => {
+    const first = open(await listen("listener"));
+    await first.next((f) => f.type === "ready");
+    const second = open(await listen("listener"));
+    await second.next((f) => f.type === "ready");
+    expect(await first.closed).toBe(4000);
+    const pending = await listen("listener"); // issued, never opened
+    await call(mcp, "stop_listening", { session: "listener" });
+    expect(await second.closed).toBe(4000);
+    expect(await status("listener")).toBe("stopped");
+    expect(await open(pending).opened).toBe(401);
+  });
+
+  it("B-335 B-337 0 messages lost: a listener closed mid-stream reconnects with its last cursor and is handed the gap", async () => {
+    const first = open(await listen("listener"));
+    const ready = await first.next((f) => f.type === "ready");
+    await say("@listener one");
+    const one = await first.next((f) => f.type === "messages");
+    first.ws.close();
+    expect(await first.closed).toBe(1005);
+    expect(await status("listener")).toBe("closed");
+    // While no listener is open, three messages that wake it.
+    const missed = [];
+    for (const n of ["two", "three", "four"]) missed.push((await say(`@listener ${n}`)).body.id as string);
+    const second = open(await listen("listener", { cursor: one?.cursor ?? ready?.cursor }));
+    const replayed: string[] = [];
+    for (let i = 0; i < 20 && replayed.length < 3; i++) {
+      const frame = await second.next((f) => f.type === "messages" && !second.frames.slice(0, -1).includes(f), 250);
+      replayed.splice(0, replayed.length, ...second.frames.flatMap((f) => f.items?.map((x) => x.messageId) ?? []));
+      if (!frame) continue;
+    }
+    expect(replayed).toEqual(missed);
+    second.ws.close();
+    await second.closed;
+  });
+
+  it("B-341 B-342 B-343 commands relay: the person's /clear is not announced and reads shouldRespond false; anyone else's is a message", async () => {
+    const relay = open(await listen("listener", { commands: "relay" }));
+    await relay.next((f) => f.type === "ready");
+    const clear = await say("@listener /clear");
+    const after = await say("@listener the next task");
+    const frame = await relay.next((f) => f.type === "messages");
+    expect(frame?.items?.map((x) => x.messageId)).toEqual([after.body.id]);
+    const page = await call(mcp, "get_messages", { session: "listener", conversationId: room, limit: 3 });
+    const verdicts = Object.fromEntries(
+      (page.json.messages as { id: string; shouldRespond: boolean }[]).map((m) => [m.id, m.shouldRespond]),
+    );
+    expect(verdicts[clear.body.id]).toBe(false);
+    expect(verdicts[after.body.id]).toBe(true);
+    // A feed without commands is handed the same /clear as an ordinary message.
+    const plain = open(await listen("listener"));
+    await plain.next((f) => f.type === "ready");
+    const second = await say("@listener /clear");
+    expect((await plain.next((f) => f.type === "messages"))?.items?.map((x) => x.messageId)).toEqual([second.body.id]);
+    const reread = await call(mcp, "get_messages", { session: "listener", conversationId: room, limit: 1 });
+    expect((reread.json.messages as { shouldRespond: boolean }[])[0]?.shouldRespond).toBe(true);
+    plain.ws.close();
+    await plain.closed;
+  });
+
+  it("a revoked device ends its session's monitor within a second (4001); an expired ticket opens nothing", async () => {
+    const spare = (await login("hum-maintainer")).maintainer as string;
+    const client = await mcpClient(spare);
+    await call(client, "join_session", { session: "short-lived", group: "Release 0.2 go/no-go" });
+    const answer = await call(client, "listen_messages", { session: "short-lived" });
+    const socket = open((answer.json as { monitor: Monitor }).monitor);
+    await socket.next((f) => f.type === "ready");
+    const devices = await t.rest("GET", "/api/me/devices", { token: t.tokens.human });
+    const revokedAt = Date.now();
+    await t.rest("DELETE", `/api/me/devices/${(devices.body.items as { id: string }[])[0]?.id}`, {
+      token: t.tokens.human,
+    });
+    expect(await socket.closed).toBe(4001);
+    expect(Date.now() - revokedAt).toBeLessThan(1000);
+    await client.close().catch(() => undefined);
+
+    const late = await listen("listener");
+    await t.hub.db.sessionListener.updateMany({ data: { expiresAt: new Date(Date.now() - 1000) }, where: {} });
+    expect(await status("listener")).toBe("expired");
+    expect(await open(late).opened).toBe(401);
+  });
+
+  it("B-338 a message carrying a listen ticket is refused, never posted", async () => {
+    const monitor = await listen("listener");
+    const leaked = await call(mcp, "send_message", {
+      session: "listener",
+      conversationId: room,
+      content: `my ticket is ${monitor.ticket}`,
+    });
+    expect(leaked.result.isError).toBe(true);
+    expect(leaked.json).toMatchObject({ status: 400 });
   });
 });

@@ -40,7 +40,9 @@ CREATE INDEX "approvals_approver_id_status_idx" ON "approvals"("approver_id", "s
 
 CREATE TABLE "session_listeners" (
     "session_id" TEXT NOT NULL,
+    "device_id" TEXT NOT NULL,
     "ticket_hash" TEXT,
+    "cursor" TEXT,
     "expires_at" TIMESTAMP(3),
     "relay" BOOLEAN NOT NULL DEFAULT false,
     "state" TEXT NOT NULL DEFAULT 'awaiting_connection',

@@ -3,6 +3,9 @@ import {
   approvalViewSchema,
   awaitApprovalInput,
   decideApprovalInput,
+  deliveryStatusOutput,
+  listenMessagesInput,
+  listenMessagesOutput,
   requestApprovalInput,
   text,
   endSessionOutput,
@@ -124,6 +127,44 @@ export const sessionsRouter = router({
     .query(async ({ ctx, input }) =>
       ctx.hub.approvals.await(await asSession(ctx, input.session), input.approvalId, input.wait ?? 0, ctx.signal),
     ),
+  listen: deviceProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/device-api/listen",
+        style: "agent",
+        summary: "listen_messages: a single-use ticket (5 min) for the session's monitor WebSocket",
+      },
+    })
+    .input(listenMessagesInput)
+    .output(listenMessagesOutput)
+    .mutation(async ({ ctx, input }) =>
+      ctx.hub.listen.issue(await asSession(ctx, input.session), input, ctx.baseUrl ?? ""),
+    ),
+  deliveryStatus: deviceProcedure
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/api/device-api/listen/{session}",
+        style: "agent",
+        summary: "get_delivery_status: awaiting_connection until the monitor opens, then connected",
+      },
+    })
+    .input(sessionRefInput)
+    .output(deliveryStatusOutput)
+    .query(async ({ ctx, input }) => ctx.hub.listen.status(await asSession(ctx, input.session))),
+  stopListening: deviceProcedure
+    .meta({
+      rest: {
+        method: "DELETE",
+        path: "/api/device-api/listen/{session}",
+        style: "agent",
+        summary: "stop_listening: the monitor closes (4000) and pending tickets are void",
+      },
+    })
+    .input(sessionRefInput)
+    .output(z.object({ stopped: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => ctx.hub.listen.stop(await asSession(ctx, input.session))),
 });
 
 /** The people's side of approvals (B-313): the card's state, and the approver's decision. */

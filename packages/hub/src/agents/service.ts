@@ -52,6 +52,7 @@ import type { ContextService } from "../knowledge/context.ts";
 const NO_FEATURES: Features = new Set();
 import { type KeyRow, listKeyOf, type ParticipantRow, readKeys, readParticipants } from "../access/visibility.ts";
 import { agentDirectory } from "./directory.ts";
+import { relayVerdicts } from "../sessions/listen.ts";
 
 // The agent protocol's reads and writes (004 §3, §5, §7) over the same model and write as the
 // Maity routes (DESIGN §1: one model, two surfaces). Everything here renders BayChat's shapes from
@@ -333,7 +334,7 @@ export function agentService(
         rendered.map((r) => r.message),
       );
       const context = await withKnowledge(agent, row, await envelope(agent, row), featuresOf(q.features));
-      return { messages: page, nextCursor, context };
+      return { messages: await relayVerdicts(db, agent, page), nextCursor, context };
     },
 
     /**

@@ -66,6 +66,8 @@ export type BusMessage =
       agentId: string;
       audience: string[];
     }
+  /** A session's listener changed (DESIGN §4e, B-336): sockets of other generations close with 4000. */
+  | { type: "listener"; sessionId: string; generation: number }
   | { type: "credentials"; agentId: string; humanId?: undefined }
   | { type: "credentials"; humanId: string; agentId?: undefined };
 

@@ -5,6 +5,7 @@ import {
   type Card,
   decideWake,
   HubError,
+  holdsListenTicket,
   memberKindOf,
   type AgentMessage,
   type Message,
@@ -92,6 +93,12 @@ export function messageWrites(
   ): Promise<Written> {
     refuseObserver(row);
     refuseClosed(row);
+    // B-338: a listen ticket is a credential; a message carrying one is refused, never posted.
+    if (holdsListenTicket(data.body))
+      throw HubError.invalid(
+        { [caller.kind === "agent" ? "content" : "body"]: "holds_a_listen_ticket" },
+        "the message holds a listen ticket, a credential: nothing was sent; never post it in a room",
+      );
     if (row.kind === "group" && data.to_instance)
       throw HubError.invalid(
         { to_instance: "direct_only" },

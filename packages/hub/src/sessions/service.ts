@@ -447,6 +447,12 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService) {
           where: { sessionId: session.agentId },
           data: { state: "stopped", ticketHash: null, generation: { increment: 1 }, updatedAt: new Date() },
         });
+        const listener = await tx.sessionListener.findUnique({
+          where: { sessionId: session.agentId },
+          select: { generation: true },
+        });
+        // Its monitor closes with 4000: intentionally stopped (B-339).
+        if (listener) bus.push({ type: "listener", sessionId: session.agentId, generation: listener.generation });
         return { agentId: session.agentId, roomsLeft: open.length, bus };
       });
       for (const message of result.bus) bus.publish(message);
