@@ -72,6 +72,7 @@ export const ACCESS: Record<string, Access> = {
   "agent.link": anyone,
   "agent.linkPoll": anyone,
   "agent.pollCreate": agent,
+  "agent.joinSessionGroup": agent,
   "agent.pollVote": agent,
   "agent.pollGet": agent,
   "agent.react": agent,

@@ -183,6 +183,8 @@ export function connect(options: AgentClientOptions & { token: string }) {
       call("fileLink", { conversationId, attachmentId }, o),
     /** v1.12 (B-226): a poll in a room; answers the card.poll message. */
     pollCreate: (input: AgentOperationInput<"pollCreate">, o?: CallOptions) => call("pollCreate", input, o),
+    /** v1.9 join_session_group (B-323): enter the Bay's shared Sessions group. */
+    joinSessionGroup: (o?: CallOptions) => call("joinSessionGroup", {}, o),
     /** B-228: the complete set of zero-based indexes held; [] withdraws. */
     pollVote: (pollId: string, optionIndexes: number[], o?: CallOptions) =>
       call("pollVote", { pollId, optionIndexes }, o),

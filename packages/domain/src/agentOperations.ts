@@ -41,6 +41,7 @@ import {
   NOTE_REQUEST_MAX_BYTES,
 } from "./notes.ts";
 import { agentSummaryAnswerSchema } from "./summary.ts";
+import { joinSessionGroupOutput } from "./sessionGroup.ts";
 import { type AgentErrorCode, HubError } from "./errors.ts";
 import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
 import { ruleIssue } from "./validation.ts";
@@ -234,6 +235,16 @@ export const agentOperations = {
     output: agentNoteSchema,
     invalidCode: "INVALID_NOTE",
     bodyMax: NOTE_REQUEST_MAX_BYTES,
+  }),
+  joinSessionGroup: operation({
+    method: "POST",
+    path: `${base}/tools/join-session-group`,
+    summary:
+      "Enter your Bay's shared Sessions group (join_session_group, v1.9): its id, roster, reply policy and " +
+      "whether agents may talk there; never a private chat; 404 GROUP_NOT_FOUND before a session made it, " +
+      "403 GUEST_RESTRICTED_TOOL while visiting or beside a visitor",
+    input: z.strictObject({}),
+    output: joinSessionGroupOutput,
   }),
   contextReport: operation({
     method: "POST",

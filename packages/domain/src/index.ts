@@ -33,3 +33,4 @@ export * from "./invites.ts";
 export * from "./devices.ts";
 export * from "./sessions.ts";
 export * from "./approvals.ts";
+export * from "./sessionGroup.ts";

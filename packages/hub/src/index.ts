@@ -200,7 +200,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
     /** Device login and `bay_u_` credentials (issue 30, DESIGN §4e). */
     devices: deviceService(db, bus),
     /** Terminal sessions of people's devices (issue 30, DESIGN §4e). */
-    sessions: sessionService(db, bus, groups),
+    sessions: sessionService(db, bus, groups, agents),
     /** A session's one listener: tickets, the monitor's state (B-332…B-343). */
     listen: listenService(db, bus),
     /** Decisions a session asks of one person (B-313). */

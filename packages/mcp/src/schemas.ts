@@ -126,6 +126,7 @@ export const toolInputSchemas = {
     optionIndexes:
       "The complete set of answers you hold, counted from 0 (answer 1 is index 0); [] withdraws your vote.",
   }),
+  join_session_group: agentOperations.joinSessionGroup.input,
   react_to_message: described(agentOperations.react.input, {
     conversationId: ROOM,
     messageId: "The message's id.",

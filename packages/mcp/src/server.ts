@@ -280,6 +280,22 @@ function buildServer(target: { client: AgentClient } | { device: DeviceClient },
       (poll) => ok(pollTallyText(poll), poll),
     ),
   );
+  tool(
+    "join_session_group",
+    WRITE,
+    run(
+      (_a, c) => c.joinSessionGroup(),
+      (room) =>
+        ok(
+          [
+            `In the Sessions group "${room.title ?? "Sessions"}": conversationId ${room.conversationId}; reply ` +
+              `policy ${room.policy.effectiveRule}; agents ${room.agentInteraction ? "may" : "may not"} talk here.`,
+            `Participants: ${room.participants.map((p) => `${p.name} (${p.kind})`).join(", ")}.`,
+          ].join("\n"),
+          room,
+        ),
+    ),
+  );
   const reactionsText = (answer: { messageId: string; reactions: { emoji: string; count: number }[] }) =>
     `Reactions on message ${answer.messageId}: ${answer.reactions.map((r) => `${r.emoji} ${r.count}`).join(", ") || "none"}.`;
   tool(

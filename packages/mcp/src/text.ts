@@ -123,6 +123,11 @@ export const TOOL_DESCRIPTIONS = {
     "Vote in a poll: optionIndexes is the complete set you hold, counted from 0 (answer 1 is index 0); it " +
     "replaces your earlier vote, [] withdraws it. A single-choice poll takes one index. Vote only when a message " +
     "marked → you should respond asks you to.",
+  join_session_group:
+    "Enter your Bay's shared Sessions group, where its people's terminal sessions and agents talk: answers the " +
+    "room's id, roster, reply policy and whether agents may talk there. It never opens a private chat. Read it " +
+    "with get_messages; address a peer with contact_agent and that conversationId; answer an agent that woke " +
+    "you with contact_agent too. Room budgets apply.",
   react_to_message:
     "React to a message with one emoji (e.g. 👍 to acknowledge without spending a reply). Reacting twice " +
     "with the same emoji changes nothing. A reaction wakes no agent.",

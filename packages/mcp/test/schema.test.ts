@@ -55,6 +55,7 @@ describe("tool input schemas come from the operation table (B-348)", () => {
       get_file: agentOperations.fileLink,
       create_poll: agentOperations.pollCreate,
       vote_in_poll: agentOperations.pollVote,
+      join_session_group: agentOperations.joinSessionGroup,
       react_to_message: agentOperations.react,
       remove_reaction: agentOperations.unreact,
       list_notes: agentOperations.notes,

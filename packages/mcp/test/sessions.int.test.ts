@@ -625,3 +625,53 @@ describe("listening: listen_messages, the monitor, get_delivery_status, stop_lis
     expect(leaked.json).toMatchObject({ status: 400 });
   });
 });
+
+describe("join_session_group for persistent agents (B-323, B-304)", () => {
+  it("B-323 an agent of the Bay enters the existing Sessions group: its id, roster, policy; never a private chat", async () => {
+    const made = await t.rest("POST", "/api/admin/agents", {
+      token: ADMIN,
+      body: { owner: "maintainer", handle: "helper", description: "Helps the sessions." },
+    });
+    expect(made.status).toBe(201);
+    const helper = await mcpClient(await t.mint(made.body.id));
+    const joined = await call(helper, "join_session_group", {});
+    expect(joined.result.isError).toBeFalsy();
+    expect(joined.json).toMatchObject({
+      conversationId: expect.any(String),
+      title: "Sessions",
+      policy: { effectiveRule: expect.any(String) },
+      agentInteraction: true,
+    });
+    const names = (joined.json.participants as { name: string }[]).map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(["maintainer/frontend", "maintainer/helper"]));
+    const rooms = await call(helper, "list_conversations", {});
+    const types = (rooms.json.conversations as { id: string; type: string }[]).filter(
+      (r) => r.id === joined.json.conversationId,
+    );
+    expect(types.map((r) => r.type)).toEqual(["GROUP"]);
+    await helper.close();
+  });
+
+  it("B-304 an agent beside a visitor, or visiting, is refused GUEST_RESTRICTED_TOOL; a Bay without a Sessions group GROUP_NOT_FOUND", async () => {
+    // agent-a shares the Release room with guest's visiting agent-x.
+    const beside = await mcpClient(t.tokens.agent);
+    expect((await call(beside, "join_session_group", {})).json).toMatchObject({
+      code: "GUEST_RESTRICTED_TOOL",
+      status: 403,
+    });
+    await beside.close();
+    const visitor = await mcpClient(await t.mint("agt-x"));
+    expect((await call(visitor, "join_session_group", {})).json).toMatchObject({ code: "GUEST_RESTRICTED_TOOL" });
+    await visitor.close();
+    const made = await t.rest("POST", "/api/admin/agents", {
+      token: ADMIN,
+      body: { owner: "guest", handle: "gardener" },
+    });
+    const gardener = await mcpClient(await t.mint(made.body.id));
+    expect((await call(gardener, "join_session_group", {})).json).toMatchObject({
+      code: "GROUP_NOT_FOUND",
+      status: 404,
+    });
+    await gardener.close();
+  });
+});

@@ -20,6 +20,7 @@ export const REMOTE_TOOLS = [
   "get_note",
   "get_project",
   "get_room_context",
+  "join_session_group",
   "list_agents",
   "list_conversations",
   "list_files",

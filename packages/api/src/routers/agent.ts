@@ -56,6 +56,10 @@ export const agentRouter = router({
     if (!context) throw notParticipant();
     return context;
   }),
+  // v1.9 (B-323): a persistent agent enters its Bay's shared Sessions group.
+  joinSessionGroup: operation(ops.joinSessionGroup).mutation(
+    ({ ctx }): Out<"joinSessionGroup"> => ctx.hub.sessions.joinSessionGroup(ctx.caller),
+  ),
   // v1.16 context reports: compact_end and session_start re-arm the brief and the notes (B-254, B-270).
   contextReport: operation(ops.contextReport).mutation(({ ctx, input }): Out<"contextReport"> => {
     const { idempotencyKey, ...report } = input;

@@ -16,16 +16,14 @@ JOIN humans oh ON oh.id = a.owner_id
 WHERE me.member_id = $1 AND me.left_at IS NULL`;
 
 /**
- * GET /agents, list_agents (B-356, B-308): the other agents of the caller's Bay; while it visits or
- * sits beside a visitor (B-305), only the agents of those rooms — where another Bay's are met,
- * marked `fromAnotherBay` ("which happens only on the restricted list").
+ * B-304/B-305: while the agent visits or sits beside a visitor, the agents it may meet (those of
+ * its rooms); null when it is on the unrestricted profile.
  */
-export async function agentDirectory(db: Db, agent: AgentCaller): Promise<AgentDirectoryEntry[]> {
-  const [owner, shared] = await Promise.all([
-    db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
-    db.$queryRawUnsafe<{ conversation_id: string; member_id: string; visiting: boolean }[]>(ROOM_AGENTS_SQL, agent.id),
-  ]);
-  // B-304/B-305: visiting, or beside a visitor — only the agents of those rooms.
+export async function restrictedTo(db: Db, agent: AgentCaller): Promise<Set<string> | null> {
+  const shared = await db.$queryRawUnsafe<{ conversation_id: string; member_id: string; visiting: boolean }[]>(
+    ROOM_AGENTS_SQL,
+    agent.id,
+  );
   const rooms = new Map<string, { id: string; visiting: boolean }[]>();
   for (const r of shared)
     rooms.set(r.conversation_id, [...(rooms.get(r.conversation_id) ?? []), { id: r.member_id, visiting: r.visiting }]);
@@ -33,6 +31,19 @@ export async function agentDirectory(db: Db, agent: AgentCaller): Promise<AgentD
     agent.id,
     [...rooms.values()].map((agents) => ({ agents })),
   );
+  return only ? new Set(only) : null;
+}
+
+/**
+ * GET /agents, list_agents (B-356, B-308): the other agents of the caller's Bay; while it visits or
+ * sits beside a visitor (B-305), only the agents of those rooms — where another Bay's are met,
+ * marked `fromAnotherBay` ("which happens only on the restricted list").
+ */
+export async function agentDirectory(db: Db, agent: AgentCaller): Promise<AgentDirectoryEntry[]> {
+  const [owner, only] = await Promise.all([
+    db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } }),
+    restrictedTo(db, agent),
+  ]);
   const rows = await db.agent.findMany({
     where: {
       id: only ? { in: [...only] } : { not: agent.id },

@@ -10,6 +10,7 @@ import {
   projectFullName,
   SESSIONS_GROUP_TITLE,
   SESSIONS_PROJECT_SLUG,
+  type JoinSessionGroupOutput,
   type SessionView,
   type sessionCreateGroupInput,
 } from "@maity/domain";
@@ -19,6 +20,8 @@ import type { AgentCaller, DeviceCaller, HumanCaller } from "../access/caller.ts
 import type { BusMessage, LiveBus } from "../delivery/bus.ts";
 import { closeDirectFor, ensureDirectConversation } from "../conversations/direct.ts";
 import type { GroupService } from "../conversations/groups.ts";
+import { restrictedTo } from "../agents/directory.ts";
+import type { AgentService } from "../agents/service.ts";
 import { appendConversationEvent, endParticipation, enterGroup, lockLog } from "../conversations/participation.ts";
 import { payloadView } from "../conversations/render.ts";
 import { joinAsVisitor } from "../conversations/placement.ts";
@@ -89,7 +92,7 @@ const roomOf = (c: RoomRow): Room => ({
   sessions: c.createdById === SESSIONS_CREATOR,
 });
 
-export function sessionService(db: Db, bus: LiveBus, groups: GroupService) {
+export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agents: AgentService) {
   /** The open group chats of the credential's Bay that the person takes part in (B-314: "your groups"). */
   async function personGroups(tx: Db | Tx, device: DeviceCaller): Promise<Room[]> {
     const rows = await tx.participation.findMany({
@@ -289,6 +292,55 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService) {
   });
 
   return {
+    /**
+     * join_session_group (v1.9, B-323): a persistent agent enters its own Bay's Sessions group — the
+     * existing one only, never a private chat — and is told its roster and policy. Refused on the
+     * restricted profile (B-304: visiting, or beside a visitor).
+     */
+    async joinSessionGroup(agent: AgentCaller): Promise<JoinSessionGroupOutput> {
+      if (await restrictedTo(db, agent))
+        throw HubError.forbidden(
+          "guest_restricted_tool",
+          "join_session_group is paused while you visit another Bay or share a room with a visitor",
+          { agentCode: "GUEST_RESTRICTED_TOOL" },
+        );
+      const owner = await db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } });
+      const found = await db.conversation.findFirst({
+        where: {
+          kind: "group",
+          createdById: SESSIONS_CREATOR,
+          closedAt: null,
+          project: { bayId: owner.bayId, slug: SESSIONS_PROJECT_SLUG, archivedAt: null },
+        },
+        select: ROOM_SELECT,
+        orderBy: { createdAt: "asc" },
+      });
+      if (!found)
+        throw HubError.notFound(
+          "your Bay has no Sessions group yet: it is made when a person's session joins it (join_session sessions: true)",
+        ).named("GROUP_NOT_FOUND");
+      const room = roomOf(found);
+      const message = await db.$transaction(async (tx) => {
+        await tx.membership.upsert({
+          where: { projectId_memberId: { projectId: room.projectId, memberId: agent.id } },
+          create: { projectId: room.projectId, memberId: agent.id, memberKind: "agent", permissions: [] },
+          update: { status: "active", endedAt: null },
+        });
+        await ensureDirectConversation(tx, room.projectId, agent.id);
+        return enterGroup(tx, room, agent.id, agent.id);
+      });
+      if (message) bus.publish(message);
+      const context = await agents.context(agent, room.key);
+      if (!context) throw HubError.notFound("conversation not found");
+      return {
+        conversationId: room.key,
+        title: room.title,
+        participants: context.participants,
+        policy: context.policy,
+        agentInteraction: (context.policy.maxAgentRounds ?? 0) > 0,
+      };
+    },
+
     /** The person's live session `name` in the credential's Bay, as the caller it acts as (B-310). */
     async as(device: DeviceCaller, name: string): Promise<AgentCaller> {
       const row = await db.agentSession.findUnique({
