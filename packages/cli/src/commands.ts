@@ -37,7 +37,8 @@ export type AgentCommand =
   | { kind: "react"; conversationId: string; messageId: string; emoji: string; remove: boolean }
   | { kind: "listen" }
   | { kind: "hook" }
-  | { kind: "mcp" }
+  | { kind: "mcp"; bay?: string }
+  | { kind: "sessions"; bay?: string }
   /** 004 v1.15–v1.17: the room's brief, its notes, one note, and writing one. */
   | { kind: "brief"; conversationId: string }
   | { kind: "notes"; conversationId: string }
@@ -109,7 +110,10 @@ agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
   listen                                every room, one line per message, until Ctrl-C
   hook                                  Claude Code hook: the messages to answer, and the context report
                                         (maity hook --help: the settings.json to paste)
-  mcp                                   the local stdio MCP server
+  mcp [--bay <name>]                    the local stdio MCP server: as the agent of your credentials, or —
+                                        signed in with maity login and no agent credentials, or --bay — as
+                                        you, through named sessions (join_session; one Bay per connection)
+  sessions [--bay <name>]               this computer's terminal sessions in each Bay of its login
 
 operator commands (MAITY_ADMIN_TOKEN):
   admin human <handle> --name <name> --password <password>
@@ -130,6 +134,8 @@ const OPTIONS_OF: Record<string, readonly string[]> = {
   pair: ["url"],
   link: ["label", "url"],
   login: ["label", "url"],
+  mcp: ["bay"],
+  sessions: ["bay"],
   watch: ["interval", "timeout"],
   send: ["reply-to", "file"],
   download: ["dir"],
@@ -216,6 +222,7 @@ export function parseCommand(argv: string[]): Parsed {
       reason: { type: "string" },
       url: { type: "string" },
       label: { type: "string" },
+      bay: { type: "string" },
       interval: { type: "string" },
       timeout: { type: "string" },
       "reply-to": { type: "string" },
@@ -315,6 +322,7 @@ export function parseCommand(argv: string[]): Parsed {
 type Values = {
   url?: string;
   label?: string;
+  bay?: string;
   interval?: string;
   timeout?: string;
   "reply-to"?: string;
@@ -350,9 +358,12 @@ function parseAgentCommand(scope: string, args: string[], values: Values): Agent
     case "conversations":
     case "listen":
     case "hook":
-    case "mcp":
       noMore(args, 0, scope);
       return { kind: scope };
+    case "mcp":
+    case "sessions":
+      noMore(args, 0, scope);
+      return { kind: scope, ...(values.bay !== undefined ? { bay: values.bay } : {}) };
     case "context":
     case "check":
       noMore(args, 1, scope);

@@ -31,6 +31,7 @@ export interface Running {
 export function start(
   args: string[],
   env: Record<string, string>,
+  /** `stdin: "open"` leaves the child's stdin open: the test writes to `child.stdin` and ends it. */
   options: { stdin?: string; killAfterMs?: number } = {},
 ): Running {
   const child = spawn(process.execPath, [BIN, ...args], {
@@ -48,7 +49,9 @@ export function start(
     err += chunk.toString("utf8");
     for (const l of listeners) l();
   });
-  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  if (options.stdin === "open") {
+    // written and ended by the test
+  } else if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   else child.stdin?.end();
   const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 30_000);
   const done = new Promise<Run>((resolve) =>

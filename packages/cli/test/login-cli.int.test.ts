@@ -92,3 +92,92 @@ describe("maity login (DESIGN §4e)", () => {
     expect(() => statSync(path.join(home, "cfg", "device.json"))).toThrow();
   });
 });
+
+describe("the person's CLI after maity login: sessions and mcp (DESIGN §4e, B-310, B-324)", () => {
+  /** guest signs a computer in to both its Bays (its own first); the env of that computer. */
+  async function loggedIn(name: string) {
+    const home = tempDir(name);
+    const env = { HOME: home, MAITY_CONFIG_DIR: path.join(home, "cfg") };
+    const login = start(["login", "--url", api.url], env);
+    const [, , code] = await login.waitFor("stdout", /open (\S+) \(code (\S+)\)/);
+    const guest = await signedIn("guest", "guest-demo");
+    const view = await guest.query("devices.view", { code });
+    const bays = (view.body.result?.data as { bays: { id: string }[] }).bays.map((b) => b.id);
+    await guest.mutation("devices.approve", { code, bays });
+    expect((await login.done).code).toBe(0);
+    return env;
+  }
+
+  it("maity mcp without agent credentials serves the session tools on stdio; maity sessions lists the joined session", async () => {
+    const env = await loggedIn("device-mcp");
+    const none = await run(["sessions"], env);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toMatch(/^Bay guest: no sessions$/m);
+
+    const server = start(["mcp", "--bay", "maintainer"], env, { stdin: "open" });
+    const send = (frame: object) => server.child.stdin?.write(`${JSON.stringify(frame)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "join_session", arguments: { session: "cli-term", sessions: true } },
+    });
+    await server.waitFor("stdout", /"id":3/);
+    server.child.stdin?.end();
+    const done = await server.done;
+    const answers = done.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const tools = answers.find((a) => a.id === 2).result.tools as {
+      name: string;
+      inputSchema: { required?: string[] };
+    }[];
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["join_session", "listen_messages"]));
+    expect(tools.find((t) => t.name === "send_message")?.inputSchema.required).toContain("session");
+    const joined = answers.find((a) => a.id === 3).result;
+    expect(joined.content[0].text.split("\n")[0]).toBe('Joined as "cli-term" in Bay "maintainer" — group "Sessions"');
+
+    const listed = await run(["sessions", "--bay", "maintainer", "--json"], env);
+    const bays = JSON.parse(listed.stdout).bays as { bay: { name: string }; sessions: { name: string }[] }[];
+    expect(bays[0]?.sessions.map((s) => s.name)).toEqual(["cli-term"]);
+    const unknown = await run(["mcp", "--bay", "nowhere"], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('not signed in to Bay "nowhere" (it is to: guest, maintainer)');
+    // The tokens never reach stdout or stderr.
+    const device = JSON.parse(readFileSync(path.join(env.MAITY_CONFIG_DIR, "device.json"), "utf8"));
+    for (const c of device.credentials) expect(done.stdout + done.stderr + listed.stdout).not.toContain(c.token);
+  });
+
+  it("fault: the CLI killed while it waits for approval writes nothing; the request opens nothing later", async () => {
+    const home = tempDir("login-killed");
+    const env = { HOME: home, MAITY_CONFIG_DIR: path.join(home, "cfg") };
+    const login = start(["login", "--url", api.url, "--json"], env);
+    const [line] = await login.waitFor("stdout", /\{.*"status":"pending".*\}/);
+    const pending = JSON.parse(line) as { code: string };
+    login.child.kill("SIGKILL");
+    await login.done;
+    expect(() => statSync(path.join(env.MAITY_CONFIG_DIR, "device.json"))).toThrow();
+    // The person approves afterwards: nothing is collected, so no device appears and nothing is opened.
+    const guest = await signedIn("guest", "guest-demo");
+    const before = (await guest.query("devices.list", {})).body.result?.data as { items: unknown[] };
+    const view = await guest.query("devices.view", { code: pending.code });
+    const bays = (view.body.result?.data as { bays: { id: string }[] }).bays.map((b) => b.id);
+    await guest.mutation("devices.approve", { code: pending.code, bays });
+    const after = (await guest.query("devices.list", {})).body.result?.data as { items: unknown[] };
+    expect(after.items.length).toBe(before.items.length);
+    // A fresh login on the same computer works.
+    const again = start(["login", "--url", api.url], env);
+    await again.waitFor("stdout", /open (\S+) \(code (\S+)\)/);
+    again.child.kill("SIGKILL");
+    await again.done;
+  });
+});

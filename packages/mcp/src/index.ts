@@ -29,5 +29,5 @@ export {
   localToolInputSchemas,
   toolInputSchemas,
 } from "./server.ts";
-export { serveStdio } from "./stdio.ts";
+export { serveSessionStdio, serveStdio } from "./stdio.ts";
 export { LOCAL_TOOL_DESCRIPTIONS, MCP_INSTRUCTIONS, type MaityToolName, TOOL_DESCRIPTIONS } from "./text.ts";

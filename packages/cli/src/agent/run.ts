@@ -15,6 +15,7 @@ import { noteCommand } from "./notes.ts";
 import { summaryCommand } from "./summary.ts";
 import { linkCommand, pairCommand } from "./preauth.ts";
 import { loginCommand, logoutCommand } from "./login.ts";
+import { deviceMcp, hasAgentCredential, sessionsCommand } from "./device.ts";
 import { checkOnce, listen, watch } from "./rooms.ts";
 import { uploadAll } from "./send.ts";
 import { noteVersion, openSession, type Session } from "./session.ts";
@@ -35,6 +36,12 @@ export async function runAgent(command: AgentCommand, asJson: boolean, io: Io): 
       return loginCommand(command.label, preauthBaseUrl(io.env, command.url), asJson, io);
     case "logout":
       return logoutCommand(asJson, io);
+    case "sessions":
+      return sessionsCommand(command.bay, asJson, io);
+    case "mcp":
+      // DESIGN §4e: signed in as a person (maity login) and no agent here, or a Bay named: the session surface.
+      if (command.bay !== undefined || !hasAgentCredential(io)) return deviceMcp(command.bay, io);
+      break;
     default:
       break;
   }
@@ -184,6 +191,7 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
     case "link":
     case "login":
     case "logout":
+    case "sessions":
       throw new Error("unreachable");
   }
 }

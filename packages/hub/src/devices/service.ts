@@ -159,7 +159,14 @@ export function deviceService(db: Db, bus: LiveBus) {
       const status = deviceLoginStatus(row, new Date());
       if (status !== "approved" || !row.humanId) return { status: status === "approved" ? "pending" : status };
       const humanId = row.humanId;
-      const bays = await db.bay.findMany({ where: { id: { in: row.bayIds } }, select: { id: true, handle: true } });
+      // B-326: the person's own Bay first — the default connection of `maity mcp` — then the rest by name.
+      const [found, own] = await Promise.all([
+        db.bay.findMany({ where: { id: { in: row.bayIds } }, select: { id: true, handle: true } }),
+        db.human.findUniqueOrThrow({ where: { id: humanId }, select: { bayId: true } }),
+      ]);
+      const bays = found.sort(
+        (a, b) => Number(b.id === own.bayId) - Number(a.id === own.bayId) || a.handle.localeCompare(b.handle),
+      );
       const credentials = await db.$transaction(async (tx) => {
         const taken = await tx.deviceLogin.updateMany({
           where: { id, redeemedAt: null },
