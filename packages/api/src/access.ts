@@ -166,6 +166,11 @@ export const ACCESS: Record<string, Access> = {
   "sessions.listen": device,
   "sessions.deliveryStatus": device,
   "sessions.stopListening": device,
+  "sessions.handoffs": device,
+  "sessions.reportHandoff": device,
+  "mySessions.freshStart": people("a fresh start is the session's person's alone (B-289)"),
+  "mySessions.latestFreshStart": people("a fresh start is the session's person's alone (B-289)"),
+  "mySessions.update": people("a session's person decides its fresh starts (B-289)"),
   "approvals.get": people("a session asks its approval of a person (DESIGN §4e)"),
   "approvals.decide": people("only the person an approval asks decides it (B-313)"),
 };

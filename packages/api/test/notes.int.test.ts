@@ -275,7 +275,8 @@ describe("004 v1.17 notes on the agent API", () => {
     expect(forged.status).toBe(400);
   });
 
-  it("B-260 create_note takes a fresh start's handoffId (kept with the note)", async () => {
+  it("B-260 B-291 a handoffId no fresh start of this agent waits for is refused, nothing saved (fresh-start.int keeps a real one)", async () => {
+    const before = await hub.db.note.count();
     const made = await rest("POST", `${A}/conversations/${room.key}/notes`, {
       ...as("agt-a"),
       body: {
@@ -284,9 +285,8 @@ describe("004 v1.17 notes on the agent API", () => {
         handoffId: "hof-1",
       },
     });
-    expect(made.status).toBe(201);
-    const stored = await hub.db.note.findUniqueOrThrow({ where: { id: made.body.id }, select: { handoffId: true } });
-    expect(stored.handoffId).toBe("hof-1");
+    expect(made).toMatchObject({ status: 400, body: { code: "HANDOFF_NOTE_INVALID", reason: "WRONG_PLACE" } });
+    expect(await hub.db.note.count()).toBe(before);
   });
 
   it("B-246 B-362 edits share one budget a minute: past it 429 TOOL_RATE_LIMITED with Retry-After", async () => {

@@ -293,6 +293,18 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "sessions.handoffs": {
+    method: "GET",
+    path: "/api/device-api/handoff",
+    status: 200,
+    headers: {},
+  },
+  "sessions.reportHandoff": {
+    method: "POST",
+    path: "/api/device-api/handoff",
+    status: 200,
+    headers: {},
+  },
   "approvals.get": {
     method: "GET",
     path: "/api/approvals/{approval_id}",
@@ -302,6 +314,24 @@ export const restRouteTable = {
   "approvals.decide": {
     method: "POST",
     path: "/api/approvals/{approval_id}",
+    status: 200,
+    headers: {},
+  },
+  "mySessions.freshStart": {
+    method: "POST",
+    path: "/api/sessions/{session_id}/fresh-start",
+    status: 201,
+    headers: {},
+  },
+  "mySessions.latestFreshStart": {
+    method: "GET",
+    path: "/api/sessions/{session_id}/fresh-start",
+    status: 200,
+    headers: {},
+  },
+  "mySessions.update": {
+    method: "PATCH",
+    path: "/api/sessions/{session_id}",
     status: 200,
     headers: {},
   },

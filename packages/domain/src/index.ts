@@ -34,3 +34,4 @@ export * from "./devices.ts";
 export * from "./sessions.ts";
 export * from "./approvals.ts";
 export * from "./sessionGroup.ts";
+export * from "./freshStart.ts";

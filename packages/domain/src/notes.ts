@@ -87,7 +87,7 @@ export const noteListOutput = z.object({ items: z.array(noteSchema) });
 
 // ---- the agent API (004 v1.17, camelCase) --------------------------------------------------------
 
-export const agentNoteId = z.string({ error: "a note id" }).min(1, "required");
+export const agentNoteId = text("a note id").min(1, "required").max(100, "a note id");
 
 /** POST /conversations/:id/notes, create_note (B-243, B-260): a chat note unless scope says project. */
 export const agentNoteCreateInput = z.strictObject({

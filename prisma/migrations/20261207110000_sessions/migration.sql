@@ -15,6 +15,7 @@ CREATE TABLE "agent_sessions" (
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "joined_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "ended_at" TIMESTAMP(3),
+    "fresh_at_95" BOOLEAN NOT NULL DEFAULT false,
     CONSTRAINT "agent_sessions_pkey" PRIMARY KEY ("agent_id"),
     CONSTRAINT "agent_sessions_agent_id_fkey" FOREIGN KEY ("agent_id") REFERENCES "agents"("id")
 );
@@ -52,3 +53,25 @@ CREATE TABLE "session_listeners" (
     CONSTRAINT "session_listeners_pkey" PRIMARY KEY ("session_id")
 );
 CREATE UNIQUE INDEX "session_listeners_ticket_hash_key" ON "session_listeners"("ticket_hash");
+
+-- A fresh start with a handoff (B-289…B-296): asked by the session's person (or at 95 % when they let
+-- it), it waits 15 minutes for a saved handoff note; only then may the hosting relay clear the session.
+CREATE TABLE "fresh_starts" (
+    "id" TEXT NOT NULL,
+    "session_id" TEXT NOT NULL,
+    "conversation_id" TEXT NOT NULL,
+    "project_id" TEXT NOT NULL,
+    "requested_by" TEXT NOT NULL,
+    "state" TEXT NOT NULL DEFAULT 'awaiting_note',
+    "note_id" TEXT,
+    "result" TEXT,
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "expires_at" TIMESTAMP(3) NOT NULL,
+    "note_saved_at" TIMESTAMP(3),
+    "cleared_at" TIMESTAMP(3),
+    "finished_at" TIMESTAMP(3),
+    CONSTRAINT "fresh_starts_pkey" PRIMARY KEY ("id")
+);
+CREATE INDEX "fresh_starts_session_id_idx" ON "fresh_starts"("session_id");
+-- One fresh start under way per session.
+CREATE UNIQUE INDEX "fresh_starts_one_open" ON "fresh_starts"("session_id") WHERE "state" IN ('awaiting_note', 'note_saved');

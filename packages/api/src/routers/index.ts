@@ -14,7 +14,7 @@ import { filesRouter } from "./files.ts";
 import { notesRouter } from "./notes.ts";
 import { invitesRouter } from "./invites.ts";
 import { devicesRouter } from "./devices.ts";
-import { approvalsRouter, sessionsRouter } from "./sessions.ts";
+import { approvalsRouter, mySessionsRouter, sessionsRouter } from "./sessions.ts";
 import { projectsRouter } from "./projects.ts";
 import { summaryRouter } from "./summary.ts";
 
@@ -44,6 +44,7 @@ export const appRouter = router({
   devices: devicesRouter,
   sessions: sessionsRouter,
   approvals: approvalsRouter,
+  mySessions: mySessionsRouter,
   notes: notesRouter,
   summary: summaryRouter,
   live: liveRouter,

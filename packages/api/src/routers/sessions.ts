@@ -4,6 +4,10 @@ import {
   awaitApprovalInput,
   decideApprovalInput,
   deliveryStatusOutput,
+  freshStartInput,
+  freshStartView,
+  relayHandoffReport,
+  relayHandoffsOutput,
   listenMessagesInput,
   listenMessagesOutput,
   requestApprovalInput,
@@ -165,6 +169,75 @@ export const sessionsRouter = router({
     .input(sessionRefInput)
     .output(z.object({ stopped: z.literal(true) }))
     .mutation(async ({ ctx, input }) => ctx.hub.listen.stop(await asSession(ctx, input.session))),
+  handoffs: deviceProcedure
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/api/device-api/handoff",
+        style: "agent",
+        summary: "The fresh starts of the sessions this computer's relay hosts: the prompt to hand, the window",
+      },
+    })
+    .input(z.strictObject({}).optional())
+    .output(relayHandoffsOutput)
+    .query(({ ctx }) => ctx.hub.freshStarts.relayPending(ctx.device)),
+  reportHandoff: deviceProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/device-api/handoff",
+        style: "agent",
+        summary: "The hosting relay reports a session cleared (only after its saved note), then fresh",
+      },
+    })
+    .input(relayHandoffReport)
+    .output(z.object({ handoffId: z.string(), state: z.enum(["cleared", "fresh"]) }))
+    .mutation(({ ctx, input }) => ctx.hub.freshStarts.relayReport(ctx.device, input)),
+});
+
+/** A person's terminal sessions (DESIGN §4e): a fresh start with a handoff (B-289…B-296). */
+export const mySessionsRouter = router({
+  freshStart: humanProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/sessions/{session_id}/fresh-start",
+        status: 201,
+        summary: "Start a session of yours fresh: it saves a handoff note first; nothing is cleared without one",
+      },
+    })
+    .input(freshStartInput)
+    .output(freshStartView)
+    .mutation(({ ctx, input }) => ctx.hub.freshStarts.request(ctx.caller, input)),
+  latestFreshStart: humanProcedure
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/api/sessions/{session_id}/fresh-start",
+        summary: "Where the latest fresh start of a session of yours stands",
+      },
+    })
+    .input(z.strictObject({ session_id: text("a session's id").min(1, "required").max(100) }))
+    .output(freshStartView)
+    .query(({ ctx, input }) => ctx.hub.freshStarts.latest(ctx.caller, input.session_id)),
+  update: humanProcedure
+    .meta({
+      rest: {
+        method: "PATCH",
+        path: "/api/sessions/{session_id}",
+        summary: "Let a session of yours start fresh by itself at 95 % (fresh_start_at_95)",
+      },
+    })
+    .input(
+      z.strictObject({
+        session_id: text("a session's id").min(1, "required").max(100),
+        fresh_start_at_95: z.boolean({ error: "true or false" }),
+      }),
+    )
+    .output(z.object({ id: z.string(), name: z.string(), fresh_start_at_95: z.boolean() }))
+    .mutation(({ ctx, input }) =>
+      ctx.hub.freshStarts.setAutomatic(ctx.caller, input.session_id, input.fresh_start_at_95),
+    ),
 });
 
 /** The people's side of approvals (B-313): the card's state, and the approver's decision. */

@@ -22,6 +22,7 @@ import { memberProject, projectOf, refuseObserver, resolveConversation } from ".
 import { type KeyRow, readKeys } from "../access/visibility.ts";
 import type { RateLimits } from "../auth/limits.ts";
 import type { LiveBus, LogEvent } from "../delivery/bus.ts";
+import { takeHandoffNote } from "../sessions/freshStart.ts";
 import { writeQuietLine } from "../messages/quiet.ts";
 import { rawOf } from "../raw.ts";
 
@@ -390,14 +391,26 @@ export function notesService(sql: SqlRunner, bus: LiveBus, limits: RateLimits) {
       const { visiting } = await agentInProject(agent, room.projectId);
       if (visiting) throw noteForbidden("visiting", "a visiting agent reads notes and writes none");
       spend("noteCreates", agent);
-      const row = await sql.transaction((tx) =>
-        create(
+      const row = await withLine(async (tx, lines) => {
+        // B-290, B-291: a fresh start's handoff note is checked before anything is saved.
+        const handoff = input.handoffId
+          ? await takeHandoffNote(tx, agent, input.handoffId, {
+              conversationKey: room.key,
+              projectId: room.projectId,
+              scope: input.scope === "project" ? "project" : "chat",
+              body: input.body,
+            })
+          : null;
+        const made = await create(
           tx,
           { projectId: room.projectId, conversationKey: input.scope === "project" ? null : room.key },
           { title: input.title, body: input.body, pinned: false, handoffId: input.handoffId ?? null },
           agent.id,
-        ),
-      );
+        );
+        const line = handoff ? await handoff.saved(made.id, room) : null;
+        if (line) lines.push(line);
+        return made;
+      });
       return agentView(row);
     },
 

@@ -1,0 +1,322 @@
+import { randomBytes } from "node:crypto";
+import {
+  FRESH_CLEAR_WINDOW_MS,
+  type FreshStartView,
+  freshStateOf,
+  HANDOFF_NOTE_WINDOW_MS,
+  handoffNoteRefusal,
+  handoffPrompt,
+  HubError,
+  relayStepAllowed,
+  type relayHandoffReport,
+} from "@maity/domain";
+import type { Db, SqlExecutor } from "@maity/db";
+import type { z } from "zod";
+import type { AgentCaller, DeviceCaller, HumanCaller } from "../access/caller.ts";
+import { readKeys } from "../access/visibility.ts";
+import type { LiveBus, LogEvent } from "../delivery/bus.ts";
+import { executorOf, writeQuietLine } from "../messages/quiet.ts";
+
+// A fresh start with a handoff (004 §18, B-289…B-296), the server's side: the person asks (the
+// session's owner alone; never for a session visiting another Bay), the session saves a handoff
+// note with the handoffId (notes.ts calls takeHandoffNote in the note's own transaction), and only
+// then may the relay hosting the session report it cleared, then fresh. Every state is a row: a
+// restart (kill -9) loses nothing, and the rule "nothing cleared without a saved note" is a row check.
+
+const notFound = () => HubError.notFound("session not found");
+const handoffNotFound = () => HubError.notFound("no such fresh start of a session this computer hosts");
+
+type FreshRow = {
+  id: string;
+  sessionId: string;
+  conversationId: string;
+  projectId: string;
+  state: string;
+  noteId: string | null;
+  result: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  noteSavedAt: Date | null;
+};
+const FRESH_SELECT = {
+  id: true,
+  sessionId: true,
+  conversationId: true,
+  projectId: true,
+  state: true,
+  noteId: true,
+  result: true,
+  createdAt: true,
+  expiresAt: true,
+  noteSavedAt: true,
+} as const;
+
+/**
+ * B-290, B-291: a create_note carrying a handoffId, inside the note's transaction (the fresh start's
+ * row locked): refused with nothing saved when it is not the session's open fresh start, filed
+ * elsewhere or too short; `saved` then moves it on and writes the quiet line (B-295).
+ */
+export async function takeHandoffNote(
+  tx: SqlExecutor,
+  agent: AgentCaller,
+  handoffId: string,
+  note: { conversationKey: string; projectId: string; scope: "chat" | "project"; body: string },
+) {
+  const [row] = await tx.query<{
+    conversation_id: string;
+    project_id: string;
+    state: string;
+    expires_at: Date | string;
+  }>(
+    "SELECT conversation_id, project_id, state, expires_at FROM fresh_starts WHERE id = $1 AND session_id = $2 FOR UPDATE",
+    [handoffId, agent.id],
+  );
+  const invalid = (reason: "TOO_SHORT" | "WRONG_PLACE", message: string) =>
+    new HubError("invalid", message, { reason }, { agentCode: "HANDOFF_NOTE_INVALID" });
+  if (!row || freshStateOf({ state: row.state, expiresAt: new Date(row.expires_at) }, new Date()) !== "awaiting_note")
+    throw invalid(
+      "WRONG_PLACE",
+      "no fresh start of yours waits for this handoffId (done, or cancelled after 15 minutes)",
+    );
+  const refusal = handoffNoteRefusal({ conversationId: row.conversation_id, projectId: row.project_id }, note);
+  if (refusal === "WRONG_PLACE")
+    throw invalid(
+      "WRONG_PLACE",
+      "write the handoff note from the conversation the fresh start names, as its chat or project note",
+    );
+  if (refusal === "TOO_SHORT")
+    throw invalid(
+      "TOO_SHORT",
+      "a handoff note says what you are doing, what is decided and what is next: 40 characters at least",
+    );
+  return {
+    /** The note is saved: the fresh start moves on; the room reads "<name> saved a handoff note". */
+    async saved(noteId: string, room: Parameters<typeof writeQuietLine>[1]): Promise<LogEvent | null> {
+      await tx.query(
+        "UPDATE fresh_starts SET state = 'note_saved', note_id = $2, note_saved_at = $3::timestamp WHERE id = $1",
+        [handoffId, noteId, new Date().toISOString()],
+      );
+      return writeQuietLine(tx, room, {
+        type: "context.handoff",
+        actor: agent.id,
+        subject: `${handoffId}:saved`,
+        body: `${agent.handle} saved a handoff note`,
+      });
+    },
+  };
+}
+
+export function freshStartService(db: Db, bus: LiveBus) {
+  /** The person's own session (hidden = missing for anyone else), with where it lives. */
+  async function ownSession(person: HumanCaller, sessionId: string) {
+    const session = await db.agentSession.findUnique({
+      where: { agentId: sessionId },
+      select: {
+        agentId: true,
+        humanId: true,
+        bayId: true,
+        name: true,
+        endedAt: true,
+        agent: { select: { handle: true } },
+      },
+    });
+    if (!session || session.humanId !== person.id || session.endedAt) throw notFound();
+    return session;
+  }
+
+  function view(row: FreshRow, session: { agentId: string; name: string }): FreshStartView {
+    return {
+      handoff_id: row.id,
+      session: { id: session.agentId, name: session.name },
+      conversation_id: row.conversationId,
+      state: freshStateOf(row, new Date()),
+      created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt.toISOString(),
+      note_id: row.noteId,
+      result: row.result,
+      prompt: handoffPrompt({ handoffId: row.id, conversationId: row.conversationId, date: row.createdAt }),
+    };
+  }
+
+  return {
+    /**
+     * POST /api/sessions/{id}/fresh-start (B-289, B-294): the owner asks; the note is written from
+     * `conversation_id` (a room the session is in) or the session's latest room. One at a time.
+     */
+    async request(person: HumanCaller, input: { session_id: string; conversation_id?: string | undefined }) {
+      const session = await ownSession(person, input.session_id);
+      const home = await db.human.findUniqueOrThrow({ where: { id: person.id }, select: { bayId: true } });
+      if (session.bayId !== home.bayId)
+        throw new HubError("conflict", "a session visiting another Bay cannot be started fresh there", {
+          reason: "visiting",
+        });
+      const caller: AgentCaller = {
+        kind: "agent",
+        id: session.agentId,
+        handle: session.agent.handle,
+        ownerId: person.id,
+        instanceId: null,
+      };
+      const rooms = await readKeys(db, caller, { projectId: null, observed: false, lean: true });
+      const room = input.conversation_id
+        ? rooms.find((r) => r.key === input.conversation_id || r.id === input.conversation_id)
+        : rooms.filter((r) => r.closedAt === null).sort((a, b) => (b.last?.seq ?? 0) - (a.last?.seq ?? 0))[0];
+      if (!room)
+        throw HubError.invalid(
+          { conversation_id: "not_in_it" },
+          "the session is in no such conversation: the note is written from one of its rooms",
+        );
+      const now = new Date();
+      const row = await db.$transaction(async (tx) => {
+        // One at a time: the session's row is locked while its fresh starts are looked at.
+        await tx.$queryRawUnsafe("SELECT agent_id FROM agent_sessions WHERE agent_id = $1 FOR UPDATE", session.agentId);
+        // A fresh start whose note window ran out is over: cancelled, never cleared (B-293).
+        await tx.freshStart.updateMany({
+          where: { sessionId: session.agentId, state: "awaiting_note", expiresAt: { lte: now } },
+          data: { state: "cancelled", finishedAt: now },
+        });
+        const open = await tx.freshStart.findFirst({
+          where: { sessionId: session.agentId, state: { in: ["awaiting_note", "note_saved"] } },
+          select: { id: true },
+        });
+        if (open)
+          throw new HubError("conflict", "a fresh start of this session is under way already", {
+            reason: "under_way",
+          });
+        return tx.freshStart.create({
+          data: {
+            id: `hnd_${randomBytes(12).toString("base64url")}`,
+            sessionId: session.agentId,
+            conversationId: room.key,
+            projectId: room.projectId,
+            requestedBy: person.id,
+            expiresAt: new Date(now.getTime() + HANDOFF_NOTE_WINDOW_MS),
+          },
+          select: FRESH_SELECT,
+        });
+      });
+      return view(row, session);
+    },
+
+    /** GET /api/sessions/{id}/fresh-start: the latest fresh start of the person's session. */
+    async latest(person: HumanCaller, sessionId: string): Promise<FreshStartView> {
+      const session = await ownSession(person, sessionId);
+      const row = await db.freshStart.findFirst({
+        where: { sessionId },
+        orderBy: { createdAt: "desc" },
+        select: FRESH_SELECT,
+      });
+      if (!row) throw HubError.notFound("no fresh start of this session");
+      return view(row, session);
+    },
+
+    /** PATCH /api/sessions/{id} {fresh_start_at_95} (B-289): the person lets it happen by itself at 95 %. */
+    async setAutomatic(person: HumanCaller, sessionId: string, on: boolean) {
+      const session = await ownSession(person, sessionId);
+      await db.agentSession.update({ where: { agentId: session.agentId }, data: { freshAt95: on } });
+      return { id: session.agentId, name: session.name, fresh_start_at_95: on };
+    },
+
+    /** GET /api/device-api/handoff (B-296): the fresh starts of the sessions this device's relay hosts. */
+    async relayPending(device: DeviceCaller) {
+      const rows = await db.freshStart.findMany({
+        where: { state: { in: ["awaiting_note", "note_saved", "cleared"] } },
+        select: FRESH_SELECT,
+        orderBy: { createdAt: "asc" },
+      });
+      const hosted = await db.agentSession.findMany({
+        where: { agentId: { in: rows.map((r) => r.sessionId) }, deviceId: device.deviceId, bayId: device.bay.id },
+        select: { agentId: true, name: true },
+      });
+      const names = new Map(hosted.map((s) => [s.agentId, s.name]));
+      const now = new Date();
+      return {
+        items: rows
+          .filter((r) => names.has(r.sessionId) && freshStateOf(r, now) !== "cancelled")
+          .map((r) => ({
+            handoffId: r.id,
+            session: names.get(r.sessionId) ?? "",
+            conversationId: r.conversationId,
+            state: freshStateOf(r, now),
+            prompt: handoffPrompt({ handoffId: r.id, conversationId: r.conversationId, date: r.createdAt }),
+            expiresAt: (r.noteSavedAt
+              ? new Date(r.noteSavedAt.getTime() + FRESH_CLEAR_WINDOW_MS)
+              : r.expiresAt
+            ).toISOString(),
+            noteId: r.noteId,
+          })),
+      };
+    },
+
+    /**
+     * POST /api/device-api/handoff (B-292, B-293, B-296): the hosting relay reports the session cleared
+     * (only after a saved note), then fresh (the quiet line); another device's report is not found.
+     */
+    async relayReport(device: DeviceCaller, input: z.output<typeof relayHandoffReport>) {
+      const outcome = await db.$transaction(async (tx) => {
+        const [row] = await tx.$queryRawUnsafe<
+          { session_id: string; state: string; expires_at: Date; conversation_id: string }[]
+        >(
+          "SELECT session_id, state, expires_at, conversation_id FROM fresh_starts WHERE id = $1 FOR UPDATE",
+          input.handoffId,
+        );
+        const host = row
+          ? await tx.agentSession.findFirst({
+              where: { agentId: row.session_id, deviceId: device.deviceId, bayId: device.bay.id, humanId: device.id },
+              select: { agentId: true, agent: { select: { handle: true, ownerId: true } } },
+            })
+          : null;
+        if (!row || !host) throw handoffNotFound();
+        const state = freshStateOf({ state: row.state, expiresAt: new Date(row.expires_at) }, new Date());
+        if (!relayStepAllowed(state, input.step))
+          throw new HubError(
+            "conflict",
+            input.step === "cleared"
+              ? "nothing is cleared without a saved handoff note"
+              : "the session is reported fresh only after it was cleared",
+            { reason: state },
+          );
+        const now = new Date().toISOString();
+        if (input.step === "cleared") {
+          await tx.$executeRawUnsafe(
+            "UPDATE fresh_starts SET state = 'cleared', cleared_at = coalesce(cleared_at, $2::timestamp) WHERE id = $1",
+            input.handoffId,
+            now,
+          );
+          return { state: "cleared" as const, line: null };
+        }
+        await tx.$executeRawUnsafe(
+          "UPDATE fresh_starts SET state = 'fresh', result = $2, finished_at = $3::timestamp WHERE id = $1",
+          input.handoffId,
+          input.result ?? null,
+          now,
+        );
+        if (state === "fresh") return { state: "fresh" as const, line: null };
+        const session: AgentCaller = {
+          kind: "agent",
+          id: host.agentId,
+          handle: host.agent.handle,
+          ownerId: host.agent.ownerId,
+          instanceId: null,
+        };
+        const [room] = await readKeys(tx, session, {
+          conversationKey: row.conversation_id,
+          observed: false,
+          lean: true,
+        });
+        const line = room
+          ? await writeQuietLine(executorOf(tx), room, {
+              type: "context.handoff",
+              actor: host.agentId,
+              subject: `${input.handoffId}:fresh`,
+              body: `${host.agent.handle} started fresh from its handoff note`,
+            })
+          : null;
+        return { state: "fresh" as const, line };
+      });
+      if (outcome.line) bus.publish(outcome.line);
+      return { handoffId: input.handoffId, state: outcome.state };
+    },
+  };
+}
+export type FreshStartService = ReturnType<typeof freshStartService>;
