@@ -13,12 +13,14 @@ import {
   Input,
 } from "@maity/ui";
 import { useMutation } from "@tanstack/react-query";
-import { CornerUpLeft, House, Link2, MoreHorizontal, NotebookPen, SmilePlus, Trash2 } from "lucide-react";
+import { Gavel, CornerUpLeft, House, Link2, MoreHorizontal, NotebookPen, SmilePlus, Trash2 } from "lucide-react";
 import { memo, useState } from "react";
 import { timeLabel, withMentions } from "../format";
+import { decisionCardPayload } from "../wording/decisions";
 import { hubErrorOf, useTRPC } from "../trpc";
 import { Attachments } from "./Attachments";
 import { CalendarCard, EmailCard } from "./Cards";
+import { DecisionCard } from "./DecisionCard";
 import { PollCard } from "./PollCard";
 import { Reactions } from "./Reactions";
 
@@ -141,6 +143,8 @@ export const MessageRow = memo(function MessageRow(props: {
         <span className="inline-flex max-w-full items-center gap-1.5 rounded-full bg-surface-2 px-3 py-0.5 text-xs text-muted">
           {m.quiet.type === "visitor.sent_home" ? (
             <House className="size-3 shrink-0" aria-hidden />
+          ) : m.quiet.type === "approval.decided" ? (
+            <Gavel className="size-3 shrink-0" aria-hidden />
           ) : (
             <NotebookPen className="size-3 shrink-0" aria-hidden />
           )}
@@ -155,7 +159,9 @@ export const MessageRow = memo(function MessageRow(props: {
   // v1.11/v1.12: the body of a card or poll message is the plain-text fallback, shown only where the
   // card cannot render — here it renders, so the fallback stays out of the way.
   const card = m.card ? cardPayloadSchemas[m.card.type as SendableCardType]?.safeParse(m.card.payload) : undefined;
-  const cardShown = Boolean(m.poll) || Boolean(card?.success);
+  // Issue 30: a decision card (request_approval's) renders too; its body is the same kind of fallback.
+  const decision = m.card?.type === "card.decision" ? decisionCardPayload.safeParse(m.card.payload) : undefined;
+  const cardShown = Boolean(m.poll) || Boolean(card?.success) || Boolean(decision?.success);
   const mentionsMe = m.mentions.some((x) => x.member_id === props.me);
   const author = nameOf(m.from, props.people);
   const sent = new Date(m.sent_at);
@@ -215,12 +221,20 @@ export const MessageRow = memo(function MessageRow(props: {
             ),
           )}
         </div>
-        {/* Files, the card (calendar, email, poll) and the reactions, under the body. */}
+        {/* Files, the card (calendar, email, decision, poll) and the reactions, under the body. */}
         <Attachments where={props.conversationRef} attachments={m.attachments} author={author} />
         {m.card?.type === "card.calendar" ? (
           <CalendarCard payload={m.card.payload} uid={`${props.conversationRef.conversation_id}-${m.seq}@maity`} />
         ) : m.card?.type === "card.email" ? (
           <EmailCard payload={m.card.payload} />
+        ) : decision?.success ? (
+          <DecisionCard
+            payload={decision.data}
+            askerName={nameOf(decision.data.askedBy, props.people)}
+            seq={m.seq}
+            where={props.conversationRef}
+            me={props.me}
+          />
         ) : null}
         {m.poll ? (
           <PollCard
