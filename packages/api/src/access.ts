@@ -168,6 +168,7 @@ export const ACCESS: Record<string, Access> = {
   "sessions.stopListening": device,
   "sessions.handoffs": device,
   "sessions.reportHandoff": device,
+  "mySessions.list": people("a person's terminal sessions are theirs (DESIGN §4e)"),
   "mySessions.freshStart": people("a fresh start is the session's person's alone (B-289)"),
   "mySessions.latestFreshStart": people("a fresh start is the session's person's alone (B-289)"),
   "mySessions.update": people("a session's person decides its fresh starts (B-289)"),

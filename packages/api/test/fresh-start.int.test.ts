@@ -173,4 +173,32 @@ describe("a fresh start with a handoff (B-289…B-296)", () => {
     });
     expect(auto.body).toMatchObject({ fresh_start_at_95: true, name: "worker" });
   });
+
+  it("DESIGN §4e a person lists their sessions (Bay, device, fresh start); a session shows its person in a room; never paired", async () => {
+    const mine = await rest("GET", "/api/me/sessions", { token: T["hum-maintainer"] ?? null });
+    const worker = (mine.body.items as { name: string }[]).find((s) => s.name === "worker");
+    expect(worker).toMatchObject({
+      id: sessionId,
+      bay: { name: "maintainer" },
+      visiting: false,
+      fresh_start_at_95: true,
+      fresh_start: { state: "awaiting_note" },
+      device: { id: expect.stringMatching(/^dev-/) },
+    });
+    const guests = await rest("GET", "/api/me/sessions", { token: T["hum-guest"] ?? null });
+    expect((guests.body.items as { name: string; visiting: boolean }[]).map((s) => [s.name, s.visiting])).toEqual([
+      ["visitor", true],
+    ]);
+    const view = await rest("GET", `${P}/conversations/${maityId}`, { token: T["hum-maintainer"] ?? null });
+    const entry = (view.body.participants as { member_id: string; session?: unknown }[]).find(
+      (p) => p.member_id === sessionId,
+    );
+    expect(entry?.session).toEqual({ person: { id: "hum-maintainer", name: "Maintainer" } });
+    const agentA = (view.body.participants as { member_id: string }[]).find((p) => p.member_id === "agt-a");
+    expect(agentA).not.toHaveProperty("session");
+    // Not an agent to pair: the people's agent list leaves it out, a pairing code for it is not found.
+    const agents = await rest("GET", "/api/agents", { token: T["hum-maintainer"] ?? null });
+    if (agents.status === 200)
+      expect((agents.body as { id: string }[]).map((a) => a.id)).not.toContain(sessionId);
+  });
 });

@@ -317,6 +317,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "mySessions.list": {
+    method: "GET",
+    path: "/api/me/sessions",
+    status: 200,
+    headers: {},
+  },
   "mySessions.freshStart": {
     method: "POST",
     path: "/api/sessions/{session_id}/fresh-start",

@@ -97,3 +97,20 @@ export const relayHandoffReport = z.strictObject({
   /** B-296: a fresh session whose first prompt failed, or whose start could not be checked. */
   result: z.enum(["FIRST_PROMPT_FAILED", "UNVERIFIED"]).optional(),
 });
+
+/** GET /api/me/sessions: a person's live terminal sessions. */
+export const mySessionsOutput = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      bay: z.object({ id: z.string(), name: z.string() }),
+      visiting: z.boolean(),
+      device: z.object({ id: z.string(), label: z.string().nullable() }),
+      runtime: z.string().nullable(),
+      last_joined_at: z.string(),
+      fresh_start_at_95: z.boolean(),
+      fresh_start: z.object({ handoff_id: z.string(), state: z.enum(FRESH_STATES) }).nullable(),
+    }),
+  ),
+});

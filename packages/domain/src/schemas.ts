@@ -198,6 +198,8 @@ export const listParticipantSchema = z.object({
   context: contextRingSchema.optional(),
   /** DESIGN §4c: an agent of another Bay, where from, who brought it, what it reads; null otherwise. */
   visiting: placementSchema.optional(),
+  /** DESIGN §4e: a terminal session of its person (absent for every other member). */
+  session: z.object({ person: z.object({ id: z.string(), name: z.string() }) }).optional(),
 });
 /** A participant entry of the group chat view (§9.2). */
 export const viewParticipantSchema = listParticipantSchema.extend({

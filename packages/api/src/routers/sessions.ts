@@ -5,6 +5,7 @@ import {
   decideApprovalInput,
   deliveryStatusOutput,
   freshStartInput,
+  mySessionsOutput,
   freshStartView,
   relayHandoffReport,
   relayHandoffsOutput,
@@ -197,6 +198,13 @@ export const sessionsRouter = router({
 
 /** A person's terminal sessions (DESIGN §4e): a fresh start with a handoff (B-289…B-296). */
 export const mySessionsRouter = router({
+  list: humanProcedure
+    .meta({
+      rest: { method: "GET", path: "/api/me/sessions", summary: "Your terminal sessions: Bay, device, fresh start" },
+    })
+    .input(z.strictObject({}).optional())
+    .output(mySessionsOutput)
+    .query(({ ctx }) => ctx.hub.freshStarts.mine(ctx.caller)),
   freshStart: humanProcedure
     .meta({
       rest: {

@@ -280,6 +280,8 @@ export interface ParticipantRow {
   note: string | null;
   ownerId: string | null;
   ownerHandle: string | null;
+  /** A terminal session (DESIGN §4e): its person; null for any other member. */
+  session?: { person: { id: string; name: string } } | null;
   /** An agent of another Bay placed here (DESIGN §4c): its home Bay, sponsor, floor and wake; else null. */
   placement?: {
     homeBay: string;
@@ -313,6 +315,7 @@ type RawParticipantRow = {
   agent_handle: string | null;
   owner_id: string | null;
   owner_handle: string | null;
+  agent_kind: string | null;
   ctx_percent: number | null;
   ctx_source: string | null;
   ctx_runtime: string | null;
@@ -332,7 +335,7 @@ type RawParticipantRow = {
 const PARTICIPANTS_SQL = `
 SELECT p.conversation_id, p.member_id, p.member_kind, p.joined_at, p.meat_proxy_chat,
        h.handle AS human_handle, h.display_name, h.meat_proxy_lead, h.meat_proxy_hands, h.meat_proxy_note,
-       a.handle AS agent_handle, a.owner_id, oh.handle AS owner_handle,
+       a.handle AS agent_handle, a.owner_id, oh.handle AS owner_handle, a.kind AS agent_kind,
        ac.percent AS ctx_percent, ac.source AS ctx_source, ac.runtime AS ctx_runtime, ac.reported_at AS ctx_reported_at,
        ac.size AS ctx_size, ac.auto_compact_at AS ctx_auto_compact_at, ac.compactions AS ctx_compactions,
        oh.bay_id AS owner_bay_id, ob.handle AS owner_bay, oh.display_name AS owner_name,
@@ -369,6 +372,8 @@ export async function readParticipants(
       note: r.meat_proxy_note,
       ownerId: r.owner_id,
       ownerHandle: r.owner_handle,
+      // DESIGN §4e: a terminal session of its person (shown like an agent, with a session badge).
+      session: r.agent_kind === "session" ? { person: { id: r.owner_id ?? "", name: r.owner_name ?? "" } } : null,
       // v1.14 B-298: set from the placement and the Bays, never from anything the agent says.
       placement:
         r.member_kind === "agent" && r.owner_bay_id !== null && r.owner_bay_id !== r.project_bay_id

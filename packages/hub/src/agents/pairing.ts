@@ -49,7 +49,11 @@ export function pairingService(db: Db, bus: LiveBus) {
 
   /** The caller's own agent, or not_found (an agent of someone else does not exist for it). */
   async function ownAgent(owner: HumanCaller, agentId: string): Promise<void> {
-    const agent = await db.agent.findFirst({ where: { id: agentId, ownerId: owner.id }, select: { id: true } });
+    // A terminal session (DESIGN §4e) acts through its person's device, never by a token of its own.
+    const agent = await db.agent.findFirst({
+      where: { id: agentId, ownerId: owner.id, kind: "agent" },
+      select: { id: true },
+    });
     if (!agent) throw HubError.notFound("agent not found");
   }
 
@@ -57,7 +61,8 @@ export function pairingService(db: Db, bus: LiveBus) {
     /** The caller's own agents, the ones it may pair or link. */
     async ownAgents(owner: HumanCaller) {
       const agents = await db.agent.findMany({
-        where: { ownerId: owner.id },
+        // Terminal sessions are listed with the person's devices, not as agents to pair (DESIGN §4e).
+        where: { ownerId: owner.id, kind: "agent" },
         select: { id: true, handle: true, description: true, owner: { select: { bay: { select: { handle: true } } } } },
         orderBy: { handle: "asc" },
       });
@@ -162,7 +167,8 @@ export function pairingService(db: Db, bus: LiveBus) {
       });
       if (!link) throw HubError.notFound("link request not found");
       const agents = await db.agent.findMany({
-        where: { ownerId: owner.id },
+        // Terminal sessions are listed with the person's devices, not as agents to pair (DESIGN §4e).
+        where: { ownerId: owner.id, kind: "agent" },
         select: { id: true, handle: true },
         orderBy: { handle: "asc" },
       });

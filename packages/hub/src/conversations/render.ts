@@ -42,6 +42,8 @@ function listParticipant(p: ParticipantRow, reader: Reader) {
             wake: p.placement.wake,
           }
         : null,
+      // DESIGN §4e: a terminal session carries its person (present only for sessions).
+      ...(p.session ? { session: p.session } : {}),
     };
   const meat = meatProxyFields(
     { lead: p.lead, hands: p.hands, note: p.note },

@@ -30,7 +30,7 @@ export function houseService(db: Db, admin: Admin) {
   /** The agent when `caller` owns it; anyone else's (or none) answers not_found. */
   async function ownAgent(caller: HumanCaller, agentId: string) {
     const agent = await db.agent.findFirst({
-      where: { id: agentId, ownerId: caller.id },
+      where: { id: agentId, ownerId: caller.id, kind: "agent" },
       select: { id: true, handle: true, ownerId: true, description: true },
     });
     if (!agent) throw HubError.notFound("agent not found");

@@ -198,6 +198,54 @@ export function freshStartService(db: Db, bus: LiveBus) {
       return view(row, session);
     },
 
+    /** GET /api/me/sessions: the person's live terminal sessions, each Bay, device and fresh start. */
+    async mine(person: HumanCaller) {
+      const sessions = await db.agentSession.findMany({
+        where: { humanId: person.id, endedAt: null },
+        select: {
+          agentId: true,
+          name: true,
+          bayId: true,
+          deviceId: true,
+          runtime: true,
+          joinedAt: true,
+          freshAt95: true,
+        },
+        orderBy: { joinedAt: "desc" },
+      });
+      const [bays, devices, fresh] = await Promise.all([
+        db.bay.findMany({ where: { id: { in: sessions.map((s) => s.bayId) } }, select: { id: true, handle: true } }),
+        db.device.findMany({
+          where: { id: { in: sessions.map((s) => s.deviceId) } },
+          select: { id: true, label: true },
+        }),
+        db.freshStart.findMany({
+          where: { sessionId: { in: sessions.map((s) => s.agentId) } },
+          orderBy: { createdAt: "desc" },
+          select: FRESH_SELECT,
+        }),
+      ]);
+      const home = await db.human.findUniqueOrThrow({ where: { id: person.id }, select: { bayId: true } });
+      const now = new Date();
+      return {
+        items: sessions.map((s) => {
+          const latest = fresh.find((f) => f.sessionId === s.agentId);
+          return {
+            id: s.agentId,
+            name: s.name,
+            bay: { id: s.bayId, name: bays.find((b) => b.id === s.bayId)?.handle ?? s.bayId },
+            /** B-294: visiting another Bay, it is never started fresh there. */
+            visiting: s.bayId !== home.bayId,
+            device: { id: s.deviceId, label: devices.find((d) => d.id === s.deviceId)?.label ?? null },
+            runtime: s.runtime,
+            last_joined_at: s.joinedAt.toISOString(),
+            fresh_start_at_95: s.freshAt95,
+            fresh_start: latest ? { handoff_id: latest.id, state: freshStateOf(latest, now) } : null,
+          };
+        }),
+      };
+    },
+
     /** GET /api/sessions/{id}/fresh-start: the latest fresh start of the person's session. */
     async latest(person: HumanCaller, sessionId: string): Promise<FreshStartView> {
       const session = await ownSession(person, sessionId);
