@@ -166,6 +166,7 @@ export const ACCESS: Record<string, Access> = {
   "sessions.listen": device,
   "sessions.deliveryStatus": device,
   "sessions.stopListening": device,
+  "sessions.context": device,
   "sessions.handoffs": device,
   "sessions.reportHandoff": device,
   "mySessions.list": people("a person's terminal sessions are theirs (DESIGN §4e)"),

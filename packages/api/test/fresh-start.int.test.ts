@@ -198,7 +198,54 @@ describe("a fresh start with a handoff (B-289…B-296)", () => {
     expect(agentA).not.toHaveProperty("session");
     // Not an agent to pair: the people's agent list leaves it out, a pairing code for it is not found.
     const agents = await rest("GET", "/api/agents", { token: T["hum-maintainer"] ?? null });
-    if (agents.status === 200)
-      expect((agents.body as { id: string }[]).map((a) => a.id)).not.toContain(sessionId);
+    if (agents.status === 200) expect((agents.body as { id: string }[]).map((a) => a.id)).not.toContain(sessionId);
+  });
+});
+
+describe("a fresh start by itself at 95 % (B-289, B-283)", () => {
+  it("B-289 B-283 the relay's reading for a session at 95 % starts one when its person let it, not before, not twice", async () => {
+    const joined = await rest("POST", "/api/device-api/sessions", {
+      token: host,
+      body: { session: "auto", group: "Release 0.2 go/no-go" },
+    });
+    const id = joined.body.session.id as string;
+    const report = (used: number) =>
+      rest("POST", "/api/device-api/context", {
+        token: host,
+        body: { session: "auto", runtime: "claude-code", event: "usage", used, size: 200_000, source: "exact" },
+      });
+    const state = async () =>
+      (
+        (await rest("GET", "/api/me/sessions", { token: T["hum-maintainer"] ?? null })).body.items as {
+          id: string;
+          fresh_start: { state: string } | null;
+        }[]
+      ).find((s) => s.id === id)?.fresh_start ?? null;
+    expect(await report(195_000)).toEqual({ status: 200, body: { status: "ok" } });
+    expect(await state()).toBeNull(); // not let: nothing starts by itself
+    await rest("PATCH", `/api/sessions/${id}`, {
+      token: T["hum-maintainer"] ?? null,
+      body: { fresh_start_at_95: true },
+    });
+    await report(150_000);
+    expect(await state()).toBeNull(); // 75 %
+    await report(192_000);
+    expect(await state()).toMatchObject({ state: "awaiting_note" });
+    const first = await hub.db.freshStart.findFirstOrThrow({
+      where: { sessionId: id },
+      select: { id: true, requestedBy: true },
+    });
+    expect(first.requestedBy).toBe("auto");
+    await report(196_000);
+    expect(await hub.db.freshStart.count({ where: { sessionId: id } })).toBe(1);
+    // The ring is the session's own: the reading reached the agent's context like an agent's report.
+    const ring = await hub.db.agentContext.findUnique({ where: { agentId: id }, select: { percent: true } });
+    expect(ring?.percent).toBe(98);
+    // A report naming no live session of this device's person: 404 SESSION_NOT_FOUND.
+    const unknown = await rest("POST", "/api/device-api/context", {
+      token: host,
+      body: { session: "nobody", event: "usage", used: 1, size: 10 },
+    });
+    expect(unknown).toMatchObject({ status: 404, body: { code: "SESSION_NOT_FOUND" } });
   });
 });

@@ -293,6 +293,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "sessions.context": {
+    method: "POST",
+    path: "/api/device-api/context",
+    status: 200,
+    headers: {},
+  },
   "sessions.handoffs": {
     method: "GET",
     path: "/api/device-api/handoff",

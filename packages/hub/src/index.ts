@@ -122,6 +122,9 @@ export function createHub(database: Database, options: HubOptions = {}) {
   const memory = contextService(database.sql, bus, handed);
   const agents = agentService(db, bus, messages, handed, memory);
   const groups = groupService(db, bus, options.groupChatQuota === undefined ? {} : { quota: options.groupChatQuota });
+  const freshStarts = freshStartService(db, bus);
+  // B-289: a session's reading at 95 % starts its fresh start when its person let it.
+  memory.onReading((agent, percent) => freshStarts.onReading(agent, percent));
   const limits = rateLimits(options.limits);
   const fileKeys = options.files?.keys ?? ephemeralFileKeys();
   // A webhook has no request to take an origin from: MAITY_PUBLIC_URL, else the path alone (docs/agent-api.md).
@@ -205,7 +208,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
     /** A session's one listener: tickets, the monitor's state (B-332…B-343). */
     listen: listenService(db, bus),
     /** Fresh starts with a handoff note (B-289…B-296). */
-    freshStarts: freshStartService(db, bus),
+    freshStarts,
     /** Decisions a session asks of one person (B-313). */
     approvals: approvalService(db, bus, messages, agents),
     limits,

@@ -3,7 +3,10 @@ import {
   approvalViewSchema,
   awaitApprovalInput,
   decideApprovalInput,
+  contextReportAnswer,
+  contextReportInput,
   deliveryStatusOutput,
+  sessionNameField,
   freshStartInput,
   mySessionsOutput,
   freshStartView,
@@ -170,6 +173,22 @@ export const sessionsRouter = router({
     .input(sessionRefInput)
     .output(z.object({ stopped: z.literal(true) }))
     .mutation(async ({ ctx, input }) => ctx.hub.listen.stop(await asSession(ctx, input.session))),
+  context: deviceProcedure
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/api/device-api/context",
+        style: "agent",
+        invalidCode: "INVALID_CONTEXT_REPORT",
+        summary: "A relay's context report for one session (B-283): as POST /api/agent-api/context, session named",
+      },
+    })
+    .input(contextReportInput.safeExtend({ session: sessionNameField }))
+    .output(contextReportAnswer)
+    .mutation(async ({ ctx, input }) => {
+      const { session, ...report } = input;
+      return ctx.hub.memory.report(await asSession(ctx, session), report);
+    }),
   handoffs: deviceProcedure
     .meta({
       rest: {

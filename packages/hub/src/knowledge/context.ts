@@ -55,6 +55,8 @@ const reportKey = (report: ContextReport, idempotencyKey: string | null): string
 
 export function contextService(sql: SqlRunner, bus: LiveBus, handed: HandedStore) {
   const raw = rawOf(sql);
+  /** Who hears a usage reading once it is stored (a session's fresh start at 95 %, B-289). */
+  const readers = new Set<(agent: AgentCaller, percent: number) => Promise<void>>();
 
   /** The chats a report concerns: the one it names when the agent is in it, else all of the agent's (B-282). */
   async function roomsOf(agent: AgentCaller, conversationId: string | undefined): Promise<KeyRow[]> {
@@ -158,7 +160,18 @@ export function contextService(sql: SqlRunner, bus: LiveBus, handed: HandedStore
         bus.publish({ type: "agent_context", agentId: agent.id, audience: seen?.audience ?? [] });
       }
       if (REARMING_EVENTS.includes(report.event)) await handed.rearm(agent.id);
+      if (report.event === "usage")
+        for (const read of readers)
+          await read(agent, percentOf(report.used as number, report.size as number)).catch((error: unknown) =>
+            console.error("maity: a reading's listener failed", error),
+          );
       return { status: "ok" as const };
+    },
+
+    /** Hears every usage reading after it is stored (the report answers whatever the listener does). */
+    onReading(listener: (agent: AgentCaller, percent: number) => Promise<void>): () => void {
+      readers.add(listener);
+      return () => readers.delete(listener);
     },
 
     /**

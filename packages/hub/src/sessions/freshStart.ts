@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   FRESH_CLEAR_WINDOW_MS,
+  FRESH_START_AUTO_PERCENT,
   type FreshStartView,
   freshStateOf,
   HANDOFF_NOTE_WINDOW_MS,
@@ -124,6 +125,67 @@ export function freshStartService(db: Db, bus: LiveBus) {
     return session;
   }
 
+  /** A fresh start of `session` (its person `personId`), asked by `requestedBy` (the person, or "auto"). */
+  async function begin(
+    session: { agentId: string; bayId: string; name: string },
+    personId: string,
+    conversationId: string | undefined,
+    requestedBy: string,
+  ): Promise<FreshStartView> {
+    const [home, agent] = await Promise.all([
+      db.human.findUniqueOrThrow({ where: { id: personId }, select: { bayId: true } }),
+      db.agent.findUniqueOrThrow({ where: { id: session.agentId }, select: { handle: true } }),
+    ]);
+    if (session.bayId !== home.bayId)
+      throw new HubError("conflict", "a session visiting another Bay cannot be started fresh there", {
+        reason: "visiting",
+      });
+    const caller: AgentCaller = {
+      kind: "agent",
+      id: session.agentId,
+      handle: agent.handle,
+      ownerId: personId,
+      instanceId: null,
+    };
+    const rooms = await readKeys(db, caller, { projectId: null, observed: false, lean: true });
+    const room = conversationId
+      ? rooms.find((r) => r.key === conversationId || r.id === conversationId)
+      : rooms.filter((r) => r.closedAt === null).sort((a, b) => (b.last?.seq ?? 0) - (a.last?.seq ?? 0))[0];
+    if (!room)
+      throw HubError.invalid(
+        { conversation_id: "not_in_it" },
+        "the session is in no such conversation: the note is written from one of its rooms",
+      );
+    const now = new Date();
+    const row = await db.$transaction(async (tx) => {
+      // One at a time: the session's row is locked while its fresh starts are looked at.
+      await tx.$queryRawUnsafe("SELECT agent_id FROM agent_sessions WHERE agent_id = $1 FOR UPDATE", session.agentId);
+      // A fresh start whose note window ran out is over: cancelled, never cleared (B-293).
+      await tx.freshStart.updateMany({
+        where: { sessionId: session.agentId, state: "awaiting_note", expiresAt: { lte: now } },
+        data: { state: "cancelled", finishedAt: now },
+      });
+      const open = await tx.freshStart.findFirst({
+        where: { sessionId: session.agentId, state: { in: ["awaiting_note", "note_saved"] } },
+        select: { id: true },
+      });
+      if (open)
+        throw new HubError("conflict", "a fresh start of this session is under way already", { reason: "under_way" });
+      return tx.freshStart.create({
+        data: {
+          id: `hnd_${randomBytes(12).toString("base64url")}`,
+          sessionId: session.agentId,
+          conversationId: room.key,
+          projectId: room.projectId,
+          requestedBy,
+          expiresAt: new Date(now.getTime() + HANDOFF_NOTE_WINDOW_MS),
+        },
+        select: FRESH_SELECT,
+      });
+    });
+    return view(row, session);
+  }
+
   function view(row: FreshRow, session: { agentId: string; name: string }): FreshStartView {
     return {
       handoff_id: row.id,
@@ -145,57 +207,24 @@ export function freshStartService(db: Db, bus: LiveBus) {
      */
     async request(person: HumanCaller, input: { session_id: string; conversation_id?: string | undefined }) {
       const session = await ownSession(person, input.session_id);
-      const home = await db.human.findUniqueOrThrow({ where: { id: person.id }, select: { bayId: true } });
-      if (session.bayId !== home.bayId)
-        throw new HubError("conflict", "a session visiting another Bay cannot be started fresh there", {
-          reason: "visiting",
-        });
-      const caller: AgentCaller = {
-        kind: "agent",
-        id: session.agentId,
-        handle: session.agent.handle,
-        ownerId: person.id,
-        instanceId: null,
-      };
-      const rooms = await readKeys(db, caller, { projectId: null, observed: false, lean: true });
-      const room = input.conversation_id
-        ? rooms.find((r) => r.key === input.conversation_id || r.id === input.conversation_id)
-        : rooms.filter((r) => r.closedAt === null).sort((a, b) => (b.last?.seq ?? 0) - (a.last?.seq ?? 0))[0];
-      if (!room)
-        throw HubError.invalid(
-          { conversation_id: "not_in_it" },
-          "the session is in no such conversation: the note is written from one of its rooms",
-        );
-      const now = new Date();
-      const row = await db.$transaction(async (tx) => {
-        // One at a time: the session's row is locked while its fresh starts are looked at.
-        await tx.$queryRawUnsafe("SELECT agent_id FROM agent_sessions WHERE agent_id = $1 FOR UPDATE", session.agentId);
-        // A fresh start whose note window ran out is over: cancelled, never cleared (B-293).
-        await tx.freshStart.updateMany({
-          where: { sessionId: session.agentId, state: "awaiting_note", expiresAt: { lte: now } },
-          data: { state: "cancelled", finishedAt: now },
-        });
-        const open = await tx.freshStart.findFirst({
-          where: { sessionId: session.agentId, state: { in: ["awaiting_note", "note_saved"] } },
-          select: { id: true },
-        });
-        if (open)
-          throw new HubError("conflict", "a fresh start of this session is under way already", {
-            reason: "under_way",
-          });
-        return tx.freshStart.create({
-          data: {
-            id: `hnd_${randomBytes(12).toString("base64url")}`,
-            sessionId: session.agentId,
-            conversationId: room.key,
-            projectId: room.projectId,
-            requestedBy: person.id,
-            expiresAt: new Date(now.getTime() + HANDOFF_NOTE_WINDOW_MS),
-          },
-          select: FRESH_SELECT,
-        });
+      return begin(session, person.id, input.conversation_id, person.id);
+    },
+
+    /**
+     * B-289: a usage reading of a session at 95 % or more starts a fresh start by itself when its
+     * person let it (fresh_start_at_95) and none is under way. A visiting session never (B-294).
+     */
+    async onReading(agent: AgentCaller, percent: number): Promise<void> {
+      if (!agent.session || percent < FRESH_START_AUTO_PERCENT) return;
+      const session = await db.agentSession.findUnique({
+        where: { agentId: agent.id },
+        select: { agentId: true, humanId: true, bayId: true, name: true, endedAt: true, freshAt95: true },
       });
-      return view(row, session);
+      if (!session?.freshAt95 || session.endedAt) return;
+      await begin(session, session.humanId, undefined, "auto").catch((error: unknown) => {
+        // Under way already, visiting, or in no room: nothing starts by itself.
+        if (!(error instanceof HubError)) throw error;
+      });
     },
 
     /** GET /api/me/sessions: the person's live terminal sessions, each Bay, device and fresh start. */
