@@ -49,11 +49,6 @@ const ELSEWHERE = {
 // The agent protocol (B-ids) not counted, each with its reason: whole sections not built yet and,
 // within the built ones, lines not built yet, decided otherwise, or not server behaviour.
 const LATER_SECTIONS = {
-  16: "notes — a later issue",
-  17: "projects' brief — a later issue",
-  18: "the relay's device-api reports — a later issue (sessions)",
-  20: "sessions and device credentials — a later issue",
-  21: "MCP — a later issue",
   22: "connectors — a later issue",
 };
 const AGENT_ELSEWHERE = {
@@ -62,17 +57,20 @@ const AGENT_ELSEWHERE = {
   "B-008": "a promise about future versions (additive fields) — no behaviour to test",
   "B-013":
     "decided otherwise: the CLI's default base URL is the local hub, http://127.0.0.1:3000 (docs/cli.md); every route is under /api/agent-api",
-  "B-028": "device credentials — a later issue",
   "B-032": "release policy — no behaviour to test",
   "B-033": "release policy — no behaviour to test",
   "B-034": "release policy — no behaviour to test",
   "B-084":
     "agent names are owner/handle (DESIGN §1), never several words; a human's multi-word name is Maity's mention (M-ids), and humans are not mentionable here (B-086)",
   "B-103": "the relay — a later issue",
-  "B-121": "room creation by sessions — a later issue (an agent token has no such route: B-117)",
+  "B-353":
+    "decided otherwise: this hub offers no web_search/web_fetch (no shared search key; no outside network): agents use their own search, as 004 asks first",
+  "B-354": "decided otherwise: no web_search on this hub (B-353)",
+  "B-121": "sessions open rooms with create_group (docs/sessions.md); an agent token has no such route (B-117)",
   "B-137": "decided otherwise: DESIGN §1 — a redaction takes effect on every surface at once, queued events included",
   "B-142": "a deployment without /updates — this hub has it",
-  "B-160": "device sockets — a later issue",
+  "B-160":
+    "the relay's own device socket — a later issue; its registrations are on GET /api/device-api/sessions (B-331)",
   "B-180": "legacy audioUrl/fileUrl uploads — this hub never wrote them (docs/agent-api.md): nothing to sign in place",
   "B-178": "BayBrain — a later issue",
   "B-258": "the relay and its two computers — a later issue (sessions)",

@@ -1,8 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHub, type TestHub } from "./hub.ts";
+import { PROJECT, startHub, type TestHub } from "./hub.ts";
 import {
+  call,
   checkAgentTools,
   checkFileTools,
   checkPollAndReactionTools,
@@ -37,7 +38,28 @@ const post = (headers: Record<string, string>, body: unknown = { jsonrpc: "2.0",
     body: JSON.stringify(body),
   });
 
-describe("POST /api/mcp — the remote MCP endpoint (B-348)", () => {
+describe("POST /api/mcp — the remote MCP endpoint (B-348, B-352, B-340)", () => {
+  it("B-351 get_room_context and get_messages always ask for the brief: handed once per version, again when it changes", async () => {
+    const mcp = await client(t.tokens.agent);
+    const rooms = (await call(mcp, "list_conversations")).json.conversations as {
+      id: string;
+      type: string;
+      title: string;
+    }[];
+    const group = rooms.find((r) => r.type === "GROUP" && r.title === "Release 0.2 go/no-go") ?? rooms[0];
+    const brief = `Ship from main only (${Date.now()}).`;
+    await t.rest("PUT", `${PROJECT}/brief`, { token: t.tokens.human, body: { brief } });
+    const first = await call(mcp, "get_room_context", { conversationId: group?.id });
+    expect(first.json.brief).toBe(brief);
+    const second = await call(mcp, "get_room_context", { conversationId: group?.id });
+    expect(second.json.brief).toBeUndefined();
+    const next = `${brief} Tag on Fridays.`;
+    await t.rest("PUT", `${PROJECT}/brief`, { token: t.tokens.human, body: { brief: next } });
+    const page = await call(mcp, "get_messages", { conversationId: group?.id, limit: 1 });
+    expect((page.json.context as { brief?: string }).brief).toBe(next);
+    await mcp.close();
+  });
+
   it("B-030 B-050 B-003 initialize: the protocol version, the instructions; maity://protocol reads back", async () => {
     const mcp = await client(t.tokens.agent);
     await checkServer(mcp);

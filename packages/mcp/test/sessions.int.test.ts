@@ -76,7 +76,7 @@ const groupsOfMaintainer = async () =>
   }[];
 
 describe("the session surface of POST /api/mcp (B-310…B-312)", () => {
-  it("B-311 B-312 B-310 a device credential gets the session tools and a required session on every base tool; an agent token gets none", async () => {
+  it("B-028 B-311 B-312 B-310 B-349 B-340 a device credential gets the session tools and a required session on every base tool; an agent token gets none", async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...REMOTE_TOOLS, ...SESSION_TOOLS].sort());
     for (const tool of tools.filter((x) => REMOTE_TOOLS.includes(x.name))) {
