@@ -1,6 +1,6 @@
 import { type APIRequestContext, type Browser, expect, type Page, test } from "@playwright/test";
 import { admin, as, login } from "./helpers";
-import { noSeriousAxe, shot } from "./shots";
+import { noSeriousAxe, shot, toast } from "./shots";
 
 // The decision card (issue 30 "Approvals", DESIGN §4e, B-313): a terminal session — the demo
 // maintainer's computer signed in through device login, acting as the session "frontend" — joins
@@ -252,4 +252,120 @@ test("issue 30: decided elsewhere, the open cards change live; the guest waits w
   const again = await as(request, maintainerToken, "POST", `/api/approvals/${approvalId}`, { decision: "denied" });
   expect(again.status).toBe(409);
   await guest.context().close();
+});
+
+const sessionsSection = (page: Page) => page.getByRole("region", { name: "Your sessions" });
+const sessionRow = (page: Page) => sessionsSection(page).getByRole("listitem").filter({ hasText: SESSION });
+
+/** What the hub says of the maintainer's sessions (REST, the maintainer's own token). */
+async function mySessions(request: APIRequestContext, token: string) {
+  const res = await as(request, token, "GET", "/api/me/sessions");
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const mine = (res.body.items as { name: string }[]).find((s) => s.name === SESSION);
+  expect(mine, "the session frontend in GET /api/me/sessions").toBeTruthy();
+  return mine as { id: string; fresh_start_at_95: boolean; fresh_start: { state: string } | null };
+}
+
+test("issue 30: Your sessions lists the terminal; at 95 %, Start fresh… by keyboard; its badge in the chat", async ({
+  page,
+  browser,
+  request,
+}) => {
+  const token = (await admin(request, "POST", "/tokens", { member_id: "hum-maintainer" })).token as string;
+  expect(await mySessions(request, token)).toMatchObject({ fresh_start_at_95: false, fresh_start: null });
+
+  // Your sessions, on Your agents: the session with its Bay, its computer and when it joined.
+  await login(page, "maintainer", "maintainer-demo");
+  await page.goto("/agents#sessions");
+  const section = sessionsSection(page);
+  await expect(section.getByRole("heading", { name: "Your sessions" })).toBeVisible();
+  const row = sessionRow(page);
+  await expect(row).toContainText("In maintainer · on e2e terminal");
+  await expect(row).toContainText(/Last joined (just now|\d+ min ago)/);
+  await expect(row.getByTestId("fresh-state")).toHaveCount(0);
+
+  // The switch, by keyboard: on, said in a toast, kept by the hub (REST and after a reload).
+  const auto = row.getByRole("switch", { name: "Start fresh by itself at 95 %" });
+  await expect(auto).toHaveAttribute("aria-checked", "false");
+  await auto.focus();
+  await page.keyboard.press("Space");
+  await expect(toast(page, "frontend starts fresh by itself at 95 %")).toBeVisible();
+  await expect(auto).toHaveAttribute("aria-checked", "true");
+  await expect(auto).toBeFocused();
+  await expect.poll(async () => (await mySessions(request, token)).fresh_start_at_95).toBe(true);
+  await page.reload();
+  await expect(sessionRow(page).getByRole("switch", { name: "Start fresh by itself at 95 %" })).toHaveAttribute(
+    "aria-checked",
+    "true",
+  );
+
+  // Start fresh…, by keyboard: a visible focus ring; the row asks first and says what happens.
+  const start = sessionRow(page).getByRole("button", { name: "Start fresh…" });
+  await sessionRow(page).getByRole("switch").focus();
+  await page.keyboard.press("Shift+Tab");
+  await expect(start).toBeFocused();
+  await expect(start).toHaveCSS("outline-style", "solid");
+  await page.keyboard.press("Enter");
+  await expect(start).toHaveAttribute("aria-expanded", "true");
+  const confirm = sessionRow(page).getByRole("group", { name: "Confirm a fresh start of frontend" });
+  await expect(confirm).toContainText(
+    "It writes a handoff note first; nothing is cleared without a saved note; if none comes in 15 minutes " +
+      "nothing happens.",
+  );
+  await shot(page, "sessions-fresh-confirm", section);
+  await noSeriousAxe(page, "Your sessions, a fresh start to confirm");
+  // Escape keeps it: nothing asked, the focus back on Start fresh….
+  await confirm.getByRole("button", { name: "Yes, start fresh" }).focus();
+  await page.keyboard.press("Escape");
+  await expect(confirm).toHaveCount(0);
+  await expect(start).toBeFocused();
+  expect((await mySessions(request, token)).fresh_start).toBeNull();
+
+  // Confirmed: the hub waits for the handoff note; the row says so.
+  await page.keyboard.press("Enter");
+  await confirm.getByRole("button", { name: "Yes, start fresh" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(toast(page, "Fresh start of frontend asked")).toBeVisible();
+  await expect(confirm).toHaveCount(0);
+  await expect(start).toBeFocused();
+  await expect(sessionRow(page).getByTestId("fresh-state")).toHaveText("Fresh start: Waiting for its handoff note");
+  expect((await mySessions(request, token)).fresh_start).toMatchObject({ state: "awaiting_note" });
+  await shot(page, "sessions-yours", section);
+  await noSeriousAxe(page, "Your sessions");
+
+  // A second one while it waits is refused, in words (409 under_way); Keep closes it. (The shot
+  // dismissed the toast with a click: the focus is put back on the button first.)
+  await start.focus();
+  await page.keyboard.press("Enter");
+  await confirm.getByRole("button", { name: "Yes, start fresh" }).click();
+  await expect(confirm.getByRole("alert")).toHaveText("A fresh start is under way already.");
+  await confirm.getByRole("button", { name: "Keep" }).click();
+  await expect(start).toBeFocused();
+
+  // Someone without sessions reads how to get one.
+  const guest = await signedIn(browser, "guest", "guest-demo");
+  await guest.goto("/agents");
+  await expect(sessionsSection(guest)).toContainText(
+    "No terminal sessions yet. Sign a computer in with maity login, then run maity mcp in Claude Code or Codex: " +
+      "each terminal joins as a named session.",
+  );
+  await guest.context().close();
+
+  // In the chat, the session's entry says whose it is: the header's people, and the People tab.
+  await openChat(page);
+  const header = page.locator("header").filter({ has: page.getByRole("list", { name: "Participants" }) });
+  const people = header.getByRole("list", { name: "Participants" });
+  const entry = people.getByRole("listitem").filter({ hasText: ASKER });
+  await expect(entry.getByTestId("session-badge")).toHaveText("session of Maintainer");
+  await expect(people.getByTestId("session-badge")).toHaveCount(1);
+  await shot(page, "sessions-badge", header);
+  await noSeriousAxe(page, "the chat with a session in it");
+  await page.getByRole("button", { name: "Manage", exact: true }).focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: /^Manage/ });
+  await dialog.getByRole("tab", { name: /^Details/ }).focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(dialog.getByRole("tab", { name: /^People/ })).toHaveAttribute("aria-selected", "true");
+  const inDialog = dialog.getByRole("list", { name: "Participants" }).getByRole("listitem").filter({ hasText: ASKER });
+  await expect(inDialog.getByTestId("session-badge")).toHaveText("session of Maintainer");
 });

@@ -12,13 +12,14 @@ import { NewAgent } from "./NewAgent";
 import { PairingCode } from "./PairingCode";
 import { hubErrorOf, useTRPC } from "./trpc";
 import { YourDevices } from "./YourDevices";
+import { YourSessions } from "./YourSessions";
 
 /**
  * Agent protocol §2 pairing: an owner mints a short-lived, single-use code for one of its agents
  * and types it into the agent's client (`maity pair <code> --url <hub>`); redeeming it gives the
  * client a fresh token and retires every earlier one of that agent. DESIGN §4c: people make their
  * own agents here and change what each is for. DESIGN §4e: below them, the computers signed in as
- * the person (YourDevices).
+ * the person (YourDevices) and the sessions their terminals joined as (YourSessions).
  */
 export function YourAgents() {
   const trpc = useTRPC();
@@ -111,6 +112,8 @@ export function YourAgents() {
       ) : null}
       {/* DESIGN §4e: the computers signed in as you (`maity login`) — their terminals join as sessions, agents of yours. */}
       {me.data.kind === "human" ? <YourDevices /> : null}
+      {/* DESIGN §4e: those terminals' named sessions — where each runs, and a fresh start with a handoff. */}
+      {me.data.kind === "human" ? <YourSessions /> : null}
     </div>
   );
 }

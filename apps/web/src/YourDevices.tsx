@@ -1,10 +1,11 @@
 "use client";
 import type { AppRouter } from "@maity/api";
-import { Button, Skeleton, useToast } from "@maity/ui";
+import { Button, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { Laptop } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
+import { ListSection } from "./ListSection";
 import { hubErrorOf, useTRPC } from "./trpc";
 import { useNow, WithCode } from "./WithCode";
 import { deviceBays, deviceName, deviceTimes, NO_DEVICES, signedOutWords, signOutQuestion } from "./wording/devices";
@@ -22,46 +23,22 @@ export function YourDevices() {
   const devices = useQuery(trpc.devices.list.queryOptions());
   const heading = useRef<HTMLHeadingElement>(null);
   const now = useNow();
-  const loaded = Boolean(devices.data);
-  // Linked to as /agents#devices (the approve page): the section shows once its list came.
-  useEffect(() => {
-    if (loaded && window.location.hash === "#devices") heading.current?.scrollIntoView({ block: "start" });
-  }, [loaded]);
   const items = devices.data?.items ?? [];
   return (
-    <section id="devices" aria-labelledby="devices-heading" className="mt-4 flex scroll-mt-4 flex-col gap-3">
-      <div className="flex flex-col gap-1">
-        <h2 id="devices-heading" ref={heading} tabIndex={-1} className="text-base font-semibold outline-none">
-          Your devices
-        </h2>
-        <p className="text-sm text-muted">
-          Computers signed in as you: their coding terminals take part in your Bays' chats under your name.
-        </p>
-      </div>
-      {devices.isLoading ? (
-        <div aria-busy="true">
-          <span className="sr-only">Loading…</span>
-          <Skeleton className="h-16" />
-        </div>
-      ) : devices.isError ? (
-        <p role="alert" className="text-sm text-danger-text">
-          Could not load your devices. Reload to try again.
-        </p>
-      ) : items.length === 0 ? (
-        <p className="rounded-md bg-surface-2 px-3 py-2 text-sm">
-          <WithCode text={NO_DEVICES} />
-        </p>
-      ) : (
-        <ul
-          aria-label="Your devices"
-          className="flex flex-col divide-y divide-line rounded-lg border border-line bg-surface"
-        >
-          {items.map((d) => (
-            <DeviceRow key={d.id} device={d} now={now} onSignedOut={() => heading.current?.focus()} />
-          ))}
-        </ul>
-      )}
-    </section>
+    <ListSection
+      id="devices"
+      title="Your devices"
+      intro="Computers signed in as you: their coding terminals take part in your Bays' chats under your name."
+      heading={heading}
+      query={devices}
+      what="devices"
+      empty={NO_DEVICES}
+      count={items.length}
+    >
+      {items.map((d) => (
+        <DeviceRow key={d.id} device={d} now={now} onSignedOut={() => heading.current?.focus()} />
+      ))}
+    </ListSection>
   );
 }
 

@@ -44,7 +44,7 @@ export function BringAgent(props: Part) {
   const refresh = useRefresh(props);
   const human = me.kind === "human";
   const mine = useQuery({ ...trpc.agents.mine.queryOptions(), enabled: human });
-  const members = useQuery(trpc.projects.members.queryOptions({ owner, slug }));
+  const _members = useQuery(trpc.projects.members.queryOptions({ owner, slug }));
   const [share, setShare] = useState(false);
   const [wake, setWake] = useState<"anyone" | "sponsor">("anyone");
   const from = visitingFrom(owner, mine.data ?? []);

@@ -6,6 +6,7 @@ import { memoryTitle, type Named, nameOf } from "../wording/chatView";
 import { VisitorActions, VisitorBadge } from "./BringAgent";
 import type { ChatProps } from "./chatProps";
 import { ManageGroup } from "./ManageGroup";
+import { SessionBadge } from "./SessionBadge";
 
 /**
  * How full an agent's memory is (004 v1.16 context reports, DESIGN §4b "Context rings"): a small
@@ -103,6 +104,7 @@ export function ChatHeader(props: {
             {nameOf(p.member_id, people)} <span className="text-muted">({p.kind})</span>
             {p.kind === "agent" && p.context ? <MemoryRing ring={p.context} /> : null}
             <VisitorBadge visiting={p.visiting} />
+            <SessionBadge session={p.session} />
           </li>
         ))}
       </ul>

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "../trpc";
 import { BRING_HEADING, BringAgent, VisitorActions, VisitorBadge } from "./BringAgent";
 import { fieldsOf, type Part, useFailureToast, useRefresh } from "./manageShared";
+import { SessionBadge } from "./SessionBadge";
 
 // The manage dialog's People section (§9.2): add and remove participants, by name; visitors marked
 // with their Bay and sponsor, who takes them out or sends them home; one's own agents brought in.
@@ -69,6 +70,7 @@ export function ManagePeople(
                   </span>
                 </span>
                 <VisitorBadge visiting={p.visiting} full />
+                <SessionBadge session={p.session} />
               </span>
               {sponsored ? (
                 <VisitorActions
