@@ -1,4 +1,5 @@
 "use client";
+import { ConfirmInRow } from "./ConfirmInRow";
 import type { Invite, MemberEntry } from "@maity/domain";
 import { Badge, Button, cn, Select, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -234,36 +235,15 @@ function InviteRow(props: Ref & { invite: Invite; by: string; onRevoked: () => v
         ) : null}
       </div>
       {confirming ? (
-        <fieldset
-          className="flex flex-col gap-2 rounded-md bg-surface-2 p-3"
-          onKeyDown={(e) => {
-            if (e.key === "Escape") cancel();
-          }}
-        >
-          <legend className="sr-only">Confirm revoking the invite link {made}</legend>
-          <p className="text-sm">Revoke this link? Nobody else can join with it; the people who joined stay.</p>
-          {error ? (
-            <p role="alert" className="text-sm text-danger-text">
-              {error}
-            </p>
-          ) : null}
-          <div className="flex flex-wrap gap-2">
-            <Button
-              variant="danger"
-              size="sm"
-              // Never disabled: a button disabling itself under the focus drops it out of the row.
-              aria-disabled={revoke.isPending}
-              onClick={() => {
-                if (!revoke.isPending) revoke.mutate({ owner, slug, invite_id: i.id });
-              }}
-            >
-              Yes, revoke
-            </Button>
-            <Button size="sm" onClick={cancel}>
-              Keep
-            </Button>
-          </div>
-        </fieldset>
+        <ConfirmInRow
+          legend={`Confirm revoking the invite link ${made}`}
+          question="Revoke this link? Nobody else can join with it; the people who joined stay."
+          error={error}
+          confirm="Yes, revoke"
+          pending={revoke.isPending}
+          onConfirm={() => revoke.mutate({ owner, slug, invite_id: i.id })}
+          onCancel={cancel}
+        />
       ) : null}
     </li>
   );

@@ -1,4 +1,5 @@
 "use client";
+import { ConfirmInRow } from "./ConfirmInRow";
 import type { MemberEntry } from "@maity/domain";
 import { Avatar, Badge, Button, Skeleton, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -182,46 +183,25 @@ function MemberRow(props: { owner: string; slug: string; member: MemberEntry; me
         ) : null}
       </div>
       {confirming ? (
-        <fieldset
-          className="flex flex-col gap-2 rounded-md bg-surface-2 p-3"
-          onKeyDown={(e) => {
-            if (e.key === "Escape") cancel();
-          }}
-        >
-          <legend className="sr-only">
-            {sponsor ? `Confirm sending ${m.name} home` : self ? "Confirm leaving" : `Confirm removing ${m.name}`}
-          </legend>
-          <p className="text-sm">
-            {sponsor
+        <ConfirmInRow
+          legend={sponsor ? `Confirm sending ${m.name} home` : self ? "Confirm leaving" : `Confirm removing ${m.name}`}
+          question={
+            sponsor
               ? `Send ${m.name} home? It leaves every chat of the project, each told it was sent home; you can bring it again.`
               : self
                 ? "Leave the project? You leave every chat of it, and only an admin can add you again."
-                : `Remove ${m.name} from the project? They leave every chat of it; an admin can add them again.`}
-          </p>
-          {refusal ? (
-            <p role="alert" className="text-sm text-danger-text">
-              {refusal}
-            </p>
-          ) : null}
-          <div className="flex flex-wrap gap-2">
-            <Button
-              variant="danger"
-              size="sm"
-              // Never disabled: a button disabling itself under the focus drops it out of the row (Escape too).
-              aria-disabled={pending}
-              onClick={() => {
-                if (pending) return;
-                if (sponsor) recall.mutate({ owner, slug, member_id: m.member_id });
-                else remove.mutate({ owner, slug, member_id: m.member_id });
-              }}
-            >
-              {sponsor ? "Yes, send home" : self ? "Yes, leave" : "Yes, remove"}
-            </Button>
-            <Button size="sm" onClick={cancel}>
-              {self ? "Stay" : "Keep"}
-            </Button>
-          </div>
-        </fieldset>
+                : `Remove ${m.name} from the project? They leave every chat of it; an admin can add them again.`
+          }
+          error={refusal}
+          confirm={sponsor ? "Yes, send home" : self ? "Yes, leave" : "Yes, remove"}
+          keep={self ? "Stay" : "Keep"}
+          pending={pending}
+          onConfirm={() => {
+            if (sponsor) recall.mutate({ owner, slug, member_id: m.member_id });
+            else remove.mutate({ owner, slug, member_id: m.member_id });
+          }}
+          onCancel={cancel}
+        />
       ) : null}
     </li>
   );

@@ -1,4 +1,5 @@
 "use client";
+import { ConfirmInRow } from "./ConfirmInRow";
 import type { AppRouter } from "@maity/api";
 import { Button, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -95,38 +96,15 @@ function DeviceRow(props: { device: Device; now: Date; onSignedOut: () => void }
         </Button>
       </div>
       {confirming ? (
-        <fieldset
-          className="flex flex-col gap-2 rounded-md bg-surface-2 p-3"
-          onKeyDown={(e) => {
-            if (e.key === "Escape") cancel();
-          }}
-        >
-          <legend className="sr-only">Confirm signing out {name}</legend>
-          <p className="text-sm">
-            <WithCode text={signOutQuestion(d.label)} />
-          </p>
-          {error ? (
-            <p role="alert" className="text-sm text-danger-text">
-              {error}
-            </p>
-          ) : null}
-          <div className="flex flex-wrap gap-2">
-            <Button
-              variant="danger"
-              size="sm"
-              // Never disabled: a button disabling itself under the focus drops it out of the row (Escape too).
-              aria-disabled={revoke.isPending}
-              onClick={() => {
-                if (!revoke.isPending) revoke.mutate({ device_id: d.id });
-              }}
-            >
-              Yes, sign out
-            </Button>
-            <Button size="sm" onClick={cancel}>
-              Keep
-            </Button>
-          </div>
-        </fieldset>
+        <ConfirmInRow
+          legend={`Confirm signing out ${name}`}
+          question={<WithCode text={signOutQuestion(d.label)} />}
+          error={error}
+          confirm="Yes, sign out"
+          pending={revoke.isPending}
+          onConfirm={() => revoke.mutate({ device_id: d.id })}
+          onCancel={cancel}
+        />
       ) : null}
     </li>
   );

@@ -1,4 +1,5 @@
 "use client";
+import { ConfirmInRow } from "./ConfirmInRow";
 import type { AppRouter } from "@maity/api";
 import { Button, cn, Switch, useToast } from "@maity/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -172,37 +173,17 @@ function SessionRow(props: { session: Session; now: Date }) {
         ) : null}
       </div>
       {confirming ? (
-        <fieldset
-          className="flex flex-col gap-2 rounded-md bg-surface-2 p-3"
-          onKeyDown={(e) => {
-            if (e.key === "Escape") cancel();
-          }}
-        >
-          <legend className="sr-only">Confirm a fresh start of {s.name}</legend>
-          <p className="text-sm">{freshStartQuestion(s.name)}</p>
-          {refusal ? (
-            <p role="alert" className="text-sm text-danger-text">
-              {refusal}
-            </p>
-          ) : null}
-          <div className="flex flex-wrap gap-2">
-            <Button
-              variant="primary"
-              size="sm"
-              className={ring}
-              // Never disabled: a button disabling itself under the focus drops it out of the row (Escape too).
-              aria-disabled={start.isPending}
-              onClick={() => {
-                if (!start.isPending) start.mutate({ session_id: s.id });
-              }}
-            >
-              {start.isPending ? "Asking…" : "Yes, start fresh"}
-            </Button>
-            <Button size="sm" className={ring} onClick={cancel}>
-              Keep
-            </Button>
-          </div>
-        </fieldset>
+        <ConfirmInRow
+          legend={`Confirm a fresh start of ${s.name}`}
+          question={freshStartQuestion(s.name)}
+          error={refusal}
+          confirm={start.isPending ? "Asking…" : "Yes, start fresh"}
+          variant="primary"
+          buttonClassName={ring}
+          pending={start.isPending}
+          onConfirm={() => start.mutate({ session_id: s.id })}
+          onCancel={cancel}
+        />
       ) : null}
     </li>
   );
