@@ -75,9 +75,10 @@ describe("the device credential's authorization matrix (B-310, B-312, B-324)", (
     let pinned = 0;
     for (const [method, path, body] of routes) {
       for (const who of ["revoked", "agent", "person", "none"]) {
-        expect(await rest(method, path, { token: C[who] ?? null, ...(body ? { body } : {}) }), `${who} ${path}`).toEqual(
-          UNAUTHORIZED,
-        );
+        expect(
+          await rest(method, path, { token: C[who] ?? null, ...(body ? { body } : {}) }),
+          `${who} ${path}`,
+        ).toEqual(UNAUTHORIZED);
         pinned++;
       }
       const own = await rest(method, path, { token: C.own ?? null, ...(body ? { body } : {}) });
@@ -121,8 +122,14 @@ describe("the device credential's authorization matrix (B-310, B-312, B-324)", (
   });
 
   it("the people's session routes: another person meets a session as missing; a device credential is no person", async () => {
-    const other = await rest("POST", `/api/sessions/${sessionId}/fresh-start`, { token: T["hum-guest"] ?? null, body: {} });
-    const unknown = await rest("POST", "/api/sessions/agt-nope/fresh-start", { token: T["hum-guest"] ?? null, body: {} });
+    const other = await rest("POST", `/api/sessions/${sessionId}/fresh-start`, {
+      token: T["hum-guest"] ?? null,
+      body: {},
+    });
+    const unknown = await rest("POST", "/api/sessions/agt-nope/fresh-start", {
+      token: T["hum-guest"] ?? null,
+      body: {},
+    });
     expect(other).toEqual(unknown);
     expect(other.status).toBe(404);
     for (const path of [`/api/sessions/${sessionId}/fresh-start`, "/api/me/sessions", `/api/approvals/${approvalId}`])

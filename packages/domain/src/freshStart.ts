@@ -20,9 +20,25 @@ export const FRESH_START_AUTO_PERCENT = 95;
 export const FRESH_STATES = ["awaiting_note", "note_saved", "cleared", "fresh", "cancelled"] as const;
 export type FreshState = (typeof FRESH_STATES)[number];
 
-/** Where a fresh start stands now: waiting for a note past its window is cancelled (B-293). */
-export function freshStateOf(row: { state: string; expiresAt: Date }, now: Date): FreshState {
+/**
+ * How long a saved note waits for its relay to clear the session (the relay's clear counts after the
+ * 5-minute window too, B-296) before the fresh start is given up: a computer switched off never
+ * holds a session's fresh starts for good.
+ */
+export const FRESH_RELAY_WAIT_MS = 60 * 60 * 1000;
+
+/**
+ * Where a fresh start stands now: waiting for a note past its window is cancelled (B-293); a saved
+ * note (or a clear) no relay finished within FRESH_RELAY_WAIT_MS too.
+ */
+export function freshStateOf(
+  row: { state: string; expiresAt: Date; noteSavedAt?: Date | null | undefined },
+  now: Date,
+): FreshState {
   if (row.state === "awaiting_note" && row.expiresAt <= now) return "cancelled";
+  const saved = row.noteSavedAt?.getTime();
+  if ((row.state === "note_saved" || row.state === "cleared") && saved !== undefined)
+    if (now.getTime() - saved > FRESH_RELAY_WAIT_MS) return "cancelled";
   return (FRESH_STATES as readonly string[]).includes(row.state) ? (row.state as FreshState) : "cancelled";
 }
 

@@ -174,7 +174,9 @@ export function registerSessionTools(server: McpServer, device: DeviceClient): v
     awaitApprovalInput,
     READ,
     run(
-      (a: z.output<typeof awaitApprovalInput>) => device.awaitApproval({ ...a, wait: a.wait ?? 45 }),
+      // The hold ends with the MCP request (its client gone, the SDK's signal aborts).
+      (a: z.output<typeof awaitApprovalInput>, extra: { signal?: AbortSignal }) =>
+        device.awaitApproval({ ...a, wait: a.wait ?? 45 }, extra?.signal ? { signal: extra.signal } : {}),
       (answer) => ok(approvalText(answer), answer),
     ),
   );

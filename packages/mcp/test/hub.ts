@@ -9,7 +9,7 @@ import { ADMIN, restClient, testHub } from "../../api/test/helpers.ts";
 export const PROJECT = "/api/projects/maintainer/maity";
 
 export async function startHub() {
-  const hub = await testHub({ limits: { agent: 10_000, updates: 10_000, ws: 10_000 } });
+  const hub = await testHub({ limits: { agent: 10_000, updates: 10_000, ws: 10_000, preauth: 10_000 } });
   await seedDemo(hub);
   const rest = restClient(hub);
   const mint = async (member: string): Promise<string> =>

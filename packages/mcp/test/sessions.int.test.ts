@@ -675,3 +675,88 @@ describe("join_session_group for persistent agents (B-323, B-304)", () => {
     await gardener.close();
   });
 });
+
+describe("what a review found (issue 30)", () => {
+  it("a monitor goes on delivering after its person's credentials change elsewhere (another device signed out)", async () => {
+    const joined = await call(mcp, "join_session", { session: "steady", group: "Release 0.2 go/no-go" });
+    const room = joined.json.conversation as { id: string; maityId: string };
+    const answer = await call(mcp, "listen_messages", { session: "steady" });
+    const monitor = (answer.json as { monitor: { url: string; protocol: string } }).monitor;
+    const frames: { type: string; items?: { messageId: string }[] }[] = [];
+    const ws = new WebSocket(monitor.url, monitor.protocol);
+    ws.on("message", (d) => frames.push(JSON.parse(String(d))));
+    const wait = async (ok: () => boolean) => {
+      for (const end = Date.now() + 5000; Date.now() < end && !ok(); ) await new Promise((r) => setTimeout(r, 25));
+      return ok();
+    };
+    expect(await wait(() => frames.some((f) => f.type === "ready"))).toBe(true);
+    // Another computer of the same person is signed out: a credentials message for the person.
+    await login("hum-maintainer");
+    const devices = await t.rest("GET", "/api/me/devices", { token: t.tokens.human });
+    await t.rest("DELETE", `/api/me/devices/${(devices.body.items as { id: string }[])[0]?.id}`, {
+      token: t.tokens.human,
+    });
+    for (const n of [1, 2]) {
+      const sent = await t.rest("POST", `${PROJECT}/conversations/${room.maityId}/messages`, {
+        token: t.tokens.human,
+        body: { body: `@steady still there ${n}` },
+      });
+      expect(await wait(() => frames.some((f) => f.items?.some((i) => i.messageId === sent.body.id)))).toBe(true);
+    }
+    ws.close();
+  });
+
+  it("an admin's removal holds: the session's next join is 403 removed_by_admin", async () => {
+    const joined = await call(mcp, "join_session", { session: "removable", group: "Release 0.2 go/no-go" });
+    const id = (joined.json.session as { id: string }).id;
+    const removed = await t.rest("DELETE", `${PROJECT}/members/${id}`, { token: t.tokens.human });
+    expect(removed.status).toBe(200);
+    const again = await call(mcp, "join_session", { session: "removable", group: "Release 0.2 go/no-go" });
+    expect(again.json).toMatchObject({ status: 403 });
+    expect(again.text).toMatch(/removed/);
+  });
+
+  it("a guest of one project in a Bay gets neither its Sessions group nor a private chat there; a session has no join_session_group", async () => {
+    const guest = await login("hum-guest");
+    const client = await mcpClient(guest.maintainer as string);
+    for (const args of [{ session: "g1", sessions: true }, { session: "g1" }]) {
+      const refused = await call(client, "join_session", args);
+      expect(refused.json, JSON.stringify(args)).toMatchObject({ status: 403 });
+      expect(refused.text).toMatch(/Bay's own people/);
+    }
+    await client.close();
+    const asSession = await call(mcp, "join_session_group", { session: "frontend" });
+    expect(asSession.json).toMatchObject({ status: 403 });
+    expect(asSession.text).toMatch(/join_session/);
+  });
+
+  it("someone else cannot put a person's session into a chat; its person can, and then only they wake it", async () => {
+    const joined = await call(mcp, "join_session", { session: "placed", group: "Release 0.2 go/no-go" });
+    const id = (joined.json.session as { id: string }).id;
+    const made = await t.rest("POST", `${PROJECT}/conversations`, {
+      token: tokens["hum-guest"] ?? null,
+      body: { title: "Guest's room", participants: ["hum-maintainer", id] },
+    });
+    expect(made.status).toBe(403);
+    expect(made.body.error.details.reason).toBe("not_sponsor");
+    const own = await t.rest("POST", `${PROJECT}/conversations`, {
+      token: t.tokens.human,
+      body: { title: "With my session", participants: ["hum-guest", id] },
+    });
+    expect(own.status).toBe(201);
+    const row = await t.hub.db.participation.findFirstOrThrow({
+      where: { memberId: id, conversation: { publicId: own.body.id } },
+      select: { wake: true },
+    });
+    expect(row.wake).toBe("sponsor");
+  });
+
+  it("listen_messages refuses a cursor no frame gave (the ticket is not spent); the Sessions group has no cap of 12", async () => {
+    const bad = await call(mcp, "listen_messages", { session: "frontend", cursor: "not-a-cursor" });
+    expect(bad.json).toMatchObject({ code: "INVALID_REQUEST", status: 400 });
+    for (let i = 0; i < 13; i++) {
+      const joined = await call(mcp, "join_session", { session: `crowd-${i}`, sessions: true });
+      expect(joined.result.isError, joined.text).toBeFalsy();
+    }
+  });
+});

@@ -102,9 +102,13 @@ export function monitorServer(hub: Hub, options: MonitorOptions = {}) {
           if (!ok) close(MONITOR_CLOSE.credential, "the device was signed out or the session ended");
           return ok;
         },
-        () => true,
+        () => true, // a failed read is not a revocation; the next message checks again.
       );
       recheck = check;
+      // Settled, it is forgotten (unless a newer check replaced it): the stream waits on none then.
+      void check.finally(() => {
+        if (recheck === check) recheck = null;
+      });
     };
     const stopCredentialsBus = hub.bus.subscribe((message) => {
       if (message.type !== "credentials") return;
@@ -117,6 +121,7 @@ export function monitorServer(hub: Hub, options: MonitorOptions = {}) {
     };
 
     void (async () => {
+      // The cursor was checked when the ticket was issued (listen.ts): a stream that will not open is ours.
       const stream = await hub.feed.open(session.id, listener.cursor);
       try {
         cursor = encodeUpdatesCursor(stream.start.seq);
@@ -126,7 +131,9 @@ export function monitorServer(hub: Hub, options: MonitorOptions = {}) {
           const batch = await stream.next(idleMs, stopped.signal);
           if (done) break;
           if (!batch) continue;
-          while (recheck && !done) if (!(await recheck)) break;
+          // A credential check on its way is waited for before anything is handed (a revocation wins).
+          const pending = recheck;
+          if (pending && !(await pending)) break;
           if (done) break;
           // B-335: the actionable messages only; B-342: the relay's own commands are not announced.
           const items = batch.events

@@ -173,9 +173,12 @@ export function adminService(db: Db, bus: LiveBus) {
           tx,
           conversations.map((c) => c.id),
         );
-        return { view: { member_id: memberId, status }, messages };
+        return { view: { member_id: memberId, status }, messages, human: membership.memberKind === "human" };
       });
       for (const message of result.messages) bus.publish(message);
+      // B-324: a device credential opens a Bay only while its person belongs there — the cached
+      // device callers and their sessions' streams re-check now, not in an hour.
+      if (result.human) bus.publish({ type: "credentials", humanId: memberId });
       return result.view;
     },
 

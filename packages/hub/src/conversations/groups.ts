@@ -26,7 +26,7 @@ import { takeAppendLock } from "../delivery/append.ts";
 import type { LiveBus } from "../delivery/bus.ts";
 import type { Caller } from "../access/caller.ts";
 import { payloadView } from "./render.ts";
-import { joinAsVisitor, notSponsor, sponsorsVisitor, visitorPlacement } from "./placement.ts";
+import { joinAsVisitor, notSponsor, ownSessionsAmong, sponsorsVisitor, visitorPlacement } from "./placement.ts";
 
 /** §1.7 open group chats per project (documented default; MAITY_GROUP_CHAT_QUOTA overrides). */
 export const DEFAULT_GROUP_CHAT_QUOTA = 100;
@@ -87,6 +87,11 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         }
       }
       if (project.archivedAt) throw new HubError("project_closed", "the project is archived");
+      // DESIGN §4e: the caller's own sessions come in woken by the caller alone; another's are refused.
+      const ownSessions = new Set([
+        ...(options.sessions ?? []),
+        ...(await ownSessionsAmong(db, caller, data.participants)),
+      ]);
       const result = await db.$transaction(async (tx) => {
         const rows = await tx.membership.findMany({
           where: { projectId: project.id, status: "active" },
@@ -156,7 +161,7 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
             activityAt: created.createdAt,
             projectId: project.id,
             ...(visitors.has(memberId) ? { historyFloor: last, wake: "anyone" } : {}),
-            ...(options.sessions?.includes(memberId) ? { wake: "sponsor" } : {}),
+            ...(ownSessions.has(memberId) ? { wake: "sponsor" } : {}),
           })),
         });
         // conversation_created wakes no agent (§9.2 Wake): no routing verdicts.
@@ -252,6 +257,8 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
       conversationId: string,
       data: z.output<typeof addParticipantInput>,
     ): Promise<GroupView> {
+      // DESIGN §4e: only its person brings a session in, and then it is woken by that person alone.
+      const ownSession = (await ownSessionsAmong(db, caller, [data.member_id])).length > 0;
       const visit = await visitorPlacement(db, caller, ref, conversationId, data);
       const row = visit ? visit.row : await resolveManaged(db, caller, ref, conversationId);
       if (!visit && (data.share_history !== undefined || data.wake !== undefined))
@@ -264,8 +271,13 @@ export function groupService(db: Db, bus: LiveBus, options: { quota?: number } =
         if (visit) await joinAsVisitor(tx, row.projectId, data.member_id);
         // B-301: a visitor reads from its placement, or — shared — from its sponsor's floor (people: 0).
         const placed = visit
-          ? { historyFloor: data.share_history ? (0 as const) : ("head" as const), wake: data.wake ?? "anyone" }
-          : {};
+          ? {
+              historyFloor: data.share_history ? (0 as const) : ("head" as const),
+              wake: ownSession ? "sponsor" : (data.wake ?? "anyone"),
+            }
+          : ownSession
+            ? { wake: "sponsor" }
+            : {};
         const room = { key: row.key, projectId: row.projectId, createdAt: row.createdAt };
         return enterGroup(tx, room, data.member_id, caller.id, placed);
       });

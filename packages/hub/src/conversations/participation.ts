@@ -178,14 +178,15 @@ export async function endParticipation(
 /**
  * A member of the project enters a group chat (§9.2 "Who takes part"): a participation whose window
  * starts at the log's head, and conversation_updated for the room. Null when it is in already.
- * `placed` sets a visitor's floor and wake (DESIGN §4c) or a session's wake (§4e).
+ * `placed` sets a visitor's floor and wake (DESIGN §4c) or a session's wake (§4e); `uncapped` lifts the
+ * §9.2 cap of 12 for the Bay's shared Sessions group.
  */
 export async function enterGroup(
   tx: Tx,
   room: { key: string; projectId: string; createdAt: Date },
   memberId: string,
   actorId: string,
-  placed: { historyFloor?: "head" | 0; wake?: string } = {},
+  placed: { historyFloor?: "head" | 0; wake?: string; uncapped?: boolean } = {},
 ): Promise<BusMessage | null> {
   const already = await tx.participation.findFirst({
     where: { conversationId: room.key, memberId, leftAt: null },
@@ -198,7 +199,8 @@ export async function enterGroup(
   });
   if (!member) throw HubError.invalid({ member_id: "not_a_member" }, "only active members of the project take part");
   const count = await tx.participation.count({ where: { conversationId: room.key, leftAt: null } });
-  if (count >= GROUP_PARTICIPANTS_MAX)
+  // The Bay's shared Sessions group (DESIGN §4e) holds every session of its people: no §9.2 cap.
+  if (!placed.uncapped && count >= GROUP_PARTICIPANTS_MAX)
     throw HubError.invalid(
       { member_id: "too_many" },
       `a group chat has at most ${GROUP_PARTICIPANTS_MAX} participants`,

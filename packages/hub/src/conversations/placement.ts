@@ -63,20 +63,46 @@ export async function sponsorsVisitor(db: Db, caller: Caller, projectId: string,
   return placementOf({ ownerId: agent.ownerId, homeBayId: agent.owner.bayId }, project.bayId, caller.id) === "visitor";
 }
 
-/** The first placement makes the visitor a member of the project (and its direct conversation there). */
-export async function joinAsVisitor(tx: Tx, projectId: string, agentId: string) {
+/**
+ * DESIGN §4e: a terminal session joins rooms for itself (join_session); in a chat it is woken by its
+ * person alone. Among `memberIds`, the sessions — each with its person; another's is refused
+ * exactly as placing someone else's visitor is (403 not_sponsor).
+ */
+export async function ownSessionsAmong(db: Db | Tx, caller: Caller, memberIds: string[]): Promise<string[]> {
+  const sessions = await db.agent.findMany({
+    where: { id: { in: memberIds.filter((id) => id.startsWith("agt-")) }, kind: "session" },
+    select: { id: true, ownerId: true },
+  });
+  if (sessions.some((s) => s.ownerId !== caller.id))
+    throw HubError.forbidden("not_sponsor", "a terminal session joins rooms itself (join_session), or by its person");
+  return sessions.map((s) => s.id);
+}
+
+/**
+ * An agent enters the project by its own person's hand (a visitor's placement, a session's join):
+ * active again unless the project's admins removed it (DELETE …/members) — then only they let it in
+ * again (POST …/members). Sent home, or ended, it may come again.
+ */
+export async function admitMember(tx: Tx, projectId: string, agentId: string) {
   const before = await tx.membership.findUnique({
     where: { projectId_memberId: { projectId, memberId: agentId } },
     select: { status: true },
   });
-  // The project's admins removed it (DELETE …/members): only they let it in again (POST …/members);
-  // sent home by its sponsor, it may be brought again.
   if (before && (before.status === "removed" || before.status === "isolated"))
     throw HubError.forbidden("removed_by_admin", "the project's admins removed this agent; an admin lets it in again");
-  await tx.membership.upsert({
-    where: { projectId_memberId: { projectId, memberId: agentId } },
-    create: { projectId, memberId: agentId, memberKind: "agent", permissions: [] },
-    update: { status: "active", endedAt: null },
+  // A concurrent first admission makes one row (skipDuplicates), then both make it active.
+  await tx.membership.createMany({
+    data: [{ projectId, memberId: agentId, memberKind: "agent", permissions: [] }],
+    skipDuplicates: true,
   });
+  await tx.membership.updateMany({
+    where: { projectId, memberId: agentId, status: { notIn: ["removed", "isolated"] } },
+    data: { status: "active", endedAt: null },
+  });
+}
+
+/** The first placement makes the visitor a member of the project (and its direct conversation there). */
+export async function joinAsVisitor(tx: Tx, projectId: string, agentId: string) {
+  await admitMember(tx, projectId, agentId);
   await ensureDirectConversation(tx, projectId, agentId);
 }

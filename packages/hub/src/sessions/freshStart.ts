@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   FRESH_CLEAR_WINDOW_MS,
+  FRESH_RELAY_WAIT_MS,
   FRESH_START_AUTO_PERCENT,
   type FreshStartView,
   freshStateOf,
@@ -165,6 +166,15 @@ export function freshStartService(db: Db, bus: LiveBus) {
         where: { sessionId: session.agentId, state: "awaiting_note", expiresAt: { lte: now } },
         data: { state: "cancelled", finishedAt: now },
       });
+      // A saved note no relay cleared within the hour: given up (freshStateOf says so too).
+      await tx.freshStart.updateMany({
+        where: {
+          sessionId: session.agentId,
+          state: { in: ["note_saved", "cleared"] },
+          noteSavedAt: { lte: new Date(now.getTime() - FRESH_RELAY_WAIT_MS) },
+        },
+        data: { state: "cancelled", finishedAt: now },
+      });
       const open = await tx.freshStart.findFirst({
         where: { sessionId: session.agentId, state: { in: ["awaiting_note", "note_saved"] } },
         select: { id: true },
@@ -296,14 +306,18 @@ export function freshStartService(db: Db, bus: LiveBus) {
 
     /** GET /api/device-api/handoff (B-296): the fresh starts of the sessions this device's relay hosts. */
     async relayPending(device: DeviceCaller) {
+      // The live sessions this device's relay hosts in this Bay, then their fresh starts (never the hub's all).
+      const hosted = await db.agentSession.findMany({
+        where: { humanId: device.id, deviceId: device.deviceId, bayId: device.bay.id, endedAt: null },
+        select: { agentId: true, name: true },
+      });
       const rows = await db.freshStart.findMany({
-        where: { state: { in: ["awaiting_note", "note_saved", "cleared"] } },
+        where: {
+          sessionId: { in: hosted.map((h) => h.agentId) },
+          state: { in: ["awaiting_note", "note_saved", "cleared"] },
+        },
         select: FRESH_SELECT,
         orderBy: { createdAt: "asc" },
-      });
-      const hosted = await db.agentSession.findMany({
-        where: { agentId: { in: rows.map((r) => r.sessionId) }, deviceId: device.deviceId, bayId: device.bay.id },
-        select: { agentId: true, name: true },
       });
       const names = new Map(hosted.map((s) => [s.agentId, s.name]));
       const now = new Date();
@@ -332,19 +346,32 @@ export function freshStartService(db: Db, bus: LiveBus) {
     async relayReport(device: DeviceCaller, input: z.output<typeof relayHandoffReport>) {
       const outcome = await db.$transaction(async (tx) => {
         const [row] = await tx.$queryRawUnsafe<
-          { session_id: string; state: string; expires_at: Date; conversation_id: string }[]
+          { session_id: string; state: string; expires_at: Date; conversation_id: string; note_saved_at: Date | null }[]
         >(
-          "SELECT session_id, state, expires_at, conversation_id FROM fresh_starts WHERE id = $1 FOR UPDATE",
+          "SELECT session_id, state, expires_at, conversation_id, note_saved_at FROM fresh_starts WHERE id = $1 FOR UPDATE",
           input.handoffId,
         );
         const host = row
           ? await tx.agentSession.findFirst({
-              where: { agentId: row.session_id, deviceId: device.deviceId, bayId: device.bay.id, humanId: device.id },
+              where: {
+                agentId: row.session_id,
+                deviceId: device.deviceId,
+                bayId: device.bay.id,
+                humanId: device.id,
+                endedAt: null,
+              },
               select: { agentId: true, agent: { select: { handle: true, ownerId: true } } },
             })
           : null;
         if (!row || !host) throw handoffNotFound();
-        const state = freshStateOf({ state: row.state, expiresAt: new Date(row.expires_at) }, new Date());
+        const state = freshStateOf(
+          {
+            state: row.state,
+            expiresAt: new Date(row.expires_at),
+            noteSavedAt: row.note_saved_at === null ? null : new Date(row.note_saved_at),
+          },
+          new Date(),
+        );
         if (!relayStepAllowed(state, input.step))
           throw new HubError(
             "conflict",

@@ -6,6 +6,8 @@ import {
   LISTEN_TICKET_TTL_MS,
   MONITOR_PROTOCOL_PREFIX,
   type AgentMessage,
+  decodeUpdatesCursor,
+  HubError,
   type UpdatesEvent,
 } from "@maity/domain";
 import type { Db } from "@maity/db";
@@ -39,6 +41,9 @@ export function listenService(db: Db, bus: LiveBus) {
       baseUrl: string,
     ) {
       const deviceId = session.session?.deviceId ?? "";
+      // A cursor the stream cannot resume from is refused now, not after the ticket is spent.
+      if (input.cursor !== undefined && decodeUpdatesCursor(input.cursor) === null)
+        throw HubError.invalid({ cursor: "bad_cursor" }, "the cursor is not one a monitor frame gave out");
       const ticket = `${LISTEN_TICKET_PREFIX}${randomBytes(32).toString("base64url")}`;
       const expiresAt = new Date(Date.now() + LISTEN_TICKET_TTL_MS);
       const data = {
@@ -73,12 +78,16 @@ export function listenService(db: Db, bus: LiveBus) {
      * be live and its device signed in. The listeners of other generations close (B-336).
      */
     async open(ticket: string): Promise<OpenedListener | null> {
+      // Spent and connected in one statement, and only while its session is live and its device signed in.
       const [row] = await db.$queryRawUnsafe<
         { session_id: string; generation: number; relay: boolean; cursor: string | null; device_id: string }[]
       >(
-        `UPDATE session_listeners SET ticket_hash = NULL, state = 'connected', connected_at = $2::timestamp, updated_at = $2::timestamp
-         WHERE ticket_hash = $1 AND state = 'awaiting_connection' AND expires_at > $2::timestamp
-         RETURNING session_id, generation, relay, cursor, device_id`,
+        `UPDATE session_listeners l SET ticket_hash = NULL, state = 'connected', connected_at = $2::timestamp,
+           updated_at = $2::timestamp
+         WHERE l.ticket_hash = $1 AND l.state = 'awaiting_connection' AND l.expires_at > $2::timestamp
+           AND EXISTS (SELECT 1 FROM agent_sessions s JOIN devices d ON d.id = l.device_id
+                       WHERE s.agent_id = l.session_id AND s.ended_at IS NULL AND d.revoked_at IS NULL)
+         RETURNING l.session_id, l.generation, l.relay, l.cursor, l.device_id`,
         sha256(ticket),
         new Date().toISOString(),
       );

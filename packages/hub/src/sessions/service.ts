@@ -24,7 +24,7 @@ import { restrictedTo } from "../agents/directory.ts";
 import type { AgentService } from "../agents/service.ts";
 import { appendConversationEvent, endParticipation, enterGroup, lockLog } from "../conversations/participation.ts";
 import { payloadView } from "../conversations/render.ts";
-import { joinAsVisitor } from "../conversations/placement.ts";
+import { admitMember, joinAsVisitor } from "../conversations/placement.ts";
 
 // Terminal sessions (issue 30, DESIGN §4e, B-310…B-331): a person's device credential acts only as
 // named sessions, each an agent of the person (kind `session`, one per person, Bay and name). A
@@ -48,6 +48,19 @@ type Room = {
   createdAt: Date;
   sessions: boolean;
 };
+
+/**
+ * Two first joins of one name at once both make the identity: the later transaction meets the unique
+ * key and is run again, when it finds the identity made (never a 500 for a race).
+ */
+async function retryOnce<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "P2002") throw error;
+    return run();
+  }
+}
 
 const sessionNotFound = (name: string) =>
   HubError.notFound(`no session "${name}" in this Bay: join_session first`).named("SESSION_NOT_FOUND");
@@ -108,10 +121,19 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
   }
 
   /** The Bay's `sessions` project, made on first use with the person in it (v1.9); the person joins it. */
-  async function sessionsProject(tx: Tx, device: DeviceCaller) {
+  async function sessionsProject(tx: Tx, device: DeviceCaller, homeBayId: string) {
     const where = { bayId_slug: { bayId: device.bay.id, slug: SESSIONS_PROJECT_SLUG } };
+    const home = device.bay.id === homeBayId;
     let project = await tx.project.findUnique({ where, select: { id: true, archivedAt: true } });
+    // Review: the Bay's own people make and enter it; a guest of one project there is no member of
+    // the Bay's sessions project unless its people let them in (POST …/members).
+    const guestsRefused = () =>
+      HubError.forbidden(
+        "not_your_bay",
+        "the Sessions group and private session chats are for the Bay's own people: join a group you are in by id or title",
+      );
     if (!project) {
+      if (!home) throw guestsRefused();
       await tx.project.createMany({
         data: [
           {
@@ -133,14 +155,19 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
     if (membership && membership.status !== "active")
       throw HubError.forbidden("removed_by_admin", "the sessions project's admins removed you from it");
     if (!membership) {
+      if (!home) throw guestsRefused();
+      // The first of the Bay's people holds members:admin; a concurrent first join makes one row.
       const first = (await tx.membership.count({ where: { projectId: project.id } })) === 0;
-      await tx.membership.create({
-        data: {
-          projectId: project.id,
-          memberId: device.id,
-          memberKind: "human",
-          permissions: first ? ["members:admin"] : [],
-        },
+      await tx.membership.createMany({
+        data: [
+          {
+            projectId: project.id,
+            memberId: device.id,
+            memberKind: "human",
+            permissions: first ? ["members:admin"] : [],
+          },
+        ],
+        skipDuplicates: true,
       });
     }
     return { id: project.id, ref: { owner: device.bay.name, slug: SESSIONS_PROJECT_SLUG } };
@@ -189,7 +216,7 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
       );
     }
     const room = roomOf(found);
-    const entered = await enterGroup(tx, room, device.id, device.id);
+    const entered = await enterGroup(tx, room, device.id, device.id, { uncapped: true });
     if (entered) bus.push(entered);
     return { room, bus };
   }
@@ -222,13 +249,20 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
         { agentCode: "SESSION_NAME_TAKEN" },
       );
     const [short, long] = agentIdCandidates(device.handle, handle) as [string, string];
-    let id = long;
+    let id: string | null = null;
     for (const candidate of [long, short, ...[2, 3, 4, 5].map((n) => `${long}-${n}`)]) {
       if (!(await tx.agent.findUnique({ where: { id: candidate }, select: { id: true } }))) {
         id = candidate;
         break;
       }
     }
+    if (id === null)
+      throw new HubError(
+        "conflict",
+        `no free id for a session named "${name}": give it another name`,
+        { fields: { session: "taken" } },
+        { agentCode: "SESSION_NAME_TAKEN" },
+      );
     await tx.agent.create({
       data: { id, ownerId: device.id, handle, kind: "session", description: "A terminal session" },
     });
@@ -242,11 +276,7 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
   /** The session a project lets in: a member of the person's own Bay, or a visitor the person brings (§4c). */
   async function admit(tx: Tx, sessionId: string, projectId: string, visiting: boolean) {
     if (visiting) return joinAsVisitor(tx, projectId, sessionId);
-    await tx.membership.upsert({
-      where: { projectId_memberId: { projectId, memberId: sessionId } },
-      create: { projectId, memberId: sessionId, memberKind: "agent", permissions: [] },
-      update: { status: "active", endedAt: null },
-    });
+    await admitMember(tx, projectId, sessionId);
     await ensureDirectConversation(tx, projectId, sessionId);
   }
 
@@ -298,6 +328,12 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
      * restricted profile (B-304: visiting, or beside a visitor).
      */
     async joinSessionGroup(agent: AgentCaller): Promise<JoinSessionGroupOutput> {
+      // A session joins with join_session {sessions: true}, in its credential's Bay (B-324).
+      if (agent.session)
+        throw HubError.forbidden(
+          "sessions_use_join_session",
+          "a session joins the Sessions group with join_session {session, sessions: true}",
+        );
       if (await restrictedTo(db, agent))
         throw HubError.forbidden(
           "guest_restricted_tool",
@@ -321,13 +357,9 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
         ).named("GROUP_NOT_FOUND");
       const room = roomOf(found);
       const message = await db.$transaction(async (tx) => {
-        await tx.membership.upsert({
-          where: { projectId_memberId: { projectId: room.projectId, memberId: agent.id } },
-          create: { projectId: room.projectId, memberId: agent.id, memberKind: "agent", permissions: [] },
-          update: { status: "active", endedAt: null },
-        });
+        await admitMember(tx, room.projectId, agent.id);
         await ensureDirectConversation(tx, room.projectId, agent.id);
-        return enterGroup(tx, room, agent.id, agent.id);
+        return enterGroup(tx, room, agent.id, agent.id, { uncapped: true });
       });
       if (message) bus.publish(message);
       const context = await agents.context(agent, room.key);
@@ -365,56 +397,62 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
     async join(device: DeviceCaller, input: JoinSessionInput): Promise<JoinSessionOutput> {
       const homeBayId = await homeBayOf(device);
       const visiting = homeBayId !== device.bay.id;
-      const result = await db.$transaction(async (tx) => {
-        const bus: BusMessage[] = [];
-        let room: Room | null = null;
-        let projectId: string;
-        if (input.group !== undefined) {
-          const match = matchGroup(await personGroups(tx, device), input.group);
-          if ("refused" in match) {
-            if (match.refused === "GROUP_AMBIGUOUS")
-              throw new HubError(
-                "conflict",
-                `${match.ids.length} of your groups are titled "${input.group}": pass the group's id instead (` +
-                  `${match.ids.join(", ")})`,
-                { reason: "group_ambiguous", ids: match.ids },
-                { agentCode: "GROUP_AMBIGUOUS" },
+      // Lock order as everywhere: membership rows first, the append lock (the group's join) last.
+      const result = await retryOnce(() =>
+        db.$transaction(async (tx) => {
+          const bus: BusMessage[] = [];
+          let room: Room | null = null;
+          let projectId: string;
+          let shared = false;
+          if (input.group !== undefined) {
+            const match = matchGroup(await personGroups(tx, device), input.group);
+            if ("refused" in match) {
+              if (match.refused === "GROUP_AMBIGUOUS")
+                throw new HubError(
+                  "conflict",
+                  `${match.ids.length} of your groups are titled "${input.group}": pass the group's id instead (` +
+                    `${match.ids.join(", ")})`,
+                  { reason: "group_ambiguous", ids: match.ids },
+                  { agentCode: "GROUP_AMBIGUOUS" },
+                );
+              // B-315, B-317: another Bay's group, one the person is not in, and no group at all read alike.
+              throw HubError.notFound(`no group "${input.group}" among your groups in this Bay`).named(
+                "GROUP_NOT_FOUND",
               );
-            // B-315, B-317: another Bay's group, one the person is not in, and no group at all read alike.
-            throw HubError.notFound(`no group "${input.group}" among your groups in this Bay`).named("GROUP_NOT_FOUND");
+            }
+            room = match.found;
+            projectId = room.projectId;
+          } else {
+            projectId = (await sessionsProject(tx, device, homeBayId)).id;
+            shared = input.sessions === true;
           }
-          room = match.found;
-          projectId = room.projectId;
-        } else {
-          const project = await sessionsProject(tx, device);
-          projectId = project.id;
-          if (input.sessions) {
-            const shared = await sessionsGroup(tx, device, project.id);
-            room = shared.room;
-            bus.push(...shared.bus);
+          const sessionId = await identity(tx, device, input.session, homeBayId);
+          await admit(tx, sessionId, projectId, visiting);
+          if (shared) {
+            const group = await sessionsGroup(tx, device, projectId);
+            room = group.room;
+            bus.push(...group.bus);
           }
-        }
-        const sessionId = await identity(tx, device, input.session, homeBayId);
-        await admit(tx, sessionId, projectId, visiting);
-        if (room) {
-          // §4e: a session is woken by its person alone, except in the shared Sessions group (v1.9).
-          const placed = {
-            ...(room.sessions ? {} : { wake: "sponsor" }),
-            ...(visiting ? { historyFloor: "head" as const } : {}),
-          };
-          const entered = await enterGroup(tx, room, sessionId, device.id, placed);
-          if (entered) bus.push(entered);
-        } else room = await directRoom(tx, projectId, sessionId);
-        // B-328, B-330: a Codex registration, or none (a join without runtime clears it).
-        await tx.agentSession.update({
-          where: { agentId: sessionId },
-          data:
-            input.runtime === "codex"
-              ? { runtime: "codex", threadId: input.threadId ?? null, registeredAt: new Date() }
-              : { runtime: null, threadId: null, registeredAt: null },
-        });
-        return { sessionId, room, bus, session: await view(tx, sessionId, device) };
-      });
+          if (room) {
+            // §4e: a session is woken by its person alone, except in the shared Sessions group (v1.9).
+            const placed = {
+              ...(room.sessions ? { uncapped: true } : { wake: "sponsor" }),
+              ...(visiting ? { historyFloor: "head" as const } : {}),
+            };
+            const entered = await enterGroup(tx, room, sessionId, device.id, placed);
+            if (entered) bus.push(entered);
+          } else room = await directRoom(tx, projectId, sessionId);
+          // B-328, B-330: a Codex registration, or none (a join without runtime clears it).
+          await tx.agentSession.update({
+            where: { agentId: sessionId },
+            data:
+              input.runtime === "codex"
+                ? { runtime: "codex", threadId: input.threadId ?? null, registeredAt: new Date() }
+                : { runtime: null, threadId: null, registeredAt: null },
+          });
+          return { sessionId, room, bus, session: await view(tx, sessionId, device) };
+        }),
+      );
       for (const message of result.bus) bus.publish(message);
       const status = input.runtime === "codex" ? (input.threadId ? "registered" : "unavailable") : "none";
       const text = [
@@ -422,8 +460,10 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
           type: result.room.kind === "group" ? "GROUP" : "DM",
           title: result.room.title,
         }),
-        `conversationId ${result.room.key} (${result.room.project}). Only ${device.name}'s messages wake this ` +
-          (result.room.sessions ? "session here unless someone @mentions it." : "session."),
+        `conversationId ${result.room.key} (${result.room.project}). ` +
+          (result.room.sessions
+            ? "The room's reply policy applies here: an @mention wakes this session."
+            : `Only ${device.name}'s messages wake this session.`),
         ...(status === "registered" ? ["Incoming delivery: registered with this Codex thread."] : []),
         ...(status === "unavailable"
           ? ["Incoming delivery: unavailable — no threadId was passed; say so, do not fall back to shell commands."]
@@ -476,6 +516,15 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
         const key = { humanId_bayId_name: { humanId: device.id, bayId: device.bay.id, name } };
         const session = await tx.agentSession.findUnique({ where: key, select: { agentId: true, endedAt: true } });
         if (!session || session.endedAt) throw sessionNotFound(name);
+        // Its membership rows first, the append lock (each room's leaving) after: the hub's lock order.
+        const projects = await tx.membership.findMany({
+          where: { memberId: session.agentId, status: "active" },
+          select: { projectId: true },
+        });
+        await tx.membership.updateMany({
+          where: { memberId: session.agentId, status: "active" },
+          data: { status: "left", endedAt: new Date() },
+        });
         const open = await tx.participation.findMany({
           where: { memberId: session.agentId, leftAt: null, conversation: { kind: "group" } },
           select: { conversationId: true },
@@ -485,14 +534,11 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
           const ended = await endParticipation(tx, p.conversationId, session.agentId, "left", session.agentId);
           if (ended) bus.push(ended.bus);
         }
-        const projects = await tx.membership.findMany({
-          where: { memberId: session.agentId, status: "active" },
-          select: { projectId: true },
-        });
         for (const m of projects) await closeDirectFor(tx, m.projectId, session.agentId);
-        await tx.membership.updateMany({
-          where: { memberId: session.agentId, status: "active" },
-          data: { status: "left", endedAt: new Date() },
+        // An ended session is started fresh no more: a fresh start under way ends with it (B-293).
+        await tx.freshStart.updateMany({
+          where: { sessionId: session.agentId, state: { in: ["awaiting_note", "note_saved", "cleared"] } },
+          data: { state: "cancelled", finishedAt: new Date() },
         });
         await tx.agentSession.update({ where: key, data: { endedAt: new Date(), runtime: null, threadId: null } });
         await tx.sessionListener.updateMany({
@@ -577,7 +623,7 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
       const owner = input.project?.includes("/") ? input.project.split("/")[0] : device.bay.name;
       const { sessionId, ref } = await db.$transaction(async (tx) => {
         let target: { id: string; ref: { owner: string; slug: string } };
-        if (slug === undefined || slug === SESSIONS_PROJECT_SLUG) target = await sessionsProject(tx, device);
+        if (slug === undefined || slug === SESSIONS_PROJECT_SLUG) target = await sessionsProject(tx, device, homeBayId);
         else {
           const project = await tx.project.findFirst({
             where: { bayId: device.bay.id, slug, bay: { handle: owner }, archivedAt: null },
