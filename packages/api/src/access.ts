@@ -167,6 +167,7 @@ export const ACCESS: Record<string, Access> = {
   "sessions.deliveryStatus": device,
   "sessions.stopListening": device,
   "sessions.context": device,
+  "sessions.updates": device,
   "sessions.handoffs": device,
   "sessions.reportHandoff": device,
   "mySessions.list": people("a person's terminal sessions are theirs (DESIGN §4e)"),

@@ -132,7 +132,7 @@ for (const [path, methods] of Object.entries(doc.paths)) {
       family:
         path.startsWith("/api/agent-api") ||
         path.startsWith("/api/files/") ||
-        /^\/api\/device-api\/(sessions|groups|approvals|listen|handoff|context)/.test(path)
+        /^\/api\/device-api\/(sessions|groups|approvals|listen|handoff|context|updates)/.test(path)
           ? "agent"
           : "rest",
       method: method.toUpperCase(),

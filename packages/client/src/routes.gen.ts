@@ -299,6 +299,12 @@ export const restRouteTable = {
     status: 200,
     headers: {},
   },
+  "sessions.updates": {
+    method: "GET",
+    path: "/api/device-api/updates",
+    status: 200,
+    headers: {},
+  },
   "sessions.handoffs": {
     method: "GET",
     path: "/api/device-api/handoff",

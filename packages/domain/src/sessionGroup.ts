@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { contextEnvelopeSchema } from "./agentApi.ts";
+import { contextEnvelopeSchema, updatesEventSchema } from "./agentApi.ts";
+import { registrationSchema } from "./sessions.ts";
 
 // join_session_group (004 v1.9, B-323): a persistent agent enters its Bay's shared Sessions group,
 // where the people's terminal sessions and agents talk. Its own module: the agent operations table
@@ -15,3 +16,10 @@ export const joinSessionGroupOutput = z.object({
   agentInteraction: z.boolean(),
 });
 export type JoinSessionGroupOutput = z.output<typeof joinSessionGroupOutput>;
+
+/** GET /api/device-api/updates (B-331): the hosted sessions' events, each naming its session. */
+export const deviceUpdatesOutput = z.object({
+  cursor: z.string(),
+  events: z.array(updatesEventSchema.extend({ session: z.string() })),
+  registrations: z.array(registrationSchema),
+});

@@ -200,3 +200,14 @@ export type MonitorFrame =
 
 /** Whether a text holds a listen ticket (B-338): a message carrying one is refused, never posted. */
 export const holdsListenTicket = (body: string): boolean => /mtk_[A-Za-z0-9_-]{24,}/.test(body);
+
+/** GET /api/device-api/updates (B-331): the device feed's query; `wait` seconds held at most 25. */
+export const deviceUpdatesQuery = z.strictObject({
+  cursor: text("a cursor this feed gave").max(100).optional(),
+  wait: z.coerce
+    .number({ error: "a number of seconds" })
+    .int("whole seconds")
+    .min(0, "0–25")
+    .max(25, "0–25")
+    .default(0),
+});

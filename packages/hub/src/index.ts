@@ -7,6 +7,7 @@ import { sessionService } from "./sessions/service.ts";
 import { approvalService } from "./sessions/approvals.ts";
 import { listenService } from "./sessions/listen.ts";
 import { freshStartService } from "./sessions/freshStart.ts";
+import { deviceFeed } from "./sessions/deviceFeed.ts";
 import { houseService } from "./house/service.ts";
 import { invitesService, type SignupMode } from "./house/invites.ts";
 import { agentService } from "./agents/service.ts";
@@ -207,6 +208,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     sessions: sessionService(db, bus, groups, agents),
     /** A session's one listener: tickets, the monitor's state (B-332…B-343). */
     listen: listenService(db, bus),
+    /** The device feed of the relay: its hosted sessions' messages and registrations (B-331). */
+    deviceFeed: deviceFeed(db, bus),
     /** Fresh starts with a handoff note (B-289…B-296). */
     freshStarts,
     /** Decisions a session asks of one person (B-313). */

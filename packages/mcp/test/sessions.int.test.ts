@@ -760,3 +760,50 @@ describe("what a review found (issue 30)", () => {
     }
   });
 });
+
+describe("the device feed (B-331, v1.23)", () => {
+  it("B-331 GET /api/device-api/updates: the hosted sessions' messages, each naming its session, and this device's registrations; held until one comes", async () => {
+    const thread = "0199a7c2-3f4b-7c1d-9e2a-5b6c7d8e9f09";
+    await call(mcp, "join_session", {
+      session: "feeder",
+      group: "Release 0.2 go/no-go",
+      runtime: "codex",
+      threadId: thread,
+    });
+    const first = await t.rest("GET", "/api/device-api/updates", { token: device });
+    expect(first.status).toBe(200);
+    expect(first.body.events).toEqual([]); // no cursor: from now, never a back-dump
+    expect(first.body.registrations).toContainEqual({
+      session: "feeder",
+      runtime: "codex",
+      threadId: thread,
+      registeredAt: expect.any(String),
+    });
+    const view = await t.rest("GET", `${PROJECT}/conversations`, { token: t.tokens.human });
+    const release = (view.body.items as { id: string; title: string }[]).find(
+      (c) => c.title === "Release 0.2 go/no-go",
+    );
+    const held = t.rest("GET", `/api/device-api/updates?cursor=${first.body.cursor}&wait=10`, { token: device });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    const sent = await t.rest("POST", `${PROJECT}/conversations/${release?.id}/messages`, {
+      token: t.tokens.human,
+      body: { body: "@feeder pick this up" },
+    });
+    const answer = await held;
+    expect(Date.now() - started).toBeLessThan(8000);
+    const mine = (answer.body.events as { session: string; message: { id: string; shouldRespond: boolean } }[]).filter(
+      (e) => e.message.id === sent.body.id,
+    );
+    expect(mine.find((e) => e.session === "feeder")?.message.shouldRespond).toBe(true);
+    expect(mine.every((e) => e.session !== "")).toBe(true);
+    // Another person's device hears nothing of it; a cursor not given out is refused.
+    const guest = await login("hum-guest");
+    const theirs = await t.rest("GET", `/api/device-api/updates?cursor=${first.body.cursor}`, {
+      token: guest.maintainer ?? null,
+    });
+    expect(theirs.body.events).toEqual([]);
+    const bad = await t.rest("GET", "/api/device-api/updates?cursor=nope", { token: device });
+    expect(bad).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST" } });
+  });
+});

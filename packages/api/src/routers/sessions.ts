@@ -6,6 +6,8 @@ import {
   contextReportAnswer,
   contextReportInput,
   deliveryStatusOutput,
+  deviceUpdatesOutput,
+  deviceUpdatesQuery,
   sessionNameField,
   freshStartInput,
   mySessionsOutput,
@@ -189,6 +191,18 @@ export const sessionsRouter = router({
       const { session, ...report } = input;
       return ctx.hub.memory.report(await asSession(ctx, session), report);
     }),
+  updates: deviceProcedure
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/api/device-api/updates",
+        style: "agent",
+        summary: "The relay's feed: its hosted sessions' messages (each naming its session), registrations (B-331)",
+      },
+    })
+    .input(deviceUpdatesQuery)
+    .output(deviceUpdatesOutput)
+    .query(({ ctx, input }) => ctx.hub.deviceFeed.updates(ctx.device, input, ctx.signal)),
   handoffs: deviceProcedure
     .meta({
       rest: {
