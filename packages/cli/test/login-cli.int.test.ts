@@ -102,7 +102,8 @@ describe("the person's CLI after maity login: sessions and mcp (DESIGN §4e, B-3
     const [, , code] = await login.waitFor("stdout", /open (\S+) \(code (\S+)\)/);
     const guest = await signedIn("guest", "guest-demo");
     const view = await guest.query("devices.view", { code });
-    const bays = (view.body.result?.data as { bays: { id: string }[] }).bays.map((b) => b.id);
+    const viewed = view.body.result?.data as { bays: { id: string }[] } | undefined;
+    const bays = (viewed?.bays ?? []).map((b) => b.id);
     await guest.mutation("devices.approve", { code, bays });
     expect((await login.done).code).toBe(0);
     return env;
@@ -170,7 +171,8 @@ describe("the person's CLI after maity login: sessions and mcp (DESIGN §4e, B-3
     const guest = await signedIn("guest", "guest-demo");
     const before = (await guest.query("devices.list", {})).body.result?.data as { items: unknown[] };
     const view = await guest.query("devices.view", { code: pending.code });
-    const bays = (view.body.result?.data as { bays: { id: string }[] }).bays.map((b) => b.id);
+    const viewed = view.body.result?.data as { bays: { id: string }[] } | undefined;
+    const bays = (viewed?.bays ?? []).map((b) => b.id);
     await guest.mutation("devices.approve", { code: pending.code, bays });
     const after = (await guest.query("devices.list", {})).body.result?.data as { items: unknown[] };
     expect(after.items.length).toBe(before.items.length);
