@@ -114,8 +114,9 @@ describe("the person's CLI after maity login: sessions and mcp (DESIGN §4e, B-3
     const none = await run(["sessions"], env);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toMatch(/^Bay guest: no sessions$/m);
+    expect(none.stdout).toMatch(/^Bay maintainer: no sessions$/m);
 
-    const server = start(["mcp", "--bay", "maintainer"], env, { stdin: "open" });
+    const server = start(["mcp", "--bay", "guest"], env, { stdin: "open" });
     const send = (frame: object) => server.child.stdin?.write(`${JSON.stringify(frame)}\n`);
     send({
       jsonrpc: "2.0",
@@ -145,9 +146,9 @@ describe("the person's CLI after maity login: sessions and mcp (DESIGN §4e, B-3
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["join_session", "listen_messages"]));
     expect(tools.find((t) => t.name === "send_message")?.inputSchema.required).toContain("session");
     const joined = answers.find((a) => a.id === 3).result;
-    expect(joined.content[0].text.split("\n")[0]).toBe('Joined as "cli-term" in Bay "maintainer" — group "Sessions"');
+    expect(joined.content[0].text.split("\n")[0]).toBe('Joined as "cli-term" in Bay "guest" — group "Sessions"');
 
-    const listed = await run(["sessions", "--bay", "maintainer", "--json"], env);
+    const listed = await run(["sessions", "--bay", "guest", "--json"], env);
     const bays = JSON.parse(listed.stdout).bays as { bay: { name: string }; sessions: { name: string }[] }[];
     expect(bays[0]?.sessions.map((s) => s.name)).toEqual(["cli-term"]);
     const unknown = await run(["mcp", "--bay", "nowhere"], env);
