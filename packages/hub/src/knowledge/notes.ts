@@ -22,7 +22,7 @@ import { memberProject, projectOf, refuseObserver, resolveConversation } from ".
 import { type KeyRow, readKeys } from "../access/visibility.ts";
 import type { RateLimits } from "../auth/limits.ts";
 import type { LiveBus, LogEvent } from "../delivery/bus.ts";
-import { takeHandoffNote } from "../sessions/freshStart.ts";
+import { takeHandoffNote } from "../sessions/handoffNote.ts";
 import { writeQuietLine } from "../messages/quiet.ts";
 import { rawOf } from "../raw.ts";
 

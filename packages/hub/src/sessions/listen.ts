@@ -167,12 +167,6 @@ export function listenService(db: Db, bus: LiveBus) {
       if (row) bus.publish({ type: "listener", sessionId: session.id, generation: Number(row.generation) });
       return { stopped: true };
     },
-
-    /** Whether the session's relay listener asked to run its commands (B-341), for get_messages' verdicts. */
-    async relays(sessionId: string): Promise<boolean> {
-      const row = await db.sessionListener.findUnique({ where: { sessionId }, select: { relay: true, state: true } });
-      return row !== null && row.relay && row.state !== "stopped";
-    },
   };
 }
 export type ListenService = ReturnType<typeof listenService>;

@@ -1,16 +1,11 @@
-import { randomBytes } from "node:crypto";
 import {
-  agentIdCandidates,
   HubError,
   isGroupIdShaped,
   type JoinSessionInput,
   type JoinSessionOutput,
   joinedLine,
   matchGroup,
-  projectFullName,
-  SESSIONS_GROUP_TITLE,
   SESSIONS_PROJECT_SLUG,
-  type JoinSessionGroupOutput,
   type SessionView,
   type sessionCreateGroupInput,
 } from "@maity/domain";
@@ -18,36 +13,19 @@ import type { Db, Tx } from "@maity/db";
 import type { z } from "zod";
 import type { AgentCaller, DeviceCaller, HumanCaller } from "../access/caller.ts";
 import type { BusMessage, LiveBus } from "../delivery/bus.ts";
-import { closeDirectFor, ensureDirectConversation } from "../conversations/direct.ts";
+import { closeDirectFor } from "../conversations/direct.ts";
 import type { GroupService } from "../conversations/groups.ts";
-import { restrictedTo } from "../agents/directory.ts";
+import { admit, identity } from "./identity.ts";
+import { directRoom, personGroups, ROOM_SELECT, type Room, roomOf, sessionsGroup, sessionsProject } from "./rooms.ts";
+import { joinSessionGroup } from "./sessionGroup.ts";
 import type { AgentService } from "../agents/service.ts";
-import { appendConversationEvent, endParticipation, enterGroup, lockLog } from "../conversations/participation.ts";
-import { payloadView } from "../conversations/render.ts";
-import { admitMember, joinAsVisitor } from "../conversations/placement.ts";
+import { endParticipation, enterGroup } from "../conversations/participation.ts";
 
 // Terminal sessions (issue 30, DESIGN §4e, B-310…B-331): a person's device credential acts only as
 // named sessions, each an agent of the person (kind `session`, one per person, Bay and name). A
 // session joins rooms for itself — a group the person is in (by id before title, never creating
 // one), the Bay's shared Sessions group, or a private chat with its person — and is woken only by
 // its person there (wake "sponsor", §4c), except in the shared Sessions group, which is for talking.
-
-/** Who made the Bay's Sessions group: the hub, on the first `sessions: true` join (v1.9). */
-const SESSIONS_CREATOR = "hub:sessions";
-
-type Room = {
-  /** The conversation's key: the agent API's conversationId (and `key` where the hub's helpers want it). */
-  id: string;
-  key: string;
-  maityId: string;
-  title: string | null;
-  kind: "group" | "direct";
-  projectId: string;
-  project: string;
-  bayId: string;
-  createdAt: Date;
-  sessions: boolean;
-};
 
 /**
  * Two first joins of one name at once both make the identity: the later transaction meets the unique
@@ -72,214 +50,7 @@ const personOf = (device: DeviceCaller): HumanCaller => ({
   name: device.name,
 });
 
-const ROOM_SELECT = {
-  id: true,
-  publicId: true,
-  title: true,
-  kind: true,
-  projectId: true,
-  createdAt: true,
-  createdById: true,
-  project: { select: { slug: true, bayId: true, bay: { select: { handle: true } } } },
-} as const;
-type RoomRow = {
-  id: string;
-  publicId: string;
-  title: string | null;
-  kind: string;
-  projectId: string;
-  createdAt: Date;
-  createdById: string | null;
-  project: { slug: string; bayId: string; bay: { handle: string } };
-};
-const roomOf = (c: RoomRow): Room => ({
-  id: c.id,
-  key: c.id,
-  maityId: c.publicId,
-  title: c.title,
-  kind: c.kind === "direct" ? "direct" : "group",
-  projectId: c.projectId,
-  project: projectFullName(c.project.bay.handle, c.project.slug),
-  bayId: c.project.bayId,
-  createdAt: c.createdAt,
-  sessions: c.createdById === SESSIONS_CREATOR,
-});
-
 export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agents: AgentService) {
-  /** The open group chats of the credential's Bay that the person takes part in (B-314: "your groups"). */
-  async function personGroups(tx: Db | Tx, device: DeviceCaller): Promise<Room[]> {
-    const rows = await tx.participation.findMany({
-      where: {
-        memberId: device.id,
-        leftAt: null,
-        conversation: { kind: "group", closedAt: null, project: { bayId: device.bay.id, archivedAt: null } },
-      },
-      select: { conversation: { select: ROOM_SELECT } },
-      orderBy: { joinedAt: "asc" },
-    });
-    return rows.map((r) => roomOf(r.conversation));
-  }
-
-  /** The Bay's `sessions` project, made on first use with the person in it (v1.9); the person joins it. */
-  async function sessionsProject(tx: Tx, device: DeviceCaller, homeBayId: string) {
-    const where = { bayId_slug: { bayId: device.bay.id, slug: SESSIONS_PROJECT_SLUG } };
-    const home = device.bay.id === homeBayId;
-    let project = await tx.project.findUnique({ where, select: { id: true, archivedAt: true } });
-    // Review: the Bay's own people make and enter it; a guest of one project there is no member of
-    // the Bay's sessions project unless its people let them in (POST …/members).
-    const guestsRefused = () =>
-      HubError.forbidden(
-        "not_your_bay",
-        "the Sessions group and private session chats are for the Bay's own people: join a group you are in by id or title",
-      );
-    if (!project) {
-      if (!home) throw guestsRefused();
-      await tx.project.createMany({
-        data: [
-          {
-            id: `prj-${device.bay.name}-${SESSIONS_PROJECT_SLUG}-${randomBytes(4).toString("hex")}`,
-            bayId: device.bay.id,
-            slug: SESSIONS_PROJECT_SLUG,
-            name: "Sessions",
-          },
-        ],
-        skipDuplicates: true,
-      });
-      project = await tx.project.findUniqueOrThrow({ where, select: { id: true, archivedAt: true } });
-    }
-    if (project.archivedAt) throw new HubError("project_closed", "the Bay's sessions project is archived");
-    const membership = await tx.membership.findUnique({
-      where: { projectId_memberId: { projectId: project.id, memberId: device.id } },
-      select: { status: true },
-    });
-    if (membership && membership.status !== "active")
-      throw HubError.forbidden("removed_by_admin", "the sessions project's admins removed you from it");
-    if (!membership) {
-      if (!home) throw guestsRefused();
-      // The first of the Bay's people holds members:admin; a concurrent first join makes one row.
-      const first = (await tx.membership.count({ where: { projectId: project.id } })) === 0;
-      await tx.membership.createMany({
-        data: [
-          {
-            projectId: project.id,
-            memberId: device.id,
-            memberKind: "human",
-            permissions: first ? ["members:admin"] : [],
-          },
-        ],
-        skipDuplicates: true,
-      });
-    }
-    return { id: project.id, ref: { owner: device.bay.name, slug: SESSIONS_PROJECT_SLUG } };
-  }
-
-  /** The Bay's shared Sessions group (v1.9, B-321), made on first use; the person is put in it. */
-  async function sessionsGroup(
-    tx: Tx,
-    device: DeviceCaller,
-    projectId: string,
-  ): Promise<{ room: Room; bus: BusMessage[] }> {
-    // Under the append lock: two first joins at once make one group, not two.
-    const head = await lockLog(tx);
-    const bus: BusMessage[] = [];
-    let found = await tx.conversation.findFirst({
-      where: { projectId, kind: "group", createdById: SESSIONS_CREATOR, closedAt: null },
-      select: ROOM_SELECT,
-      orderBy: { createdAt: "asc" },
-    });
-    if (!found) {
-      const created = await tx.conversation.create({
-        data: {
-          projectId,
-          publicId: `pending-sessions-${randomBytes(8).toString("hex")}`,
-          kind: "group",
-          title: SESSIONS_GROUP_TITLE,
-          createdById: SESSIONS_CREATOR,
-        },
-        select: { id: true, number: true },
-      });
-      found = await tx.conversation.update({
-        where: { id: created.id },
-        data: { publicId: `cnv-${String(created.number).padStart(4, "0")}` },
-        select: ROOM_SELECT,
-      });
-      bus.push(
-        await appendConversationEvent(tx, head, {
-          kind: "conversation_created",
-          projectId,
-          conversationKey: found.id,
-          publicId: found.publicId,
-          fromId: device.id,
-          payload: { conversation: await payloadView(tx, found.id) },
-          audience: [],
-        }),
-      );
-    }
-    const room = roomOf(found);
-    const entered = await enterGroup(tx, room, device.id, device.id, { uncapped: true });
-    if (entered) bus.push(entered);
-    return { room, bus };
-  }
-
-  /**
-   * The session's identity (B-310): the person's agent of kind `session` for this Bay and name, made
-   * on the first join and brought back by a later one. Its handle is its name in the person's own
-   * Bay (mentioned as @name); in another Bay the name and that Bay's, so the two never collide.
-   */
-  async function identity(tx: Tx, device: DeviceCaller, name: string, homeBayId: string) {
-    const key = { humanId_bayId_name: { humanId: device.id, bayId: device.bay.id, name } };
-    const existing = await tx.agentSession.findUnique({ where: key, select: { agentId: true } });
-    if (existing) {
-      await tx.agentSession.update({
-        where: key,
-        data: { endedAt: null, deviceId: device.deviceId, joinedAt: new Date() },
-      });
-      return existing.agentId;
-    }
-    const handle = device.bay.id === homeBayId ? name : `${name}-${device.bay.name}`.slice(0, 40).replace(/-+$/, "");
-    const taken = await tx.agent.findUnique({
-      where: { ownerId_handle: { ownerId: device.id, handle } },
-      select: { kind: true },
-    });
-    if (taken)
-      throw new HubError(
-        "conflict",
-        `you have an agent named "${handle}": give this session another name`,
-        { fields: { session: "taken" } },
-        { agentCode: "SESSION_NAME_TAKEN" },
-      );
-    const [short, long] = agentIdCandidates(device.handle, handle) as [string, string];
-    let id: string | null = null;
-    for (const candidate of [long, short, ...[2, 3, 4, 5].map((n) => `${long}-${n}`)]) {
-      if (!(await tx.agent.findUnique({ where: { id: candidate }, select: { id: true } }))) {
-        id = candidate;
-        break;
-      }
-    }
-    if (id === null)
-      throw new HubError(
-        "conflict",
-        `no free id for a session named "${name}": give it another name`,
-        { fields: { session: "taken" } },
-        { agentCode: "SESSION_NAME_TAKEN" },
-      );
-    await tx.agent.create({
-      data: { id, ownerId: device.id, handle, kind: "session", description: "A terminal session" },
-    });
-    await tx.agentInstance.create({ data: { id: `${id}-default`, agentId: id, isDefault: true } });
-    await tx.agentSession.create({
-      data: { agentId: id, humanId: device.id, bayId: device.bay.id, name, deviceId: device.deviceId },
-    });
-    return id;
-  }
-
-  /** The session a project lets in: a member of the person's own Bay, or a visitor the person brings (§4c). */
-  async function admit(tx: Tx, sessionId: string, projectId: string, visiting: boolean) {
-    if (visiting) return joinAsVisitor(tx, projectId, sessionId);
-    await admitMember(tx, projectId, sessionId);
-    await ensureDirectConversation(tx, projectId, sessionId);
-  }
-
   async function homeBayOf(device: DeviceCaller): Promise<string> {
     const human = await db.human.findUniqueOrThrow({ where: { id: device.id }, select: { bayId: true } });
     return human.bayId;
@@ -322,56 +93,8 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
   });
 
   return {
-    /**
-     * join_session_group (v1.9, B-323): a persistent agent enters its own Bay's Sessions group — the
-     * existing one only, never a private chat — and is told its roster and policy. Refused on the
-     * restricted profile (B-304: visiting, or beside a visitor).
-     */
-    async joinSessionGroup(agent: AgentCaller): Promise<JoinSessionGroupOutput> {
-      // A session joins with join_session {sessions: true}, in its credential's Bay (B-324).
-      if (agent.session)
-        throw HubError.forbidden(
-          "sessions_use_join_session",
-          "a session joins the Sessions group with join_session {session, sessions: true}",
-        );
-      if (await restrictedTo(db, agent))
-        throw HubError.forbidden(
-          "guest_restricted_tool",
-          "join_session_group is paused while you visit another Bay or share a room with a visitor",
-          { agentCode: "GUEST_RESTRICTED_TOOL" },
-        );
-      const owner = await db.human.findUniqueOrThrow({ where: { id: agent.ownerId }, select: { bayId: true } });
-      const found = await db.conversation.findFirst({
-        where: {
-          kind: "group",
-          createdById: SESSIONS_CREATOR,
-          closedAt: null,
-          project: { bayId: owner.bayId, slug: SESSIONS_PROJECT_SLUG, archivedAt: null },
-        },
-        select: ROOM_SELECT,
-        orderBy: { createdAt: "asc" },
-      });
-      if (!found)
-        throw HubError.notFound(
-          "your Bay has no Sessions group yet: it is made when a person's session joins it (join_session sessions: true)",
-        ).named("GROUP_NOT_FOUND");
-      const room = roomOf(found);
-      const message = await db.$transaction(async (tx) => {
-        await admitMember(tx, room.projectId, agent.id);
-        await ensureDirectConversation(tx, room.projectId, agent.id);
-        return enterGroup(tx, room, agent.id, agent.id, { uncapped: true });
-      });
-      if (message) bus.publish(message);
-      const context = await agents.context(agent, room.key);
-      if (!context) throw HubError.notFound("conversation not found");
-      return {
-        conversationId: room.key,
-        title: room.title,
-        participants: context.participants,
-        policy: context.policy,
-        agentInteraction: (context.policy.maxAgentRounds ?? 0) > 0,
-      };
-    },
+    /** join_session_group (v1.9, B-323): sessionGroup.ts. */
+    joinSessionGroup: (agent: AgentCaller) => joinSessionGroup(db, bus, agents, agent),
 
     /** The person's live session `name` in the credential's Bay, as the caller it acts as (B-310). */
     async as(device: DeviceCaller, name: string): Promise<AgentCaller> {
@@ -659,14 +382,6 @@ export function sessionService(db: Db, bus: LiveBus, groups: GroupService, agent
       return answer(text, await view(db, sessionId, device), device, room, "none");
     },
   };
-
-  /** A session's private chat with its person: its direct conversation in the project (§9.1). */
-  async function directRoom(tx: Tx, projectId: string, sessionId: string): Promise<Room> {
-    const row = await tx.conversation.findUniqueOrThrow({
-      where: { projectId_publicId: { projectId, publicId: sessionId } },
-      select: ROOM_SELECT,
-    });
-    return roomOf(row);
-  }
 }
+
 export type SessionService = ReturnType<typeof sessionService>;
