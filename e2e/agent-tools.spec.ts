@@ -106,6 +106,7 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
     "get_note",
     "get_project",
     "get_room_context",
+    "join_session_group",
     "list_agents",
     "list_conversations",
     "list_files",
