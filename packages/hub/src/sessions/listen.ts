@@ -181,10 +181,11 @@ export function isRelayCommand(event: Pick<UpdatesEvent, "message">, session: Ag
 
 /**
  * B-342: for a session whose relay runs its commands, a command from its person reads shouldRespond
- * false — the relay types it; the session must not answer it. One read, for sessions only.
+ * false — the relay types it; the session must not answer it. One read, only for a page holding one.
  */
 export async function relayVerdicts(db: Db, agent: AgentCaller, page: AgentMessage[]): Promise<AgentMessage[]> {
-  if (!agent.session || !page.some((m) => m.shouldRespond)) return page;
+  // Read the listener only for a page that holds a command of the person's (the pure check first).
+  if (!agent.session || !page.some((m) => m.shouldRespond && isRelayCommand({ message: m }, agent))) return page;
   const listener = await db.sessionListener.findUnique({
     where: { sessionId: agent.id },
     select: { relay: true, state: true },
