@@ -1,6 +1,6 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, deviceLogin, restClient, testHub } from "./helpers.ts";
 
 // A fresh start with a handoff (004 §18, B-289…B-296), the server's side, over the routes: the
 // person asks, the relay hosting the session reads what to hand it, the session saves its handoff
@@ -14,16 +14,7 @@ const T: Record<string, string> = {};
 const P = "/api/projects/maintainer/maity";
 
 /** A device login of `person` approved for all their Bays: the credential of Bay `bay`. */
-async function device(person: string, bay: string): Promise<string> {
-  const opened = (await rest("POST", "/api/device-api/login", { body: {} })).body;
-  const view = await rest("GET", `/api/device/${opened.code}`, { token: T[person] ?? null });
-  await rest("POST", `/api/device/${opened.code}/approve`, {
-    token: T[person] ?? null,
-    body: { bays: view.body.bays.map((b: { id: string }) => b.id) },
-  });
-  const polled = await rest("POST", `/api/device-api/login/${opened.id}/poll`, { body: { secret: opened.secret } });
-  return polled.body.credentials.find((c: { bay: { name: string } }) => c.bay.name === bay).token;
-}
+const device = (person: string, bay: string) => deviceLogin(rest, T[person] ?? null, bay);
 const asSession = (token: string, session: string) => ({ token, headers: { "x-maity-session": session } });
 
 let host: string;

@@ -117,3 +117,18 @@ export async function createWithVisitors(
   const view = await rest("GET", chat, { token: tok(creator) });
   return { status: created.status, body: view.body };
 }
+
+/**
+ * `maity login` over REST (DESIGN §4e): a device login opened, approved by the person (their token)
+ * for every Bay offered, and collected; the `bay_u_` credential of Bay `bay`.
+ */
+export async function deviceLogin(rest: ReturnType<typeof restClient>, personToken: string | null, bay: string) {
+  const opened = (await rest("POST", "/api/device-api/login", { body: {} })).body;
+  const view = await rest("GET", `/api/device/${opened.code}`, { token: personToken });
+  await rest("POST", `/api/device/${opened.code}/approve`, {
+    token: personToken,
+    body: { bays: view.body.bays.map((b: { id: string }) => b.id) },
+  });
+  const polled = await rest("POST", `/api/device-api/login/${opened.id}/poll`, { body: { secret: opened.secret } });
+  return polled.body.credentials.find((c: { bay: { name: string } }) => c.bay.name === bay).token as string;
+}

@@ -1,6 +1,6 @@
 import { seedDemo } from "@maity/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, restClient, testHub } from "./helpers.ts";
+import { ADMIN, deviceLogin, restClient, testHub } from "./helpers.ts";
 
 // The authorization matrix of the device credential (issue 30, DESIGN §4e, B-310…B-312, B-324):
 // every session route × {own device, another person's device, a revoked device, an agent token, a
@@ -13,16 +13,7 @@ afterAll(() => hub.close());
 const T: Record<string, string> = {};
 const P = "/api/projects/maintainer/maity";
 
-async function device(person: string, bay: string): Promise<string> {
-  const opened = (await rest("POST", "/api/device-api/login", { body: {} })).body;
-  const view = await rest("GET", `/api/device/${opened.code}`, { token: T[person] ?? null });
-  await rest("POST", `/api/device/${opened.code}/approve`, {
-    token: T[person] ?? null,
-    body: { bays: view.body.bays.map((b: { id: string }) => b.id) },
-  });
-  const polled = await rest("POST", `/api/device-api/login/${opened.id}/poll`, { body: { secret: opened.secret } });
-  return polled.body.credentials.find((c: { bay: { name: string } }) => c.bay.name === bay).token;
-}
+const device = (person: string, bay: string) => deviceLogin(rest, T[person] ?? null, bay);
 
 const C: Record<string, string | null> = {};
 let room: string;

@@ -4,6 +4,7 @@ import path from "node:path";
 import { ConfigError, CREDENTIALS_FILE, configDirOf, type DeviceFile, envOf, readDeviceFile } from "../config.ts";
 import { sanitize } from "../render.ts";
 import { CommandError, type Io, insecureAllowed, json } from "./io.ts";
+import { loadMcp } from "./mcp.ts";
 
 // The person's side of the CLI (issue 30, DESIGN §4e): with the device credentials of `maity login`,
 // `maity sessions` lists this computer's terminal sessions and `maity mcp` serves the session
@@ -80,18 +81,8 @@ export async function sessionsCommand(bay: string | undefined, asJson: boolean, 
 /** `maity mcp` with the device credentials: the session surface over stdio (B-310…B-312). */
 export async function deviceMcp(bay: string | undefined, io: Io): Promise<number> {
   const { client } = deviceFor(io, bay);
-  const name = "@maity/mcp";
-  let module: { serveSessionStdio?: (device: DeviceClient) => Promise<void> };
-  try {
-    module = await import(name);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      io.err("maity mcp: the MCP server (@maity/mcp) is not installed in this build of the CLI");
-      return 1;
-    }
-    throw error;
-  }
+  const module = await loadMcp(io);
+  if (!module) return 1;
   if (typeof module.serveSessionStdio !== "function") {
     io.err("maity mcp: @maity/mcp has no serveSessionStdio(device)");
     return 1;
