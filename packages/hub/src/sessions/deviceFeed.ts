@@ -1,4 +1,12 @@
-import { decodeUpdatesCursor, encodeUpdatesCursor, HubError, seqOfMessageId, type UpdatesEvent } from "@maity/domain";
+import {
+  decodeUpdatesCursor,
+  type deviceUpdatesOutput,
+  encodeUpdatesCursor,
+  HubError,
+  seqOfMessageId,
+  type UpdatesEvent,
+} from "@maity/domain";
+import type { z } from "zod";
 import type { Db } from "@maity/db";
 import type { DeviceCaller } from "../access/caller.ts";
 import { logHead } from "../delivery/append.ts";
@@ -13,11 +21,8 @@ import { readAgentMessageRows, renderForAgent, toUpdatesEvent } from "../message
 
 const BATCH_MAX = 100;
 
-export interface DeviceUpdates {
-  cursor: string;
-  events: (UpdatesEvent & { session: string })[];
-  registrations: { session: string; runtime: "codex"; threadId: string; registeredAt: string }[];
-}
+/** The answer, typed by the route's own schema. */
+export type DeviceUpdates = z.output<typeof deviceUpdatesOutput>;
 
 export function deviceFeed(db: Db, bus: LiveBus) {
   async function hostedBy(device: DeviceCaller) {
