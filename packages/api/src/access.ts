@@ -61,6 +61,8 @@ export const ACCESS: Record<string, Access> = {
   "agent.files": agent,
   "agent.fileLink": agent,
   "agent.agents": agent,
+  "agent.search": agent,
+  "search.messages": people("an agent searches its rooms with GET /api/agent-api/search"),
   "agent.contact": agent,
   "agent.updates": agent,
   "agent.webhookSet": agent,

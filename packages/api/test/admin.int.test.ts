@@ -205,6 +205,7 @@ describe("GET /api/health", () => {
             expect.stringMatching(/_visitor_placement$/),
             expect.stringMatching(/_devices$/),
             expect.stringMatching(/_sessions$/),
+            expect.stringMatching(/_search$/),
           ],
           pending: [],
         },

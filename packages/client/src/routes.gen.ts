@@ -395,6 +395,12 @@ export const restRouteTable = {
     status: 204,
     headers: {},
   },
+  "search.messages": {
+    method: "GET",
+    path: "/api/search",
+    status: 200,
+    headers: {},
+  },
   "summary.get": {
     method: "GET",
     path: "/api/projects/{owner}/{slug}/conversations/{conversation_id}/summary",

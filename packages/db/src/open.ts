@@ -106,13 +106,17 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  // Message search's two extensions (migration _search), as PostgreSQL's contrib carries them.
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+  const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent");
+  const extensions = { pg_trgm, unaccent };
   let pg: InstanceType<typeof PGlite>;
   if (dataDir.startsWith("memory://")) {
-    pg = new PGlite();
+    pg = new PGlite({ extensions });
   } else {
     const dir = path.resolve(dataDir);
     mkdirSync(dir, { recursive: true });
-    pg = new PGlite(dir);
+    pg = new PGlite(dir, { extensions });
   }
   await pg.waitReady;
   const prepared = preparedQueries(pg, PGLITE_UTC);

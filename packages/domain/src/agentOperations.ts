@@ -41,6 +41,7 @@ import {
   NOTE_REQUEST_MAX_BYTES,
 } from "./notes.ts";
 import { agentSummaryAnswerSchema } from "./summary.ts";
+import { agentSearchInput, agentSearchOutput } from "./search.ts";
 import { joinSessionGroupOutput } from "./sessionGroup.ts";
 import { type AgentErrorCode, HubError } from "./errors.ts";
 import { isSafeText, TEXT_REFUSED, text } from "./text.ts";
@@ -280,6 +281,15 @@ export const agentOperations = {
     summary: "One fresh signed URL (~1 h) of a file the listing shows (B-204); 404 for any other",
     input: z.strictObject({ ...inRoom, attachmentId: text("an attachment id").min(1).max(100) }),
     output: fileLinkSchema,
+  }),
+  search: operation({
+    method: "GET",
+    path: `${base}/search`,
+    summary:
+      "Messages of the agent's rooms matching q, newest first (DESIGN §4d): words (the last as a prefix), " +
+      '"phrases", from:@handle, in:<chat>, has:file|poll|card, after:/before:YYYY-MM-DD; only what it may read now',
+    input: agentSearchInput,
+    output: agentSearchOutput,
   }),
   agents: operation({
     method: "GET",

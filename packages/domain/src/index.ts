@@ -35,3 +35,4 @@ export * from "./sessions.ts";
 export * from "./approvals.ts";
 export * from "./sessionGroup.ts";
 export * from "./freshStart.ts";
+export * from "./search.ts";

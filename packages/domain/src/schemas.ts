@@ -161,12 +161,16 @@ export const LIST_LIMIT_MAX = 200;
 export const listMessagesQuery = z.strictObject({
   after: queryInt(0).optional(),
   before: queryInt(1).optional(),
+  /** The history around one message (a search result opened in its chat): half before, half after; marks nothing read. */
+  around: queryInt(1).optional(),
   limit: queryInt(1, 200).default(50),
 });
 export const messagePage = z.object({
   items: z.array(messageSchema),
   next_cursor: z.string().nullable().optional(),
   earlier: z.number().int().nullable().optional(),
+  /** With `around`: the seq to read on from with `after` when newer messages follow the page, else null. */
+  later: z.number().int().nullable().optional(),
 });
 
 export const meatProxyFieldsSchema = {

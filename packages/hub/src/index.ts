@@ -38,6 +38,7 @@ import { type SummarySettings, summaryStore } from "./knowledge/summary.ts";
 import { summaryReads } from "./knowledge/summaryReads.ts";
 import { extractiveGenerator, type ModelSettings, modelGenerator } from "./knowledge/summaryGenerators.ts";
 import { filesService } from "./files/service.ts";
+import { searchService } from "./search/service.ts";
 import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
 export type { AgentCaller, Caller, DeviceCaller, HumanCaller } from "./access/caller.ts";
@@ -176,6 +177,8 @@ export function createHub(database: Database, options: HubOptions = {}) {
     /** Invite links and sign-up (issue 29, DESIGN §4c). */
     invites: invitesService(db, auth, options.signup ? { signup: options.signup } : {}),
     conversations: conversationService(db, database.sql),
+    /** Message search for people and agents (DESIGN §4d, docs/search.md). */
+    search: searchService(db, database.sql),
     brief: briefService(database.sql, handed),
     notes: notesService(database.sql, bus, limits),
     handed,

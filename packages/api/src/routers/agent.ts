@@ -123,6 +123,13 @@ export const agentRouter = router({
     if (!link) throw toTRPCError(HubError.notFound("no such file in this conversation's listing"));
     return link;
   }),
+  // DESIGN §4d: only what the agent may read now; a room it is not in matches nothing (hidden = none found).
+  search: operation(ops.search).query(async ({ ctx, input }): Out<"search"> => {
+    const found = await ctx.hub.search.agent(ctx.caller, input);
+    // B-185: the files of what it finds, signed like every read's.
+    const sign = signerFor(ctx);
+    return { ...found, results: found.results.map((r) => ({ ...r, message: signAgentMessage(r.message, sign) })) };
+  }),
   agents: operation(ops.agents).query(
     async ({ ctx }): Out<"agents"> => ({ agents: await ctx.hub.agents.directory(ctx.caller) }),
   ),

@@ -6,6 +6,7 @@ import { agentRouter } from "./agent.ts";
 import { authRouter } from "./auth.ts";
 import { conversationsRouter, participantsRouter } from "./conversations.ts";
 import { attachmentsRouter, libraryRouter } from "./library.ts";
+import { searchRouter } from "./search.ts";
 import { liveRouter } from "./live.ts";
 import { eventsRouter, messagesRouter } from "./messages.ts";
 import { agentsRouter, linksRouter } from "./pairing.ts";
@@ -46,6 +47,8 @@ export const appRouter = router({
   approvals: approvalsRouter,
   mySessions: mySessionsRouter,
   notes: notesRouter,
+  /** Message search (DESIGN §4d, routers/search.ts). */
+  search: searchRouter,
   summary: summaryRouter,
   live: liveRouter,
   conversations: conversationsRouter,

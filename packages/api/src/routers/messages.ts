@@ -28,13 +28,19 @@ export const messagesRouter = router({
       rest: {
         method: "GET",
         path: `${C}/messages`,
-        summary: "Read the window (after=) or the history (before=) of a conversation",
+        summary:
+          "Read the window (after=), the history (before=) or the history around a message (around=) of a conversation",
       },
     })
     .input(z.strictObject({ ...projectRef.shape, conversation_id: conversationIdSchema, ...listMessagesQuery.shape }))
     .output(messagePage)
     .query(({ ctx, input }) =>
-      ctx.hub.messages.list(ctx.caller, input, input.conversation_id, pick(input, ["after", "before", "limit"])),
+      ctx.hub.messages.list(
+        ctx.caller,
+        input,
+        input.conversation_id,
+        pick(input, ["after", "before", "around", "limit"]),
+      ),
     ),
   post: authedProcedure
     .meta({

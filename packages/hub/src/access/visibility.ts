@@ -114,7 +114,8 @@ WITH my_projects AS (
 mine AS (
   SELECT c.id, p.joined_seq AS window_seq, p.read_marker_seq AS marker, p.unread, p.mentions_unread,
          CASE WHEN c.kind = 'direct' THEN 'party' ELSE 'participant' END AS access,
-         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at
+         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at,
+         p.history_floor
   FROM participations p JOIN conversations c ON c.id = p.conversation_id
   WHERE p.member_id = $1 AND p.left_at IS NULL
     -- One conversation asked for: its participations by their conversation's index, not all of the caller's.
@@ -130,7 +131,8 @@ mine AS (
 observed AS (
   SELECT c.id, MIN(p.joined_seq) AS window_seq, NULL::int AS marker, NULL::int AS unread, NULL::int AS mentions_unread,
          'observer' AS access,
-         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at
+         c.kind, c.project_id, c.public_id, c.agent_id, c.last_seq, c.last_message_at, c.created_at,
+         NULL::int AS history_floor
   FROM agents a
   JOIN participations p ON p.member_id = a.id AND p.left_at IS NULL
   JOIN conversations c ON c.id = p.conversation_id AND c.kind = 'group'

@@ -82,8 +82,42 @@ export function messageReads(db: Db, sql: SqlRunner, bus: LiveBus) {
     async list(caller: Caller, ref: ProjectRef, conversationId: string, q: z.output<typeof listMessagesQuery>) {
       if (q.after !== undefined && q.before !== undefined)
         throw HubError.invalid({ before: "not_with_after" }, "after and before together are invalid");
+      if (q.around !== undefined && (q.after !== undefined || q.before !== undefined))
+        throw HubError.invalid({ around: "not_with_after_or_before" }, "around goes alone");
       const row = await resolveConversation(db, caller, ref, conversationId);
       const reader = await readerOf(db, caller, row.projectId);
+      if (q.around !== undefined) {
+        // A search result opened in its chat (DESIGN §4d): history like `before`, so nothing is
+        // marked read; the message itself and what precedes it fill the first half.
+        const half = Math.ceil(q.limit / 2);
+        const [older, newer] = await Promise.all([
+          db.event.findMany({
+            where: { conversationId: row.key, kind: "message", seq: { lte: q.around } },
+            orderBy: { seq: "desc" },
+            take: half + 1,
+            select: messageSelect,
+          }),
+          db.event.findMany({
+            where: { conversationId: row.key, kind: "message", seq: { gt: q.around } },
+            orderBy: { seq: "asc" },
+            take: q.limit - half + 1,
+            select: messageSelect,
+          }),
+        ]);
+        const before = older.slice(0, half).reverse();
+        const after = newer.slice(0, q.limit - half);
+        const page = [...before, ...after];
+        await markDelivered(caller, row, page);
+        return {
+          items: await withMedia(
+            db,
+            caller.id,
+            page.map((m) => renderMessage(m, reader)),
+          ),
+          earlier: older.length > half ? (before[0]?.seq ?? null) : null,
+          later: newer.length > q.limit - half ? (after.at(-1)?.seq ?? null) : null,
+        };
+      }
       if (q.before !== undefined) {
         const rows = await db.event.findMany({
           where: { conversationId: row.key, kind: "message", seq: { lt: q.before } },

@@ -1,0 +1,274 @@
+import {
+  type AgentSearchOutput,
+  decodeSearchCursor,
+  encodeSearchCursor,
+  foldText,
+  hasTerms,
+  highlightsOf,
+  HubError,
+  type ParsedSearch,
+  parseSearch,
+  type SearchPage,
+  type SearchPosition,
+  type SearchQuery,
+  SYSTEM_SENDER,
+} from "@maity/domain";
+import type { Db, SqlExecutor } from "@maity/db";
+import type { AgentCaller, Caller } from "../access/caller.ts";
+import { ACCESS_SQL } from "../access/visibility.ts";
+import { agentMessageSelect, renderForAgent } from "../messages/agentView.ts";
+import { withAgentMedia, withMedia } from "../messages/media.ts";
+import { messageSelect, renderMessage } from "../messages/render.ts";
+
+// Message search (DESIGN §4d, docs/search.md): one statement finds a page of matches among what
+// the caller may read right now — its windows, an observer's window, a visitor's floor, never a
+// redacted message — so paging never skips or leaks; the messages are then rendered as every
+// other read renders them. What a query means is domain/search.ts.
+
+/** Where the search looks: across the caller's projects, or one project, or one conversation. */
+interface Scope {
+  projectId: string | null;
+  /** A people's conversation id (cnv-…/agt-…). */
+  conversationId: string | null;
+  /** The agent API's conversation id (the internal key). */
+  conversationKey: string | null;
+  /** A member id (people's `from=`). */
+  fromId: string | null;
+  after: string | null;
+  before: string | null;
+}
+
+type Hit = {
+  seq: number;
+  key: string;
+  public_id: string;
+  kind: "direct" | "group";
+  title: string | null;
+  owner: string;
+  slug: string;
+  project_name: string;
+  rank: number | string;
+};
+
+/** LIKE's own characters in a needle, escaped (the default escape is the backslash). */
+const likeNeedle = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** Scripts without spaces between words (migration `_search`'s maity_unspaced, the same ranges). */
+const UNSPACED =
+  /[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/u;
+
+/**
+ * The statement: the caller's visible conversations (ACCESS_SQL: $1 caller, $2 kind, $3 project,
+ * $4 observed, $5 conversation id, $7 conversation key; $6 is the page size + 1 here), their
+ * messages inside the window, and the query's conditions — all in one WHERE.
+ */
+function statement(q: ParsedSearch, scope: Scope, sort: "newest" | "relevance", at: SearchPosition | null) {
+  const params: unknown[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length + 7}`;
+  };
+  const where: string[] = ["e.kind = 'message'", "NOT e.redacted", `e.from_id <> '${SYSTEM_SENDER}'`];
+  // The words and phrases: one tsquery, one probe of the GIN index (migration _search).
+  const operands: string[] = [];
+  for (const w of q.words) {
+    const word = param(w.text);
+    // Its English stem (any weight), or the word itself unstemmed (weight A; the last one as a prefix).
+    operands.push(
+      `(to_tsquery('english'::regconfig, maity_lexeme(${word})) || ` +
+        `to_tsquery('simple'::regconfig, maity_lexeme(${word}) || '${w.prefix ? ":*A" : ":A"}'))`,
+    );
+  }
+  // A quoted operand of several words is a phrase: adjacent, in order, unstemmed.
+  for (const phrase of q.phrases)
+    operands.push(`to_tsquery('simple'::regconfig, maity_lexeme(${param(phrase.join(" "))}) || ':A')`);
+  const tsquery = operands.length > 0 ? `(${operands.join(" && ")})` : null;
+  if (tsquery) where.push("e.search_vector IS NOT NULL", `e.search_vector @@ ${tsquery}`);
+  for (const s of q.substrings) {
+    // Unspaced scripts: the trigram index over those messages only; emoji and symbols: a scan
+    // of the visible chats (ILIKE folds case; they have no accents to fold).
+    if (UNSPACED.test(s)) where.push("maity_unspaced(e.body)");
+    where.push(`e.body ILIKE ${param(likeNeedle(s))}`);
+  }
+  for (const handle of q.from)
+    where.push(`e.from_id IN (SELECT h.id FROM humans h WHERE lower(h.handle) = lower(${param(handle)})
+      UNION ALL SELECT a.id FROM agents a WHERE lower(a.handle) = lower(${param(handle)}))`);
+  if (scope.fromId) where.push(`e.from_id = ${param(scope.fromId)}`);
+  for (const chat of q.in) {
+    if (chat.startsWith("@")) where.push(`c.kind = 'direct' AND lower(da.handle) = lower(${param(chat.slice(1))})`);
+    else where.push(`strpos(maity_fold(coalesce(c.title, '')), maity_fold(${param(chat)})) > 0`);
+  }
+  for (const has of new Set(q.has)) {
+    if (has === "file") where.push("jsonb_typeof(e.attachments) = 'array' AND jsonb_array_length(e.attachments) > 0");
+    if (has === "poll") where.push("e.card ->> 'type' = 'card.poll'");
+    if (has === "card") where.push("jsonb_typeof(e.card) = 'object'");
+  }
+  // Days in UTC: after: from that day on, before: up to that day (both bounds may come twice).
+  for (const day of [q.after, scope.after]) if (day) where.push(`e.sent_at >= ${param(day)}::timestamp`);
+  for (const day of [q.before, scope.before]) if (day) where.push(`e.sent_at < ${param(day)}::timestamp`);
+  // ts_rank's real, as a whole number: a cursor position compares exactly (×10⁹, ranks stay < 1).
+  const rank = tsquery ? `(ts_rank(e.search_vector, ${tsquery}) * 1000000000)::bigint` : "0::bigint";
+  if (at?.sort === "newest") where.push(`e.seq < ${param(at.seq)}`);
+  if (at?.sort === "relevance") where.push(`(${rank}, e.seq) < (${param(at.rank)}::bigint, ${param(at.seq)}::int)`);
+  const text = `${ACCESS_SQL}
+SELECT e.seq, c.id AS key, c.public_id, c.kind, COALESCE(c.title, da.handle) AS title,
+       b.handle AS owner, pr.slug, pr.name AS project_name, ${rank} AS rank
+FROM visible v
+-- Inside the window (a late joiner finds nothing from before its join) and a visitor's floor.
+JOIN events e ON e.conversation_id = v.id AND e.seq > GREATEST(v.window_seq, COALESCE(v.history_floor, 0))
+JOIN conversations c ON c.id = v.id
+JOIN projects pr ON pr.id = c.project_id
+JOIN bays b ON b.id = pr.bay_id
+LEFT JOIN agents da ON da.id = c.agent_id
+WHERE ${where.join("\n  AND ")}
+ORDER BY ${sort === "relevance" ? "rank DESC, e.seq DESC" : "e.seq DESC"}
+LIMIT $6`;
+  return { text, params };
+}
+
+export function searchService(db: Db, sql: SqlExecutor) {
+  /** One page of hits, the query parsed and the cursor checked (invalid names its field). */
+  async function find(
+    caller: Caller,
+    raw: string,
+    scope: Scope,
+    sort: "newest" | "relevance",
+    cursor: string | null,
+    limit: number,
+  ) {
+    const parsed = parseSearch(raw);
+    if (!parsed.ok) throw HubError.invalid({ q: parsed.error }, `q: ${parsed.error}`);
+    const at = cursor === null ? null : decodeSearchCursor(cursor, sort);
+    if (cursor !== null && at === null) throw HubError.invalid({ cursor: "not a cursor of this search" });
+    const q = parsed.query;
+    const { text, params } = statement(q, scope, sort, at);
+    const hits = await sql.query<Hit>(text, [
+      caller.id,
+      caller.kind,
+      scope.projectId,
+      caller.kind === "human",
+      scope.conversationId,
+      limit + 1,
+      scope.conversationKey,
+      ...params,
+    ]);
+    const page = hits.slice(0, limit);
+    const last = page.at(-1);
+    const next =
+      hits.length > limit && last
+        ? encodeSearchCursor(
+            sort === "newest"
+              ? { sort, seq: Number(last.seq) }
+              : { sort, rank: Number(last.rank), seq: Number(last.seq) },
+          )
+        : null;
+    return { q, page, next };
+  }
+
+  /** The English stems of the query's words, as the engine makes them (highlights mark stemmed matches). */
+  async function stemsOf(q: ParsedSearch): Promise<Map<string, string>> {
+    if (q.words.length === 0) return new Map();
+    const rows = await sql.query<{ word: string; stem: string | null }>(
+      "SELECT w AS word, (ts_lexize('english_stem', maity_fold(w)))[1] AS stem FROM unnest($1::text[]) AS w",
+      [q.words.map((w) => w.text)],
+    );
+    return new Map(rows.filter((r) => r.stem).map((r) => [foldText(r.word), r.stem as string]));
+  }
+
+  /** A project named `owner/slug` (any Bay); unknown: a project no one is in, so nothing matches. */
+  async function projectOf(ref: string | undefined): Promise<string | null> {
+    if (!ref) return null;
+    const [owner, slug] = ref.toLowerCase().split("/");
+    const rows = await sql.query<{ id: string }>(
+      "SELECT pr.id FROM projects pr JOIN bays b ON b.id = pr.bay_id WHERE b.handle = $1 AND pr.slug = $2",
+      [owner, slug],
+    );
+    return rows[0]?.id ?? "-";
+  }
+
+  return {
+    /** GET /api/search (DESIGN §4d): newest first, or by relevance; highlights in code points. */
+    async people(caller: Caller, input: SearchQuery): Promise<SearchPage> {
+      const scope: Scope = {
+        projectId: await projectOf(input.project),
+        conversationId: input.conversation ?? null,
+        conversationKey: null,
+        fromId: input.from ?? null,
+        after: input.after ?? null,
+        before: input.before ?? null,
+      };
+      const { q, page, next } = await find(caller, input.q, scope, input.sort, input.cursor ?? null, input.limit);
+      if (page.length === 0) return { items: [], next_cursor: null };
+      const [rows, stems] = await Promise.all([
+        db.event.findMany({ where: { seq: { in: page.map((h) => Number(h.seq)) } }, select: messageSelect }),
+        hasTerms(q) ? stemsOf(q) : Promise.resolve(new Map<string, string>()),
+      ]);
+      const bySeq = new Map(rows.map((r) => [r.seq, r]));
+      // Never redacted here, so the redaction's reason (shown to admins) never comes up.
+      const reader = { id: caller.id, admin: false };
+      const messages = await withMedia(
+        db,
+        caller.id,
+        page.flatMap((h) => {
+          const row = bySeq.get(Number(h.seq));
+          return row ? [renderMessage(row, reader)] : [];
+        }),
+      );
+      const rendered = new Map(messages.map((m) => [m.seq, m]));
+      return {
+        items: page.flatMap((h) => {
+          const message = rendered.get(Number(h.seq));
+          if (!message) return [];
+          return [
+            {
+              project: { owner: h.owner, slug: h.slug, name: h.project_name },
+              conversation_id: h.public_id,
+              conversation: { kind: h.kind, title: h.title ?? "" },
+              message,
+              highlights: hasTerms(q) ? highlightsOf(message.body ?? "", q, stems) : [],
+            },
+          ];
+        }),
+        next_cursor: next,
+      };
+    },
+
+    /** GET /api/agent-api/search (DESIGN §4d): the agent's own rooms, newest first. */
+    async agent(
+      caller: AgentCaller,
+      input: { q: string; conversationId?: string | undefined; cursor?: string | undefined; limit: number },
+    ): Promise<AgentSearchOutput> {
+      const scope: Scope = {
+        projectId: null,
+        conversationId: null,
+        conversationKey: input.conversationId ?? null,
+        fromId: null,
+        after: null,
+        before: null,
+      };
+      const { q, page, next } = await find(caller, input.q, scope, "newest", input.cursor ?? null, input.limit);
+      if (page.length === 0) return { results: [], nextCursor: null };
+      const [rows, stems] = await Promise.all([
+        db.event.findMany({ where: { seq: { in: page.map((h) => Number(h.seq)) } }, select: agentMessageSelect }),
+        hasTerms(q) ? stemsOf(q) : Promise.resolve(new Map<string, string>()),
+      ]);
+      const order = new Map(page.map((h, i) => [Number(h.seq), i]));
+      rows.sort((a, b) => (order.get(a.seq) ?? 0) - (order.get(b.seq) ?? 0));
+      const rendered = await renderForAgent(db, caller.id, rows);
+      const messages = await withAgentMedia(
+        db,
+        caller.id,
+        rendered.map((r) => r.message),
+      );
+      return {
+        results: messages.map((message, i) => ({
+          conversationId: rendered[i]?.row.conversation?.id ?? "",
+          message,
+          highlights: hasTerms(q) ? highlightsOf(message.content, q, stems) : [],
+        })),
+        nextCursor: next,
+      };
+    },
+  };
+}
+
+export type SearchService = ReturnType<typeof searchService>;
