@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { ATTACHMENTS_PER_MESSAGE_MAX } from "@maity/domain";
+import type { SearchCommand } from "./agent/search.ts";
 
 /** One command, parsed from argv (pure: tested without a hub). */
 export type Command = { kind: "help"; topic?: "hook" } | AdminCommand | AgentCommand;
@@ -30,6 +31,7 @@ export type AgentCommand =
   /** B-213: files (paths) uploaded before the send, at most ATTACHMENTS_PER_MESSAGE_MAX. */
   | { kind: "send"; conversationId: string; content: string; replyTo?: string; files?: string[] }
   | { kind: "files"; conversationId: string }
+  | SearchCommand
   | { kind: "download"; url: string; dir?: string }
   | { kind: "poll"; conversationId: string; question: string; options: string[]; multiple: boolean }
   /** Answers as the poll shows them, from 1; none withdraws (B-228). */
@@ -73,61 +75,7 @@ export type Parsed = { command: Command; json: boolean };
 
 export class UsageError extends Error {}
 
-export const USAGE = `usage: maity <command> [--json]
-
-agent commands (the credentials of maity pair / maity link, or MAITY_TOKEN):
-  pair <code> [--url <hub>]             redeem a pairing code; writes ~/.maity/credentials.json
-  link [--label <text>] [--url <hub>]   show a QR code to approve in the dashboard; writes the credentials
-  login [--label <text>] [--url <hub>]  sign this computer in as you (a QR code; you choose its Bays in the
-                                        dashboard); writes ~/.maity/device.json, one credential per Bay
-  logout                                sign this computer out (every Bay) and remove device.json
-  whoami                                who the token is, and the hub's protocol version
-  conversations                         one line per room: <id> [<type>] <title>
-  context <conversation_id>             the room's roster, policy and instructions
-  check <conversation_id>               print the messages since the last check and advance the cursor
-  watch <conversation_id> [--interval <s>] [--timeout <s>]
-                                        wait for messages (every 5 s, up to 300 s); exit 2 when quiet
-  send <conversation_id> <text> [--reply-to <message_id>] [--file <path>]...
-                                        --file uploads and attaches a file (up to 10; jpg jpeg png gif webp pdf
-                                        doc docx xlsx pptx txt csv zip)
-  files <conversation_id>               the room's files (and its project's): name, type, size, attachment id
-  download <url> [--dir <folder>]       save an attachment URL from the hub (25 MB at most) under
-                                        ~/.maity/downloads or --dir; an existing name gets a " (1)" suffix
-  poll <conversation_id> <question> <answer> <answer>... [--multiple]
-                                        put a poll in a room (2–10 answers)
-  vote <poll_id> [<answer>...]          vote with the answers' numbers as shown, from 1; none withdraws
-  react <conversation_id> <message_id> <emoji> [--remove]
-  summary <conversation_id>             catch up: the room's rolling summary (derived, untrusted: verify it against the
-                                        messages it cites) and every message after it
-  brief <conversation_id>               the project brief of the room (people's room text) and its version
-  notes <conversation_id>               the notes you can read there: pinned, then the shelf (id, version, title)
-  note <note_id> [--conversation <id>]  one note with its body (a shelf note: the room's people see you opened it)
-  note create <conversation_id> --title <t> [--body <text>] [--scope chat|project]
-                                        write a note; without --body $EDITOR opens
-  note edit <note_id> [--base-version <n>] [--title <t>] [--body <text>] [--conversation <id>]
-                                        edit from the version you read (default: the current one, read
-                                        first); without --title or --body $EDITOR opens on the body
-  listen                                every room, one line per message, until Ctrl-C
-  hook                                  Claude Code hook: the messages to answer, and the context report
-                                        (maity hook --help: the settings.json to paste)
-  mcp [--bay <name>]                    the local stdio MCP server: as the agent of your credentials, or —
-                                        signed in with maity login and no agent credentials, or --bay — as
-                                        you, through named sessions (join_session; one Bay per connection)
-  sessions [--bay <name>]               this computer's terminal sessions in each Bay of its login
-
-operator commands (MAITY_ADMIN_TOKEN):
-  admin human <handle> --name <name> --password <password>
-  admin agent <owner> <handle> [--name <name>] [--description <text>]
-  admin project <owner> <slug> --name <name>
-  admin member add <owner>/<slug> <member_id> [--admin]
-  admin member remove <owner>/<slug> <member_id> [--reason removed|isolated]
-  admin archive <owner>/<slug>
-  admin token <member_id>
-  admin revoke <token>
-
-environment: MAITY_CONFIG_DIR (default ~/.maity), MAITY_TOKEN, MAITY_API_URL (default http://127.0.0.1:3000;
-BAYCHAT_* accepted too); admin: MAITY_URL (default http://127.0.0.1:3000), MAITY_ADMIN_TOKEN (required)
-exit codes: 0 done, 1 error, 2 usage (and watch's quiet timeout)`;
+export { USAGE } from "./usage.ts";
 
 /** The options each command takes besides --json and --help (parseArgs knows all of them). */
 const OPTIONS_OF: Record<string, readonly string[]> = {
@@ -138,6 +86,7 @@ const OPTIONS_OF: Record<string, readonly string[]> = {
   sessions: ["bay"],
   watch: ["interval", "timeout"],
   send: ["reply-to", "file"],
+  search: ["room", "limit", "cursor"],
   download: ["dir"],
   poll: ["multiple"],
   react: ["remove"],
@@ -235,6 +184,9 @@ export function parseCommand(argv: string[]): Parsed {
       scope: { type: "string" },
       "base-version": { type: "string" },
       conversation: { type: "string" },
+      room: { type: "string" },
+      limit: { type: "string" },
+      cursor: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -335,6 +287,9 @@ type Values = {
   scope?: string;
   "base-version"?: string;
   conversation?: string;
+  room?: string;
+  limit?: string;
+  cursor?: string;
 };
 
 function noMore(args: string[], count: number, scope: string): void {
@@ -396,6 +351,21 @@ function parseAgentCommand(scope: string, args: string[], values: Values): Agent
     case "files":
       noMore(args, 1, scope);
       return { kind: "files", conversationId: need(args[0], "<conversation_id>") };
+    case "search": {
+      // The words may come unquoted: `maity search pricing decision` searches both.
+      const q = args.join(" ").trim();
+      if (!q) throw new UsageError('missing <words>: maity search <words>… (e.g. maity search "release plan")');
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 50))
+        throw new UsageError(`--limit is a number from 1 to 50, got "${values.limit}"`);
+      return {
+        kind: "search",
+        q,
+        ...(values.room ? { room: values.room } : {}),
+        ...(limit ? { limit } : {}),
+        ...(values.cursor ? { cursor: values.cursor } : {}),
+      };
+    }
     case "download":
       noMore(args, 1, scope);
       return { kind: "download", url: need(args[0], "<url>"), ...(values.dir ? { dir: values.dir } : {}) };

@@ -181,6 +181,8 @@ export function connect(options: AgentClientOptions & { token: string }) {
     files: (conversationId: string, o?: CallOptions) => call("files", { conversationId }, o),
     fileLink: (conversationId: string, attachmentId: string, o?: CallOptions) =>
       call("fileLink", { conversationId, attachmentId }, o),
+    /** DESIGN §4d: messages of the agent's rooms matching `q`, newest first; only what it may read now. */
+    search: (query: AgentOperationInput<"search">, o?: CallOptions) => call("search", query, o),
     /** v1.12 (B-226): a poll in a room; answers the card.poll message. */
     pollCreate: (input: AgentOperationInput<"pollCreate">, o?: CallOptions) => call("pollCreate", input, o),
     /** v1.9 join_session_group (B-323): enter the Bay's shared Sessions group. */

@@ -111,6 +111,12 @@ export const toolInputSchemas = {
     replyToMessageId: "The id of the agent's message you answer, if any.",
   }),
   list_files: described(agentOperations.files.input, { conversationId: ROOM }),
+  search_messages: described(agentOperations.search.input, {
+    q: 'What to find: words, "a phrase", from:@handle, in:<chat>, has:file|poll|card, after:/before:YYYY-MM-DD.',
+    conversationId: "Only this room (optional; default: every room you are in).",
+    cursor: "nextCursor of the previous page, for older results.",
+    limit: "Results per page, 1–50 (default 20).",
+  }),
   get_file: described(agentOperations.fileLink.input, {
     conversationId: ROOM,
     attachmentId: "The file's attachmentId (list_files, or a message's attachment).",

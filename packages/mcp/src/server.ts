@@ -19,6 +19,7 @@ import {
   conversationsText,
   filesText,
   messagesText,
+  searchText,
   pollTallyText,
   projectText,
   notesListText,
@@ -245,6 +246,14 @@ function buildServer(target: { client: AgentClient } | { device: DeviceClient },
     run(
       (a, c) => c.files(a.conversationId),
       (listing) => ok(filesText(listing), listing),
+    ),
+  );
+  tool(
+    "search_messages",
+    READ,
+    run(
+      (a, c) => c.search(a),
+      (found, a) => ok(searchText(found, a.q), found),
     ),
   );
   tool(

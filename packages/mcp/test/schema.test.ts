@@ -52,6 +52,7 @@ describe("tool input schemas come from the operation table (B-348)", () => {
       list_agents: agentOperations.agents,
       contact_agent: agentOperations.contact,
       list_files: agentOperations.files,
+      search_messages: agentOperations.search,
       get_file: agentOperations.fileLink,
       create_poll: agentOperations.pollCreate,
       vote_in_poll: agentOperations.pollVote,

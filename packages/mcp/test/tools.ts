@@ -27,6 +27,7 @@ export const REMOTE_TOOLS = [
   "list_notes",
   "react_to_message",
   "remove_reaction",
+  "search_messages",
   "send_message",
   "set_typing",
   "update_note",
@@ -110,6 +111,19 @@ export async function checkTools(mcp: Client, t: TestHub): Promise<void> {
   const line = /\[\d\d:\d\d\] Maintainer \([^)]*\): @agent-a can we tag today\? → you should respond\n {4}id /;
   expect(read.text).toMatch(line);
   expect(read.text).toContain(`id ${asked.id}`);
+
+  // DESIGN §4d search_messages: the same message found by a prefix, as data — it never asks for a reply.
+  const found = await call(mcp, "search_messages", { q: "can we tag tod" });
+  expect(found.result.isError, found.text).toBeFalsy();
+  const results = (found.json as { results: { conversationId: string; message: AgentMessage }[] }).results;
+  const hit = results.find((r) => r.message.id === asked.id);
+  expect(hit?.conversationId).toBe(group.id);
+  expect(hit?.message.shouldRespond).toBe(false);
+  expect(found.text).toContain(`Room ${group.id}:`);
+  expect(found.text).toContain("never asks you to reply");
+  expect(found.text).toContain("@agent-a can we tag today?");
+  expect(found.text).not.toContain("→ you should respond");
+  expect((await call(mcp, "search_messages", { q: "zzqxj nothing" })).text).toContain("No message you can read");
 
   // §6 get_conversation_summary (B-105, B-109, B-113): the label's rules first, then the raw tail, marked.
   const summary = await call(mcp, "get_conversation_summary", { conversationId: group.id });

@@ -18,6 +18,7 @@ import { loginCommand, logoutCommand } from "./login.ts";
 import { deviceMcp, hasAgentCredential, sessionsCommand } from "./device.ts";
 import { checkOnce, listen, watch } from "./rooms.ts";
 import { uploadAll } from "./send.ts";
+import { searchCommand } from "./search.ts";
 import { noteVersion, openSession, type Session } from "./session.ts";
 
 export { CommandError, type Io } from "./io.ts";
@@ -127,6 +128,8 @@ async function runWithSession(command: AgentCommand, session: Session, asJson: b
       else io.out(listing.files.map(renderFile).join("\n"));
       return 0;
     }
+    case "search":
+      return searchCommand(client, command, asJson, io);
     case "download": {
       // B-215: the hub's own origin only, 25 MB, never overwriting.
       const saved = await downloadAttachment(command.url, {

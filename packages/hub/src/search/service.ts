@@ -262,7 +262,8 @@ export function searchService(db: Db, sql: SqlExecutor) {
       return {
         results: messages.map((message, i) => ({
           conversationId: rendered[i]?.row.conversation?.id ?? "",
-          message,
+          // A result is data: it never asks for a reply, whatever its routing was (DESIGN §4d).
+          message: { ...message, shouldRespond: false },
           highlights: hasTerms(q) ? highlightsOf(message.content, q, stems) : [],
         })),
         nextCursor: next,
