@@ -1,11 +1,10 @@
 import { mkdtempSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import type pgTypes from "pg";
 import { summaryStub } from "../packages/api/test/summaryStub";
 import { type App, maity, startApp } from "./clients";
+import { ENGINES, engineEnv } from "./engines";
 import { freePort } from "./helpers";
 
 // The rolling summary on the server started as README starts it (004 §6, B-105…B-111; DESIGN §4b),
@@ -13,8 +12,6 @@ import { freePort } from "./helpers";
 // provider (MAITY_SUMMARY_URL at a local stub server), and a provider that is down (a closed port).
 // An agent reads it with curl's HTTP and the maity binary; a read is never an error.
 
-const root = path.resolve(import.meta.dirname, "..");
-const pg = createRequire(path.join(root, "packages/db/package.json"))("pg") as typeof pgTypes;
 const ADMIN = "summary-e2e-admin";
 const P = "/api/projects/maintainer/maity";
 
@@ -36,18 +33,6 @@ const LINES = [
   "Who reviews the migration guide?",
   "The build takes 12 minutes on CI.",
 ];
-
-async function engineEnv(name: string): Promise<Record<string, string>> {
-  if (name === "PGlite")
-    return { MAITY_DATA_DIR: mkdtempSync(path.join(tmpdir(), "maity-summary-")), DATABASE_URL: "" };
-  const dbName = `maity_e2e_summary_${process.pid}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await client.connect();
-  await client.query(`CREATE DATABASE "${dbName}"`).finally(() => client.end());
-  const url = new URL(process.env.TEST_DATABASE_URL as string);
-  url.pathname = `/${dbName}`;
-  return { DATABASE_URL: url.toString() };
-}
 
 /** The app with the demo, an agent's and a person's tokens, and a chat of 24 messages. */
 async function chatOn(server: App) {
@@ -86,13 +71,13 @@ async function readUntil(read: () => Promise<Answer>, status: string): Promise<A
   return answer;
 }
 
-const engines = ["PGlite", ...(process.env.TEST_DATABASE_URL ? ["PostgreSQL"] : [])];
+const engines = ENGINES;
 
 for (const engine of engines) {
   test(`B-105…B-109 the built-in generator on the shipped server, read over HTTP and by maity summary (${engine})`, async () => {
     test.setTimeout(180_000);
     const server = await startApp(
-      { MAITY_ADMIN_TOKEN: ADMIN, MAITY_SEED: "1", ...(await engineEnv(engine)) },
+      { MAITY_ADMIN_TOKEN: ADMIN, MAITY_SEED: "1", ...(await engineEnv(engine, "summary")) },
       await freePort(),
     );
     try {
@@ -136,7 +121,7 @@ test("DESIGN §4b MAITY_SUMMARY_URL: an OpenAI-compatible provider (a local stub
     {
       MAITY_ADMIN_TOKEN: ADMIN,
       MAITY_SEED: "1",
-      ...(await engineEnv("PGlite")),
+      ...(await engineEnv("PGlite", "summary")),
       MAITY_SUMMARY_URL: stub.url,
       MAITY_SUMMARY_MODEL: "stub-model",
       MAITY_SUMMARY_KEY: "sk-e2e",
@@ -166,7 +151,7 @@ test("B-111 a provider that is down: every read answers 200 with the raw message
     {
       MAITY_ADMIN_TOKEN: ADMIN,
       MAITY_SEED: "1",
-      ...(await engineEnv("PGlite")),
+      ...(await engineEnv("PGlite", "summary")),
       MAITY_SUMMARY_URL: `http://127.0.0.1:${closed}/v1`,
       MAITY_SUMMARY_MODEL: "nowhere",
       MAITY_SUMMARY_TIMEOUT_MS: "1000",

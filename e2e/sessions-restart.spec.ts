@@ -1,14 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
-import type pgTypes from "pg";
 import { WebSocket } from "ws";
 import { type App, startApp } from "./clients";
+import { ENGINES, engineEnv } from "./engines";
 import { freePort } from "./helpers";
 
 // Terminal sessions on the server as README starts it (issue 30, DESIGN §4e): a computer signed in
@@ -18,8 +14,6 @@ import { freePort } from "./helpers";
 // after a reconnect with the last cursor, 0 sessions cleared without a saved note.
 // On PGlite (a data folder, README's default) and, with TEST_DATABASE_URL, on PostgreSQL.
 
-const root = path.resolve(import.meta.dirname, "..");
-const pg = createRequire(path.join(root, "packages/db/package.json"))("pg") as typeof pgTypes;
 const ADMIN = "sessions-e2e-admin";
 const P = "/api/projects/maintainer/maity";
 
@@ -35,18 +29,6 @@ async function call(url: string, method: string, route: string, auth: string | n
   });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
-}
-
-async function engineEnv(name: string): Promise<Record<string, string>> {
-  if (name === "PGlite")
-    return { MAITY_DATA_DIR: mkdtempSync(path.join(tmpdir(), "maity-sessions-")), DATABASE_URL: "" };
-  const dbName = `maity_e2e_sessions_${process.pid}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await client.connect();
-  await client.query(`CREATE DATABASE "${dbName}"`).finally(() => client.end());
-  const url = new URL(process.env.TEST_DATABASE_URL as string);
-  url.pathname = `/${dbName}`;
-  return { DATABASE_URL: url.toString() };
 }
 
 async function kill9(server: App): Promise<void> {
@@ -87,12 +69,12 @@ function monitor(m: { url: string; protocol: string }) {
   return { ws, frames, closed, until, ids, cursor };
 }
 
-const engines = ["PGlite", ...(process.env.TEST_DATABASE_URL ? ["PostgreSQL"] : [])];
+const engines = ENGINES;
 
 for (const engine of engines) {
   test(`B-310 B-332…B-337 B-289…B-293 a terminal session, its monitor and a fresh start survive a replaced listener and kill -9 (${engine})`, async () => {
     test.setTimeout(300_000);
-    const env = { MAITY_ADMIN_TOKEN: ADMIN, MAITY_SEED: "1", ...(await engineEnv(engine)) };
+    const env = { MAITY_ADMIN_TOKEN: ADMIN, MAITY_SEED: "1", ...(await engineEnv(engine, "sessions")) };
     const port = await freePort();
     let server = await startApp(env, port);
     const at = (method: string, route: string, auth: string | null, body?: unknown) =>

@@ -1,10 +1,6 @@
-import { mkdtempSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
-import type pgTypes from "pg";
 import { startApp } from "./clients";
+import { ENGINES, engineEnv } from "./engines";
 import { freePort } from "./helpers";
 
 // Visiting agents on the server as README starts it (issue 29, DESIGN §4c, B-297…B-307), driven with
@@ -12,8 +8,6 @@ import { freePort } from "./helpers";
 // pairs it, brings it into a chat of the maintainer's Bay with wake "sponsor" and no history, and
 // sends it home. On PGlite and, with TEST_DATABASE_URL, on PostgreSQL.
 
-const root = path.resolve(import.meta.dirname, "..");
-const pg = createRequire(path.join(root, "packages/db/package.json"))("pg") as typeof pgTypes;
 const ADMIN = "visitors-e2e-admin";
 const P = "/api/projects/maintainer/maity";
 
@@ -33,25 +27,13 @@ async function call(url: string, method: string, route: string, auth: string | n
   return { status: res.status, json: text ? JSON.parse(text) : null, cookie };
 }
 
-async function engineEnv(name: string): Promise<Record<string, string>> {
-  if (name === "PGlite")
-    return { MAITY_DATA_DIR: mkdtempSync(path.join(tmpdir(), "maity-visitors-")), DATABASE_URL: "" };
-  const dbName = `maity_e2e_visitors_${process.pid}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await client.connect();
-  await client.query(`CREATE DATABASE "${dbName}"`).finally(() => client.end());
-  const url = new URL(process.env.TEST_DATABASE_URL as string);
-  url.pathname = `/${dbName}`;
-  return { DATABASE_URL: url.toString() };
-}
-
-const engines = ["PGlite", ...(process.env.TEST_DATABASE_URL ? ["PostgreSQL"] : [])];
+const engines = ENGINES;
 
 for (const engine of engines) {
   test(`B-297…B-307 a newcomer's agent visits a chat of another Bay and is sent home, over HTTP (${engine})`, async () => {
     test.setTimeout(180_000);
     const server = await startApp(
-      { MAITY_ADMIN_TOKEN: ADMIN, MAITY_SEED: "1", ...(await engineEnv(engine)) },
+      { MAITY_ADMIN_TOKEN: ADMIN, MAITY_SEED: "1", ...(await engineEnv(engine, "visitors")) },
       await freePort(),
     );
     const at = (method: string, route: string, auth: string | null, body?: unknown) =>

@@ -23,6 +23,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect } from "react";
 import { LiveFeed } from "./live";
 import { QuickSwitcher } from "./QuickSwitcher";
+import { MessageSearch, MessageSearchButton } from "./search/MessageSearch";
 import { useTRPC } from "./trpc";
 
 /**
@@ -99,8 +100,11 @@ function Header() {
           </NavLink>
         </nav>
       ) : null}
+      {/* DESIGN §4d: on a phone, message search is a button at the end of the first row (a sheet opens). */}
+      {signedIn ? <MessageSearchButton className="ml-auto" /> : null}
       <div className="ml-auto flex items-center gap-2">
-        {/* The quick switcher: Ctrl/Cmd+K from any page, and a visible trigger for mouse and touch users. */}
+        {/* Message search (`/`), then the quick switcher: Ctrl/Cmd+K from any page, and a visible trigger for mouse and touch users. */}
+        {signedIn ? <MessageSearch /> : null}
         {signedIn ? <QuickSwitcher /> : null}
         <ThemeMenu />
         {me.data ? (

@@ -2,11 +2,15 @@
 import { Avatar, Badge, cn, Dialog, DialogContent, focusRing } from "@maity/ui";
 import { useQuery } from "@tanstack/react-query";
 import { Command, defaultFilter } from "cmdk";
-import { Bot, MessagesSquare, Search } from "lucide-react";
+import { Bot, MessagesSquare, Search, TextSearch } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { itemTitle } from "./format";
+import { openSearch } from "./search/bus";
 import { useTRPC } from "./trpc";
+
+/** The entry that hands what was typed to message search (DESIGN §4d); always offered, always last. */
+const SEARCH_MESSAGES = "search-messages";
 
 const PAGES = [
   { href: "/", label: "Chats", icon: <MessagesSquare aria-hidden /> },
@@ -27,7 +31,7 @@ function useShortcutLabel(): string {
  * header's button) opens a dialog with a combobox over the caller's conversations
  * (conversations.mine, the first 200, in the list's order) and the pages; typing filters fuzzily by
  * title, participant and project, Enter opens, Esc closes (Radix Dialog), and focus returns where
- * it was.
+ * it was. What is typed can also go to message search ("Search messages for …", DESIGN §4d).
  */
 export function QuickSwitcher() {
   const trpc = useTRPC();
@@ -49,6 +53,16 @@ export function QuickSwitcher() {
   const go = (href: string) => {
     setOpen(false);
     router.push(href);
+  };
+  // What is typed, so "Search messages for …" can carry it to the header's search.
+  const [typed, setTyped] = useState("");
+  useEffect(() => {
+    if (open) setTyped("");
+  }, [open]);
+  const toSearch = useRef<string | null>(null);
+  const searchMessages = () => {
+    toSearch.current = typed.trim();
+    setOpen(false);
   };
   return (
     <>
@@ -75,15 +89,28 @@ export function QuickSwitcher() {
             e.preventDefault();
             input.current?.focus();
           }}
+          // Off to message search: focus goes to its field, not back to the trigger.
+          onCloseAutoFocus={(e) => {
+            const q = toSearch.current;
+            if (q === null) return;
+            toSearch.current = null;
+            e.preventDefault();
+            openSearch({ q });
+          }}
         >
           <Command
             label="Search or jump to"
             // Match the words a reader sees (title, names, project), not the ids that make values unique.
-            filter={(_value, search, keywords) => defaultFilter((keywords ?? []).join(" "), search)}
+            // "Search messages for …" matches whatever is typed, below every chat and page that matches.
+            filter={(value, search, keywords) =>
+              value === SEARCH_MESSAGES ? 1e-6 : defaultFilter((keywords ?? []).join(" "), search)
+            }
             className="flex flex-col gap-2"
           >
             <Command.Input
               ref={input}
+              value={typed}
+              onValueChange={setTyped}
               placeholder="Type a chat's title, a person or a page"
               className={cn(
                 "h-10 w-full rounded-md border border-line-strong bg-surface px-3 text-sm text-fg placeholder:text-muted",
@@ -144,6 +171,16 @@ export function QuickSwitcher() {
                   </Command.Item>
                 ))}
               </Command.Group>
+              {typed.trim() ? (
+                <Command.Group heading="Messages" className={groupClass}>
+                  <Command.Item value={SEARCH_MESSAGES} onSelect={searchMessages} className={itemClass}>
+                    <span className="grid size-6 place-items-center text-muted [&_svg]:size-4">
+                      <TextSearch aria-hidden />
+                    </span>
+                    <span className="min-w-0 flex-1 truncate font-medium">Search messages for “{typed.trim()}”</span>
+                  </Command.Item>
+                </Command.Group>
+              ) : null}
             </Command.List>
           </Command>
           <p className="px-1 text-xs text-muted">↑ ↓ to move, Enter to open, Esc to close.</p>

@@ -103,6 +103,8 @@ export const MessageRow = memo(function MessageRow(props: {
   me: string;
   agent: boolean;
   highlighted: boolean;
+  /** The message a search result or a link opened (DESIGN §4d): marked until the reader moves on. */
+  jumped?: boolean;
   quoted: Message | undefined;
   actions: RowActions;
 }) {
@@ -171,12 +173,14 @@ export const MessageRow = memo(function MessageRow(props: {
       id={anchor}
       data-seq={m.seq}
       className={cn(
-        "group relative flex scroll-mt-4 gap-3 rounded-md px-2 hover:bg-surface-2 focus-within:bg-surface-2",
+        "group relative flex scroll-mt-4 gap-3 rounded-md px-2 transition-[background-color,box-shadow] duration-700 hover:bg-surface-2 focus-within:bg-surface-2",
         props.first || m.reply_to ? "mt-1 py-1.5" : "py-0.5",
         mentionsMe && "border-l-4 border-danger bg-accent-soft/40",
-        props.highlighted && "bg-warning-soft ring-2 ring-accent",
+        (props.highlighted || props.jumped) && "bg-warning-soft ring-2 ring-accent",
       )}
       data-highlighted={props.highlighted || undefined}
+      data-jumped={props.jumped || undefined}
+      aria-current={props.jumped ? "true" : undefined}
     >
       {props.first ? (
         <Avatar name={author} kind={props.agent ? "agent" : "human"} decorative className="mt-0.5" />

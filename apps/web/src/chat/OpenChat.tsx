@@ -11,9 +11,11 @@ import {
   slideWindow,
 } from "../wording/chatView";
 import { Button, Skeleton, useToast } from "@maity/ui";
+import { ArrowDown } from "lucide-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { itemTitle } from "../format";
+import { onJump, pendingJump, takeJump } from "../search/bus";
 import { hubErrorOf, useTRPC } from "../trpc";
 import { CatchUpPanel } from "./CatchUpPanel";
 import { ChatHeader } from "./ChatHeader";
@@ -62,7 +64,14 @@ export function OpenChat(props: ChatProps) {
     void queryClient.invalidateQueries({ queryKey: trpc.conversations.mine.pathKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
   }, [queryClient, trpc]);
-  const timeline = useTimeline(props, { me: me.id, access: conversation.data?.access }, invalidateLists);
+  // Opened on one message (a search result, a message link: DESIGN §4d): the history around it is
+  // read instead of the reader's window, and the chat shows that message.
+  const [opening] = useState<number | null>(() =>
+    typeof window === "undefined" ? null : (pendingJump({ owner, slug, id }) ?? seqOfHash(window.location.hash)),
+  );
+  const timeline = useTimeline(props, { me: me.id, access: conversation.data?.access }, invalidateLists, {
+    around: opening,
+  });
   const typing = useTyping(props, me.id);
   const c = conversation.data;
   // The asker or a manager of the chat (its creator, a project admin in it) closes a poll
@@ -136,6 +145,15 @@ export function OpenChat(props: ChatProps) {
     () => rangeRef.current.following && caughtUpRef.current,
   );
   const [highlight, setHighlight] = useState<number | null>(null);
+  // The message a search result or a link opened: marked until the reader scrolls or clicks.
+  const [jumped, setJumped] = useState<number | null>(null);
+  const [atEnd, setAtEnd] = useState(true);
+  const onScrolled = useCallback(() => {
+    onScroll();
+    const el = scroller.current;
+    if (el) setAtEnd(el.scrollHeight - el.scrollTop - el.clientHeight < 48);
+  }, [onScroll, scroller]);
+  const letGoOfJumped = useCallback(() => setJumped((j) => (j === null ? j : null)), []);
 
   // Reaching either end of the mounted lines mounts more from memory, else loads from the hub.
   const rangeRef = useRef({ start, end, length: items.length, following: range?.to == null });
@@ -186,9 +204,20 @@ export function OpenChat(props: ChatProps) {
   // Open at the reader's place, not the start: a linked line, else the "New messages" divider, else the end.
   const ready = timeline.state === "ready";
   const [positioned, setPositioned] = useState(false);
+  // A message not loaded is read with the history around it (one request, however far back).
+  const { openAround, openLatest } = timeline;
   const jump = useCallback(
-    async (seq: number) => {
-      const found = await timeline.reach(seq);
+    async (seq: number, mark: "highlight" | "jumped" = "highlight") => {
+      let found: boolean | null = current().some((m) => m.seq === seq);
+      if (!found) {
+        try {
+          found = await openAround(seq);
+        } catch (e) {
+          toast.toast({ title: "Could not load that message", description: hubErrorOf(e)?.message });
+          return;
+        }
+      }
+      if (found === null) return; // another jump replaced this one
       if (!found) {
         toast.toast({ title: "That message is not in this chat", description: `There is no message ${seq} here.` });
         return;
@@ -199,28 +228,47 @@ export function OpenChat(props: ChatProps) {
       pinnedToEnd.current = false;
       pendingScroll.current = { seq, block: "center" };
       setHighlight(seq);
+      setJumped(mark === "jumped" ? seq : null);
     },
-    [timeline.reach, current, toRange, toast, pinnedToEnd, pendingScroll],
+    [openAround, current, toRange, toast, pinnedToEnd, pendingScroll],
   );
+  // "Jump to latest": from a message opened in the history back to the normal live view, at the end.
+  const article = useRef<HTMLElement | null>(null);
+  const toLatest = useCallback(async () => {
+    setJumped(null);
+    setHighlight(null);
+    await openLatest();
+    setRange(null);
+    pendingScroll.current = null;
+    pinnedToEnd.current = true;
+    setAtEnd(true);
+    // The link's anchor would open the old message again on a reload.
+    if (window.location.hash)
+      window.history.replaceState(window.history.state, "", window.location.pathname + window.location.search);
+    article.current?.querySelector<HTMLTextAreaElement>("textarea")?.focus();
+  }, [openLatest, pendingScroll, pinnedToEnd]);
   const { divider } = timeline;
   useEffect(() => {
     if (!ready || positioned) return;
-    const linked = seqOfHash(window.location.hash);
-    if (linked !== null) void jump(linked);
-    else if (divider !== null) {
+    if (opening !== null) {
+      takeJump({ owner, slug, id });
+      void jump(opening, "jumped");
+    } else if (divider !== null) {
       pinnedToEnd.current = false;
       pendingScroll.current = { seq: "divider", block: "start" };
     }
     setPositioned(true);
-  }, [ready, positioned, divider, jump, pinnedToEnd, pendingScroll]);
+  }, [ready, positioned, opening, owner, slug, id, divider, jump, pinnedToEnd, pendingScroll]);
   useEffect(() => {
     const onHash = () => {
       const seq = seqOfHash(window.location.hash);
-      if (seq !== null) void jump(seq);
+      if (seq !== null) void jump(seq, "jumped");
     };
     window.addEventListener("hashchange", onHash);
     return () => window.removeEventListener("hashchange", onHash);
   }, [jump]);
+  // A search result of this chat opened while it is open (DESIGN §4d).
+  useEffect(() => onJump({ owner, slug, id }, (seq) => void jump(seq, "jumped")), [owner, slug, id, jump]);
   useEffect(() => {
     if (highlight === null) return;
     const t = setTimeout(() => setHighlight(null), 4_000);
@@ -326,6 +374,7 @@ export function OpenChat(props: ChatProps) {
     // panel sits beside the chat on a wide screen and over it on a phone.
     <div className="relative flex min-h-0 flex-1">
       <article
+        ref={article}
         className="relative flex min-h-0 min-w-0 flex-1 flex-col"
         aria-label={title}
         onDragOver={(e) => {
@@ -369,7 +418,11 @@ export function OpenChat(props: ChatProps) {
         <div
           ref={scroller}
           className="flex min-h-0 flex-1 flex-col overflow-y-auto px-4 py-3 [overflow-anchor:none]"
-          onScroll={onScroll}
+          onScroll={onScrolled}
+          // The reader moving on lets go of the message a search opened (its mark fades).
+          onPointerDown={letGoOfJumped}
+          onWheel={letGoOfJumped}
+          onTouchMove={letGoOfJumped}
         >
           <div ref={top} className="flex flex-col items-center gap-1 pb-2" aria-busy={timeline.loadingEarlier}>
             {atStart ? (
@@ -427,6 +480,7 @@ export function OpenChat(props: ChatProps) {
                     routing={routingBySeq.get(m.seq)}
                     managers={managers}
                     highlighted={highlight === m.seq}
+                    jumped={jumped === m.seq}
                     quoted={m.reply_to ? bySeq.get(m.reply_to) : undefined}
                     actions={actions}
                   />,
@@ -437,6 +491,20 @@ export function OpenChat(props: ChatProps) {
           <div ref={bottom} className="h-px shrink-0" aria-hidden>
             {!timeline.caughtUp ? <span className="sr-only">Loading later messages…</span> : null}
           </div>
+          {timeline.around !== null && ready && (!timeline.caughtUp || !atEnd) ? (
+            // Opened on a message in the history: the way back to the newest lines, over the messages.
+            <div className="pointer-events-none sticky bottom-2 z-10 flex h-0 shrink-0 justify-center">
+              <Button
+                variant="secondary"
+                size="sm"
+                className="pointer-events-auto -translate-y-full rounded-full shadow-md"
+                onClick={() => void toLatest()}
+              >
+                <ArrowDown aria-hidden />
+                Jump to latest
+              </Button>
+            </div>
+          ) : null}
         </div>
         <p className="typing min-h-5 shrink-0 px-4 text-xs text-muted" aria-live="polite">
           {typing.length
@@ -459,6 +527,12 @@ export function OpenChat(props: ChatProps) {
             // The lists learn of it from the live feed: nothing to read again here.
             pinnedToEnd.current = true;
             setRange(null);
+            // Reading a stretch of the history (a search result): the newest lines come back with it.
+            if (timeline.around !== null && !timeline.caughtUp) {
+              setJumped(null);
+              void openLatest();
+              return;
+            }
             merge([m]);
           }}
         />

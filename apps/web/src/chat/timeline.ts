@@ -9,6 +9,7 @@ export type ChatRef = { owner: string; slug: string; id: string };
 const NEWEST = 2_147_483_647; // `before` above every seq: the newest page of the history
 const WINDOW_PAGE = 200; // the hub's largest page (§1.4)
 const CONTEXT = 30; // read lines shown above the "New messages" divider
+const AROUND_PAGE = 100; // lines read around a message opened in the history (half before, half after)
 
 /** Appends or replaces by seq, keeping seq order; the common case (newer than all) is an append. */
 function mergeBySeq(current: Message[], incoming: Message[]): Message[] {
@@ -28,11 +29,17 @@ function mergeBySeq(current: Message[], incoming: Message[]): Message[] {
  * new, the newest page) come from the history (`before`, which marks nothing read). Earlier pages
  * come on demand; a window longer than one page is read on as the reader scrolls down (`after`).
  * Live events append or replace by seq, so a resumed feed never doubles a message.
+ *
+ * Opened on one message (`open.around`: a search result, a message link — DESIGN §4d), it reads the
+ * history around that message instead, marking nothing read; `openAround` does the same later (a
+ * message far from the loaded lines) and `openLatest` goes back to the normal opening. Behind the
+ * newest (`caughtUp` false), live lines wait until scrolling down reads them in order.
  */
 export function useTimeline(
   { owner, slug, id }: ChatRef,
   reader: { me: string; access: string | undefined },
   onRead: () => void,
+  open: { around: number | null } = { around: null },
 ) {
   const client = useTRPCClient();
   const [items, setItems] = useState<Message[]>([]);
@@ -47,6 +54,10 @@ export function useTimeline(
   const [loadingEarlier, setLoadingEarlier] = useState(false);
   const busy = useRef({ earlier: false, forward: false });
   const missed = useRef(false);
+  // Which load the loaded lines come from: a page asked for before the lines were replaced is dropped.
+  const epoch = useRef(0);
+  // The message the lines were opened around (DESIGN §4d), or null in the normal live view.
+  const [around, setAroundSeq] = useState<number | null>(null);
   const set = useCallback((next: Message[]) => {
     itemsRef.current = next;
     setItems(next);
@@ -82,7 +93,9 @@ export function useTimeline(
       for (let i = 0; i < 50; i++) {
         again.current = false;
         const after = itemsRef.current.at(-1)?.seq ?? 0;
+        const mine = epoch.current;
         const res = await query({ after, limit: WINDOW_PAGE });
+        if (epoch.current !== mine) break;
         merge(res.items);
         setCaught(!res.next_cursor);
         if (res.items.length) onRead();
@@ -94,33 +107,91 @@ export function useTimeline(
   }, [query, merge, setCaught, onRead]);
 
   const observer = reader.access === undefined ? undefined : reader.access === "observer";
-  useEffect(() => {
-    if (observer === undefined) return;
-    let cancelled = false;
-    missed.current = false; // what the feed brought before this load, the load has
-    (async () => {
+  /**
+   * The normal opening, ready to apply: the window from the reader's marker (which moves it) and a
+   * few read lines above it, or (nothing new, an observer) the newest page of the history.
+   */
+  const fetchLatest = useCallback(
+    async (asObserver: boolean) => {
       // An observer has no marker and reads along from the newest lines (§9.2).
-      const window = observer ? null : await query({ limit: WINDOW_PAGE });
+      const window = asObserver ? null : await query({ limit: WINDOW_PAGE });
       const forward = window?.items ?? [];
       const first = forward[0]?.seq;
       const back = await query({ before: first ?? NEWEST, limit: first ? CONTEXT : 50 });
-      if (cancelled) return;
-      set(mergeBySeq(back.items, forward));
-      setEarlierSeq(back.earlier ?? null);
-      setCaught(!window?.next_cursor);
-      setDivider(firstUnread(forward, first === undefined ? null : first - 1, reader.me));
-      setState("ready");
-      if (forward.length) onRead();
-    })().catch((e: unknown) => {
-      if (cancelled) return;
-      setError(hubErrorOf(e)?.message ?? "Could not load this conversation.");
-      setState("error");
-    });
+      return () => {
+        set(mergeBySeq(back.items, forward));
+        setEarlierSeq(back.earlier ?? null);
+        setCaught(!window?.next_cursor);
+        setDivider(firstUnread(forward, first === undefined ? null : first - 1, reader.me));
+        setAroundSeq(null);
+        if (forward.length) onRead();
+      };
+    },
+    [query, set, setEarlierSeq, setCaught, onRead, reader.me],
+  );
+  /**
+   * The history around one message (DESIGN §4d: a search result or a message link opened), ready to
+   * apply: about half a page before it and half after, marking nothing read. Older pages follow with
+   * `before` as ever; newer ones with `after` from the page's last line until the newest is reached.
+   */
+  const fetchAround = useCallback(
+    async (seq: number) => {
+      const res = await client.messages.list.query({
+        owner,
+        slug,
+        conversation_id: id,
+        around: seq,
+        limit: AROUND_PAGE,
+      });
+      return () => {
+        set(res.items);
+        setEarlierSeq(res.earlier ?? null);
+        setCaught(res.later == null);
+        setAroundSeq(seq);
+      };
+    },
+    [client, owner, slug, id, set, setEarlierSeq, setCaught],
+  );
+
+  const opening = useRef(open.around);
+  useEffect(() => {
+    if (observer === undefined) return;
+    let cancelled = false;
+    const mine = ++epoch.current;
+    missed.current = false; // what the feed brought before this load, the load has
+    const around = opening.current;
+    (around !== null ? fetchAround(around) : fetchLatest(observer))
+      .then((apply) => {
+        if (cancelled || epoch.current !== mine) return;
+        apply();
+        setState("ready");
+      })
+      .catch((e: unknown) => {
+        if (cancelled) return;
+        setError(hubErrorOf(e)?.message ?? "Could not load this conversation.");
+        setState("error");
+      });
     return () => {
       cancelled = true;
     };
-  }, [observer, query, set, setEarlierSeq, setCaught, onRead, reader.me]);
+  }, [observer, fetchAround, fetchLatest]);
 
+  /**
+   * Replaces what is loaded with the history around `seq` (a message far from the loaded lines);
+   * whether the message is there (null: another load replaced this one meanwhile). Pages under way
+   * for the lines replaced are dropped.
+   */
+  const openAround = useCallback(
+    async (seq: number): Promise<boolean | null> => {
+      const mine = ++epoch.current;
+      const apply = await fetchAround(seq);
+      if (epoch.current !== mine) return null;
+      apply();
+      setState("ready");
+      return itemsRef.current.some((m) => m.seq === seq);
+    },
+    [fetchAround],
+  );
   /** One page of history before the oldest loaded line; the number of lines it added. */
   const loadEarlier = useCallback(
     async (limit = 50): Promise<number> => {
@@ -129,7 +200,10 @@ export function useTimeline(
       setLoadingEarlier(true);
       try {
         const before = itemsRef.current[0]?.seq ?? NEWEST;
+        const mine = epoch.current;
         const res = await query({ before, limit });
+        // The lines were replaced meanwhile (a jump, back to the latest): this page is not theirs.
+        if (epoch.current !== mine) return 0;
         const had = itemsRef.current.length;
         merge(res.items);
         setEarlierSeq(res.earlier ?? null);
@@ -142,23 +216,14 @@ export function useTimeline(
     [query, merge, setEarlierSeq],
   );
 
-  /** Loads history until `seq` is loaded (a message link, a quoted reply); whether it is there. */
-  const reach = useCallback(
-    async (seq: number): Promise<boolean> => {
-      for (let i = 0; i < 200 && (itemsRef.current[0]?.seq ?? NEWEST) > seq && earlierRef.current !== null; i++) {
-        if (busy.current.earlier) await new Promise((r) => setTimeout(r, 50));
-        else await loadEarlier(WINDOW_PAGE);
-      }
-      for (let i = 0; i < 50 && !caughtUpRef.current && (itemsRef.current.at(-1)?.seq ?? 0) < seq; i++)
-        await readForward();
-      return itemsRef.current.some((m) => m.seq === seq);
-    },
-    [loadEarlier, readForward],
-  );
-
   const refreshOne = useCallback(
     async (seq: number) => {
+      const mine = epoch.current;
       const res = await query({ before: seq + 1, limit: 1 });
+      // Only into the stretch loaded (a line outside it would leave a gap that no page fills).
+      const first = itemsRef.current[0]?.seq ?? 0;
+      const last = itemsRef.current.at(-1)?.seq ?? 0;
+      if (epoch.current !== mine || seq < first || (seq > last && !caughtUpRef.current)) return;
       merge(res.items.filter((m) => m.seq === seq));
     },
     [query, merge],
@@ -178,6 +243,23 @@ export function useTimeline(
     },
     [client, owner, slug, id],
   );
+  /**
+   * Back from a message opened in the history to the normal live view: with the newest line loaded
+   * already, only the view changes (and what it shows is read); else the opening's load, again.
+   */
+  const openLatest = useCallback(async (): Promise<void> => {
+    if (caughtUpRef.current) {
+      setAroundSeq(null);
+      const newest = itemsRef.current.at(-1)?.seq;
+      if (newest !== undefined && reader.access !== "observer") markRead(newest);
+      return;
+    }
+    const mine = ++epoch.current;
+    const apply = await fetchLatest(reader.access === "observer");
+    if (epoch.current !== mine) return;
+    apply();
+    setState("ready");
+  }, [fetchLatest, markRead, reader.access]);
   const ready = state === "ready";
   // Before the first load is shown, the feed may bring this chat's lines (or say it has just become
   // live) while that load's answer is already on its way without them: noted, then read once ready.
@@ -230,7 +312,9 @@ export function useTimeline(
     loadingEarlier,
     loadEarlier,
     readForward,
-    reach,
+    around,
+    openAround,
+    openLatest,
     merge,
     refreshOne,
   };
