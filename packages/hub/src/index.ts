@@ -38,7 +38,7 @@ import { type SummarySettings, summaryStore } from "./knowledge/summary.ts";
 import { summaryReads } from "./knowledge/summaryReads.ts";
 import { extractiveGenerator, type ModelSettings, modelGenerator } from "./knowledge/summaryGenerators.ts";
 import { filesService } from "./files/service.ts";
-import { searchService } from "./search/service.ts";
+import { SPARSE_MATCHES, searchService } from "./search/service.ts";
 import { SWEEP_INTERVAL_MS } from "./files/sweep.ts";
 
 export type { AgentCaller, Caller, DeviceCaller, HumanCaller } from "./access/caller.ts";
@@ -75,6 +75,11 @@ export { BLOB_PREFIX, isOriginalFlag, type FilesService, type OpenedFile, type S
 export interface HubOptions {
   /** Open group chats per project (§1.7; default DEFAULT_GROUP_CHAT_QUOTA). */
   groupChatQuota?: number;
+  /**
+   * Message search: hub-wide matches below which the words' matches come from the GIN index, above
+   * which chat by chat (default SPARSE_MATCHES; tests set 0 to walk every search chat by chat).
+   */
+  searchSparseMatches?: number;
   /** Mentions a writer may ping per window (§1.7; default DEFAULT_PING_RATE). */
   pingRate?: PingRate;
   /** Where the hub is reached (MAITY_PUBLIC_URL, no trailing slash): the base URL agents are given, an origin of its own pages. */
@@ -178,7 +183,7 @@ export function createHub(database: Database, options: HubOptions = {}) {
     invites: invitesService(db, auth, options.signup ? { signup: options.signup } : {}),
     conversations: conversationService(db, database.sql),
     /** Message search for people and agents (DESIGN §4d, docs/search.md). */
-    search: searchService(db, database.sql),
+    search: searchService(db, database.sql, database.engine, options.searchSparseMatches ?? SPARSE_MATCHES),
     brief: briefService(database.sql, handed),
     notes: notesService(database.sql, bus, limits),
     handed,

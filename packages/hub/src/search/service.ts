@@ -13,7 +13,7 @@ import {
   type SearchQuery,
   SYSTEM_SENDER,
 } from "@maity/domain";
-import type { Db, SqlExecutor } from "@maity/db";
+import type { Database, Db, SqlRunner } from "@maity/db";
 import type { AgentCaller, Caller } from "../access/caller.ts";
 import { ACCESS_SQL } from "../access/visibility.ts";
 import { agentMessageSelect, renderForAgent } from "../messages/agentView.ts";
@@ -56,19 +56,8 @@ const likeNeedle = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c
 const UNSPACED =
   /[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/u;
 
-/**
- * The statement: the caller's visible conversations (ACCESS_SQL: $1 caller, $2 kind, $3 project,
- * $4 observed, $5 conversation id, $7 conversation key; $6 is the page size + 1 here), their
- * messages inside the window, and the query's conditions — all in one WHERE.
- */
-function statement(q: ParsedSearch, scope: Scope, sort: "newest" | "relevance", at: SearchPosition | null) {
-  const params: unknown[] = [];
-  const param = (value: unknown): string => {
-    params.push(value);
-    return `$${params.length + 7}`;
-  };
-  const where: string[] = ["e.kind = 'message'", "NOT e.redacted", `e.from_id <> '${SYSTEM_SENDER}'`];
-  // The words and phrases: one tsquery, one probe of the GIN index (migration _search).
+/** The words and phrases as one tsquery (null without any), its operands built by maity_lexeme. */
+function tsqueryOf(q: ParsedSearch, param: (value: unknown) => string): string | null {
   const operands: string[] = [];
   for (const w of q.words) {
     const word = param(w.text);
@@ -81,51 +70,133 @@ function statement(q: ParsedSearch, scope: Scope, sort: "newest" | "relevance", 
   // A quoted operand of several words is a phrase: adjacent, in order, unstemmed.
   for (const phrase of q.phrases)
     operands.push(`to_tsquery('simple'::regconfig, maity_lexeme(${param(phrase.join(" "))}) || ':A')`);
-  const tsquery = operands.length > 0 ? `(${operands.join(" && ")})` : null;
-  if (tsquery) where.push("e.search_vector IS NOT NULL", `e.search_vector @@ ${tsquery}`);
+  return operands.length > 0 ? `(${operands.join(" && ")})` : null;
+}
+
+/** A query's words match this many messages hub-wide at most before its search walks chat by chat. */
+export const SPARSE_MATCHES = 2000;
+
+/**
+ * How many messages of the whole hub the words match, counted up to SPARSE_MATCHES: one probe of
+ * the GIN index. It decides no visibility, only which way the statement finds its page.
+ */
+function probeOf(q: ParsedSearch, cap = SPARSE_MATCHES): { text: string; params: unknown[] } | null {
+  const params: unknown[] = [];
+  const tsquery = tsqueryOf(q, (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  });
+  if (!tsquery) return null;
+  return {
+    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM events e
+      WHERE e.search_vector IS NOT NULL AND e.search_vector @@ ${tsquery} LIMIT ${cap}) m`,
+    params,
+  };
+}
+
+/**
+ * The statement: the caller's visible conversations (ACCESS_SQL: $1 caller, $2 kind, $3 project,
+ * $4 observed, $5 conversation id, $7 conversation key; $6 is the page size + 1 here), their
+ * messages inside the window, and the query's conditions — one statement, so a page is never
+ * filtered after the fact. Two ways to the same page, chosen by how common the words are:
+ * - sparse (the words match few messages hub-wide): those matches from the GIN index, joined to
+ *   the visible chats, newest first;
+ * - dense (common words, or no words): chat by chat, each chat's newest matches by its own index
+ *   (at most a page each), then the newest of those — bounded by the page, not by the history.
+ */
+function statement(
+  q: ParsedSearch,
+  scope: Scope,
+  sort: "newest" | "relevance",
+  at: SearchPosition | null,
+  sparse: boolean,
+) {
+  const params: unknown[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length + 7}`;
+  };
+  /** Conditions on the message alone, and on its chat (in:). */
+  const onEvent: string[] = ["e.kind = 'message'", "NOT e.redacted", `e.from_id <> '${SYSTEM_SENDER}'`];
+  const onChat: string[] = [];
+  const tsquery = tsqueryOf(q, param);
+  // Chat by chat, the words are a filter on each chat's own index walk: written so that no
+  // planner (PGlite's has no statistics) probes the GIN index once per chat instead.
+  if (tsquery)
+    onEvent.push(
+      "e.search_vector IS NOT NULL",
+      sparse ? `e.search_vector @@ ${tsquery}` : `coalesce(e.search_vector, ''::tsvector) @@ ${tsquery}`,
+    );
   for (const s of q.substrings) {
     // Unspaced scripts: the trigram index over those messages only; emoji and symbols: a scan
     // of the visible chats (ILIKE folds case; they have no accents to fold).
-    if (UNSPACED.test(s)) where.push("maity_unspaced(e.body)");
-    where.push(`e.body ILIKE ${param(likeNeedle(s))}`);
+    if (UNSPACED.test(s)) onEvent.push("maity_unspaced(e.body)");
+    onEvent.push(`e.body ILIKE ${param(likeNeedle(s))}`);
   }
   for (const handle of q.from)
-    where.push(`e.from_id IN (SELECT h.id FROM humans h WHERE lower(h.handle) = lower(${param(handle)})
+    onEvent.push(`e.from_id IN (SELECT h.id FROM humans h WHERE lower(h.handle) = lower(${param(handle)})
       UNION ALL SELECT a.id FROM agents a WHERE lower(a.handle) = lower(${param(handle)}))`);
-  if (scope.fromId) where.push(`e.from_id = ${param(scope.fromId)}`);
+  if (scope.fromId) onEvent.push(`e.from_id = ${param(scope.fromId)}`);
   for (const chat of q.in) {
-    if (chat.startsWith("@")) where.push(`c.kind = 'direct' AND lower(da.handle) = lower(${param(chat.slice(1))})`);
-    else where.push(`strpos(maity_fold(coalesce(c.title, '')), maity_fold(${param(chat)})) > 0`);
+    if (chat.startsWith("@")) onChat.push(`c.kind = 'direct' AND lower(da.handle) = lower(${param(chat.slice(1))})`);
+    else onChat.push(`strpos(maity_fold(coalesce(c.title, '')), maity_fold(${param(chat)})) > 0`);
   }
   for (const has of new Set(q.has)) {
-    if (has === "file") where.push("jsonb_typeof(e.attachments) = 'array' AND jsonb_array_length(e.attachments) > 0");
-    if (has === "poll") where.push("e.card ->> 'type' = 'card.poll'");
-    if (has === "card") where.push("jsonb_typeof(e.card) = 'object'");
+    if (has === "file") onEvent.push("jsonb_typeof(e.attachments) = 'array' AND jsonb_array_length(e.attachments) > 0");
+    if (has === "poll") onEvent.push("e.card ->> 'type' = 'card.poll'");
+    if (has === "card") onEvent.push("jsonb_typeof(e.card) = 'object'");
   }
   // Days in UTC: after: from that day on, before: up to that day (both bounds may come twice).
-  for (const day of [q.after, scope.after]) if (day) where.push(`e.sent_at >= ${param(day)}::timestamp`);
-  for (const day of [q.before, scope.before]) if (day) where.push(`e.sent_at < ${param(day)}::timestamp`);
+  for (const day of [q.after, scope.after]) if (day) onEvent.push(`e.sent_at >= ${param(day)}::timestamp`);
+  for (const day of [q.before, scope.before]) if (day) onEvent.push(`e.sent_at < ${param(day)}::timestamp`);
   // ts_rank's real, as a whole number: a cursor position compares exactly (×10⁹, ranks stay < 1).
-  const rank = tsquery ? `(ts_rank(e.search_vector, ${tsquery}) * 1000000000)::bigint` : "0::bigint";
-  if (at?.sort === "newest") where.push(`e.seq < ${param(at.seq)}`);
-  if (at?.sort === "relevance") where.push(`(${rank}, e.seq) < (${param(at.rank)}::bigint, ${param(at.seq)}::int)`);
-  const text = `${ACCESS_SQL}
-SELECT e.seq, c.id AS key, c.public_id, c.kind, COALESCE(c.title, da.handle) AS title,
-       b.handle AS owner, pr.slug, pr.name AS project_name, ${rank} AS rank
-FROM visible v
--- Inside the window (a late joiner finds nothing from before its join) and a visitor's floor.
-JOIN events e ON e.conversation_id = v.id AND e.seq > GREATEST(v.window_seq, COALESCE(v.history_floor, 0))
-JOIN conversations c ON c.id = v.id
+  // Only a relevance search computes it: newest first never reads a vector twice.
+  const rank =
+    sort === "relevance" && tsquery ? `(ts_rank(e.search_vector, ${tsquery}) * 1000000000)::bigint` : "0::bigint";
+  if (at?.sort === "newest") onEvent.push(`e.seq < ${param(at.seq)}`);
+  if (at?.sort === "relevance") onEvent.push(`(${rank}, e.seq) < (${param(at.rank)}::bigint, ${param(at.seq)}::int)`);
+  const order = sort === "relevance" ? "rank DESC, seq DESC" : "seq DESC";
+  // Inside the window (a late joiner finds nothing from before its join) and a visitor's floor.
+  const floor = "GREATEST(v.window_seq, COALESCE(v.history_floor, 0))";
+  const chats =
+    onChat.length > 0 ? "JOIN conversations c ON c.id = v.id LEFT JOIN agents da ON da.id = c.agent_id" : "";
+  const chatWhere = onChat.length > 0 ? `WHERE ${onChat.join(" AND ")}` : "";
+  const hits = sparse
+    ? `SELECT m.seq, m.conversation_id, m.rank
+  -- OFFSET 0 keeps the matches a set of their own: found by the GIN index, not by walking the log.
+  FROM (SELECT e.seq, e.conversation_id, ${rank} AS rank FROM events e
+        WHERE ${onEvent.join("\n          AND ")} OFFSET 0) m
+  JOIN visible v ON v.id = m.conversation_id AND m.seq > ${floor}
+  ${chats}
+  ${chatWhere}
+  ORDER BY ${order} LIMIT $6`
+    : `SELECT m.seq, m.conversation_id, m.rank
+  FROM visible v
+  ${chats}
+  CROSS JOIN LATERAL (
+    SELECT e.seq, e.conversation_id, ${rank} AS rank FROM events e
+    WHERE e.conversation_id = v.id AND e.seq > ${floor}
+      AND ${onEvent.join("\n      AND ")}
+    ORDER BY ${order} LIMIT $6) m
+  ${chatWhere}
+  ORDER BY ${order} LIMIT $6`;
+  // The page first, then what each of its rows is shown with (joined for at most limit+1 rows).
+  const text = `${ACCESS_SQL},
+hits AS (
+  ${hits}
+)
+SELECT h.seq, h.rank, c.id AS key, c.public_id, c.kind, COALESCE(c.title, da.handle) AS title,
+       b.handle AS owner, pr.slug, pr.name AS project_name
+FROM hits h
+JOIN conversations c ON c.id = h.conversation_id
 JOIN projects pr ON pr.id = c.project_id
 JOIN bays b ON b.id = pr.bay_id
 LEFT JOIN agents da ON da.id = c.agent_id
-WHERE ${where.join("\n  AND ")}
-ORDER BY ${sort === "relevance" ? "rank DESC, e.seq DESC" : "e.seq DESC"}
-LIMIT $6`;
+ORDER BY ${order.replace("seq", "h.seq").replace("rank", "h.rank")}`;
   return { text, params };
 }
 
-export function searchService(db: Db, sql: SqlExecutor) {
+export function searchService(db: Db, sql: SqlRunner, engine: Database["engine"], sparseMatches = SPARSE_MATCHES) {
   /** One page of hits, the query parsed and the cursor checked (invalid names its field). */
   async function find(
     caller: Caller,
@@ -140,8 +211,11 @@ export function searchService(db: Db, sql: SqlExecutor) {
     const at = cursor === null ? null : decodeSearchCursor(cursor, sort);
     if (cursor !== null && at === null) throw HubError.invalid({ cursor: "not a cursor of this search" });
     const q = parsed.query;
-    const { text, params } = statement(q, scope, sort, at);
-    const hits = await sql.query<Hit>(text, [
+    const probe = sparseMatches > 0 ? probeOf(q, sparseMatches) : null;
+    const sparse =
+      probe !== null && Number((await sql.query<{ n: number }>(probe.text, probe.params))[0]?.n) < sparseMatches;
+    const { text, params } = statement(q, scope, sort, at, sparse);
+    const all = [
       caller.id,
       caller.kind,
       scope.projectId,
@@ -150,7 +224,16 @@ export function searchService(db: Db, sql: SqlExecutor) {
       limit + 1,
       scope.conversationKey,
       ...params,
-    ]);
+    ];
+    // PGlite keeps no statistics (no autovacuum): it would join the matches to the visible chats
+    // row by row against each other; a hash join is what PostgreSQL picks with its statistics.
+    const hits =
+      sparse && engine === "pglite"
+        ? await sql.transaction(async (tx) => {
+            await tx.exec("SET LOCAL enable_nestloop = off");
+            return tx.query<Hit>(text, all);
+          })
+        : await sql.query<Hit>(text, all);
     const page = hits.slice(0, limit);
     const last = page.at(-1);
     const next =
