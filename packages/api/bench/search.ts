@@ -1,5 +1,6 @@
 // pnpm bench:search — message search (DESIGN §4d) at 100,000 messages in 1,000 chats of 20
-// projects, read by a member of 5 of them (250 chats, ~25,000 messages it may read):
+// projects, read by a member of 5 of them (250 chats, ~25,000 messages it may read) and, in the
+// same loop, by a member of all 20 (every chat: how the cost grows with what a reader is in):
 //   1. 200 mixed queries (common, middling and rare words, two words, a prefix, a phrase, from:,
 //      in:, a CJK substring; a tenth by relevance), each followed by a plain read of one chat
 //      (GET …/messages?before=…&limit=20, history: nothing marked) in the same loop, so both meet
@@ -58,7 +59,7 @@ const CJK = ["我们的会议记录在这里", "发布计划已经确认", "请�
 
 // ---- the hub and its data ----------------------------------------------------------------------
 
-type Side = { hub: Hub; database: Database; call: Call; token: string; rooms: string[]; ref: string };
+type Side = { hub: Hub; database: Database; call: Call; token: string; wide: string; rooms: string[]; ref: string };
 type Call = (method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
 
 const callOf =
@@ -96,7 +97,7 @@ async function seed(database: Database, withSearch: boolean): Promise<Side> {
     );
   const hub = createHub(database, { groupChatQuota: 10_000, pingRate: { pings: 1_000_000, windowSeconds: 60 } });
   const owners = ["ada", "bo", "cy", "di"];
-  for (const h of ["reader", ...owners, "peer"])
+  for (const h of ["reader", "wide", ...owners, "peer"])
     await hub.admin.createHuman({ handle: h, name: h[0]?.toUpperCase() + h.slice(1), password: "bench-password" });
   const rooms: string[] = [];
   for (let p = 0; p < PROJECTS; p++) {
@@ -106,9 +107,11 @@ async function seed(database: Database, withSearch: boolean): Promise<Side> {
     const reader = p < READER_PROJECTS;
     await hub.admin.addMember(ref, { member_id: "hum-peer" });
     if (reader) await hub.admin.addMember(ref, { member_id: "hum-reader" });
+    // "wide" is in every chat of every project: how the cost grows with what a reader is in.
+    await hub.admin.addMember(ref, { member_id: "hum-wide" });
     const caller = { kind: "human" as const, id: `hum-${owner}`, handle: owner, name: owner };
     for (let c = 0; c < CHATS_PER_PROJECT; c++) {
-      const participants = reader ? ["hum-reader", "hum-peer"] : ["hum-peer"];
+      const participants = reader ? ["hum-reader", "hum-peer", "hum-wide"] : ["hum-peer", "hum-wide"];
       const made = await hub.groups.create(caller, ref, { title: `Chat ${p}-${c}`, participants });
       if (reader && p === 0) rooms.push(made.view.id);
     }
@@ -140,7 +143,8 @@ async function seed(database: Database, withSearch: boolean): Promise<Side> {
   );
   if (database.engine === "postgresql") await database.sql.exec("ANALYZE");
   const token = (await hub.admin.mintToken({ member_id: "hum-reader" })).token;
-  return { hub, database, call: callOf(hub), token, rooms, ref: "ada/project-0" };
+  const wide = (await hub.admin.mintToken({ member_id: "hum-wide" })).token;
+  return { hub, database, call: callOf(hub), token, wide, rooms, ref: "ada/project-0" };
 }
 
 // ---- the queries -------------------------------------------------------------------------------
@@ -174,6 +178,7 @@ async function searchRun(side: Side) {
   const list = queries();
   const search: number[] = [];
   const read: number[] = [];
+  const wide: number[] = [];
   const byKind = new Map<string, number[]>();
   let found = 0;
   let statements = 0;
@@ -191,6 +196,10 @@ async function searchRun(side: Side) {
     search.push(ms);
     byKind.set(q.kind, [...(byKind.get(q.kind) ?? []), ms]);
     found += (answer.body as { items: unknown[] }).items.length;
+    // The same query by the reader of all 1,000 chats, in the same seconds.
+    const tw = performance.now();
+    await side.call("GET", `/api/search?${params}`, side.wide);
+    wide.push(performance.now() - tw);
     const room = side.rooms[(i * 13) % side.rooms.length] as string;
     const t1 = performance.now();
     await side.call(
@@ -200,7 +209,7 @@ async function searchRun(side: Side) {
     );
     read.push(performance.now() - t1);
   }
-  return { search, read, byKind, found, statements };
+  return { search, read, wide, byKind, found, statements };
 }
 
 /** Sequential posts into one chat, alternating the two sides round by round. */
@@ -244,6 +253,11 @@ for (const engine of engines) {
   console.log(`GET …/messages (20)  ${fmt(p50(s.read)).padStart(6)}   ${fmt(p95(s.read)).padStart(6)}`);
   console.log(
     `ratio search ÷ read  ×${(p50(s.search) / p50(s.read)).toFixed(2)}    ×${(p95(s.search) / p95(s.read)).toFixed(2)}`,
+  );
+  console.log(
+    `search by a reader of all ${PROJECTS * CHATS_PER_PROJECT} chats (×4 what it is in): ` +
+      `p50 ${fmt(p50(s.wide))} ms, p95 ${fmt(p95(s.wide))} ms — ×${(p50(s.wide) / p50(s.search)).toFixed(2)} / ` +
+      `×${(p95(s.wide) / p95(s.search)).toFixed(2)} the reader of ${READER_PROJECTS} projects`,
   );
   console.log(
     `results returned: ${s.found} (${fmt(s.found / QUERIES)} a query); statements per search ≤ ${s.statements}`,
