@@ -224,3 +224,93 @@ test("DESIGN §4d: a match after emoji marks exactly the word; an invalid query 
   await messages(page).getByText("sounds good", { exact: true }).click();
   await expect(target).not.toHaveAttribute("data-jumped", "true");
 });
+
+test("DESIGN §4d opening a result far above the read marker marks nothing read until the reader is back at the marker", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(150_000);
+  // Backlog: Sol read up to her own line; 150 of Wren's lines after it are unread (one mentions her).
+  // The result (line 60) is opened with the 100 lines around it: lines 11…110, so lines 1…10 —
+  // unread, never shown — lie between her read marker and the page.
+  const created = await as(request, sol.token, "POST", P, { title: "Backlog review", participants: [wren.id] });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const chat: string = created.body.id;
+  const say = async (who: Person, body: string) => {
+    const res = await as(request, who.token, "POST", `${P}/${chat}/messages`, { body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.seq as number;
+  };
+  for (let i = 1; i <= 5; i++) await say(wren, `read line ${i}`);
+  await say(sol, "caught up to here");
+  let quokka = 0;
+  for (let i = 1; i <= 150; i++) {
+    const body =
+      i === 5 ? "backlog line 5 for @sol" : i === 60 ? "backlog line 60 about the quokka census" : `backlog line ${i}`;
+    const seq = await say(wren, body);
+    if (i === 60) quokka = seq;
+  }
+  // Sol's counters as the hub keeps them (the read marker: every line after it is Wren's).
+  const counters = async () => {
+    const res = await as(request, sol.token, "GET", P);
+    const item = (res.body.items as { id: string; unread: number; mentions_unread: number }[]).find(
+      (c) => c.id === chat,
+    );
+    return { unread: item?.unread, mentions_unread: item?.mentions_unread };
+  };
+  expect(await counters()).toEqual({ unread: 150, mentions_unread: 1 });
+
+  await login(page, sol.handle, sol.password);
+  await slash(page);
+  await box(page).fill("quokka");
+  await expect(results(page).getByRole("option")).toHaveCount(1);
+  await box(page).press("Enter");
+  const target = row(page, quokka);
+  await expect(target).toHaveAttribute("data-jumped", "true");
+  await expect(target).toBeInViewport();
+  const line = (text: string) => messages(page).getByText(text, { exact: true });
+  await expect(line("backlog line 11")).toHaveCount(1);
+  await expect(line("backlog line 10")).toHaveCount(0);
+  await expect(line("backlog line 150")).toHaveCount(0);
+
+  // (b) Scrolling down reads the newer lines — as history, not the window that moves the marker.
+  const marking: string[] = [];
+  page.on("request", (r) => {
+    const url = decodeURIComponent(r.url());
+    if (url.includes("messages.markRead") || (url.includes("messages.list") && url.includes('"after"')))
+      marking.push(url);
+  });
+  await expect
+    .poll(
+      async () => {
+        await messages(page).evaluate((ol) => {
+          const scroller = ol.parentElement as HTMLElement;
+          scroller.scrollTop = scroller.scrollHeight;
+        });
+        return line("backlog line 150").count();
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(1);
+  // (a) A live line while the newest is loaded: shown, not read.
+  await say(wren, "a live line from Wren");
+  await expect(line("a live line from Wren")).toBeVisible();
+  await page.waitForTimeout(1_500); // the live read's debounce (400 ms) and its request
+  // (c) The marker has not moved: 150 + the live line unread, the mention too.
+  expect(await counters()).toEqual({ unread: 151, mentions_unread: 1 });
+  expect(marking).toEqual([]);
+
+  // "Jump to latest" (offered at the newest too): the normal opening, from the read marker with
+  // the "New messages" divider before line 1; that read moves the marker as opening the chat does.
+  await page.getByRole("button", { name: "Jump to latest" }).click();
+  await expect(page.getByRole("separator", { name: "New messages" })).toBeVisible();
+  const around = await messages(page).evaluate((ol) => {
+    const d = ol.querySelector('[data-divider="new"]');
+    return [d?.previousElementSibling?.textContent ?? "", d?.nextElementSibling?.textContent ?? ""];
+  });
+  expect(around[0]).toContain("caught up to here");
+  expect(around[1]).toMatch(/backlog line 1(?!\d)/);
+  await expect(line("a live line from Wren")).toBeInViewport();
+  await expect(page.getByRole("button", { name: "Jump to latest" })).toHaveCount(0);
+  await expect.poll(counters, { timeout: 10_000 }).toEqual({ unread: 0, mentions_unread: 0 });
+});

@@ -157,6 +157,37 @@ export async function searchSuite(options: HubOptions = {}) {
       expect((await q("has:card")).body.items.map((i) => i.message.seq)).toEqual(polls.map((i) => i.message.seq));
     });
 
+    it("odd text never fails: marks alone, tsquery syntax, an emoji with its variation selector, year 0, a cursor past the column", async () => {
+      await say("hum-maintainer", pricing, "I ❤️ this; mail ann@example.com or see example.com/docs, v1.2.3 can't wait");
+      for (const q of [
+        "x \u0301",
+        "\u0301\u0302",
+        "⃣",
+        "'&|!():*<>\\",
+        "ŉ ʼ ½",
+        "a\u200bb",
+        "👍🏽 👨‍👩‍👧",
+        "עברית",
+        "&&&",
+        "'",
+      ]) {
+        const r = await search("hum-guest", { q });
+        expect(r.status, JSON.stringify(q)).toBe(200);
+      }
+      // What the engine's parser keeps whole is found whole: an address, a host, a path, a version.
+      for (const q of ["❤️", "ann@example.com", "example.com", "example.com/docs", "v1.2.3", "can't"])
+        expect(bodies((await search("hum-guest", { q })).body), q).toEqual([
+          "I ❤️ this; mail ann@example.com or see example.com/docs, v1.2.3 can't wait",
+        ]);
+      for (const params of [
+        { q: "after:0000-01-01" },
+        { q: "x", after: "0000-01-01" },
+        { q: "x", cursor: "nzzzzzz" },
+      ] as Record<string, string>[])
+        expect((await search("hum-guest", params)).status, JSON.stringify(params)).toBe(400);
+      expect((await search("hum-guest", { q: "x", sort: "relevance", cursor: "r1.zzzzzzz" })).status).toBe(400);
+    });
+
     it("a query the language refuses names the field: has:, a day, a foreign cursor", async () => {
       for (const q of ["has:video", "after:2026-13-01", "from:@", ""]) {
         const r = await search("hum-guest", { q });

@@ -92,6 +92,7 @@ describe("maity search (DESIGN §4d)", () => {
     for (let i = 0; i < 5; i++) await say(`cursorword number ${i}`);
     const first = await run(["search", "cursorword", "--limit", "3"], env());
     expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain("--limit 3 --cursor ");
     const cursor = /--cursor (\S+)/.exec(first.stderr)?.[1];
     expect(cursor).toBeDefined();
     const second = await run(["search", "cursorword", "--limit", "3", "--cursor", cursor ?? ""], env());

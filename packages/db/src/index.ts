@@ -5,5 +5,12 @@ export { PrismaClient };
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
-export { applyMigrations, migrationsDir, type MigrationState, type SqlExecutor, type SqlRunner } from "./migrate.ts";
+export {
+  applyMigrations,
+  CUSTOM_PLAN,
+  migrationsDir,
+  type MigrationState,
+  type SqlExecutor,
+  type SqlRunner,
+} from "./migrate.ts";
 export { openDatabase, type Database, type DatabaseOptions, type PubSub } from "./open.ts";

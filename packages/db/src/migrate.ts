@@ -4,6 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 type Row = Record<string, unknown>;
+/**
+ * A statement text starting with this is planned for its own parameters every time (never a named
+ * prepared statement, whose generic plan after five runs ignores the values): for statements whose
+ * best plan depends on them, like a search's words (hub/src/search).
+ */
+export const CUSTOM_PLAN = "/* maity: custom plan */";
+
 export interface SqlExecutor {
   exec(text: string): Promise<void>;
   query<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>;

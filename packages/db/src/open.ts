@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaClient } from "./generated/client.ts";
 import { preparedQueries } from "./prepared.ts";
-import { applyMigrations, type MigrationState, type SqlExecutor, type SqlRunner } from "./migrate.ts";
+import { applyMigrations, CUSTOM_PLAN, type MigrationState, type SqlExecutor, type SqlRunner } from "./migrate.ts";
 
 export interface DatabaseOptions {
   /** postgresql://… selects PostgreSQL; otherwise the embedded PGlite in dataDir. */
@@ -131,7 +131,8 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
           exec: async (text) => {
             await tx.exec(text);
           },
-          query: async (text, params) => (await prepared.queryInTransaction(text, params)) as never,
+          query: async (text, params) =>
+            (await prepared.queryInTransaction(text, params ?? [], (t, p) => tx.query(t, p, PGLITE_UTC))) as never,
         }),
       ),
   };
@@ -176,7 +177,7 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   const names = new Map<string, string>();
   const named = (text: string): { text: string; name?: string } => {
     let name = names.get(text);
-    if (!name && names.size < 256) {
+    if (!name && names.size < 256 && !text.startsWith(CUSTOM_PLAN)) {
       name = `maity_${names.size + 1}`;
       names.set(text, name);
     }

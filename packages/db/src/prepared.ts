@@ -1,5 +1,6 @@
 import type { PGlite, Results } from "@electric-sql/pglite";
 import { parse as pgliteParse, protocol } from "@electric-sql/pglite";
+import { CUSTOM_PLAN } from "./migrate.ts";
 
 /**
  * Named prepared statements on PGlite, for the raw runner's statements and Prisma's (outside a
@@ -68,7 +69,7 @@ export function preparedQueries(pg: PGlite, options: Options) {
   async function prepare(cache: Cache, text: string): Promise<Statement | null> {
     const known = cache.statements.get(text);
     if (known) return known;
-    if (cache.statements.size >= MAX_PREPARED) return null;
+    if (cache.statements.size >= MAX_PREPARED || text.startsWith(CUSTOM_PLAN)) return null;
     const name = `${cache.prefix}${cache.statements.size + 1}`;
     const { messages } = await pg.execProtocol(
       concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
@@ -113,16 +114,30 @@ export function preparedQueries(pg: PGlite, options: Options) {
     return pgliteParse.parseResults(messages, parsersFor(queryOptions), rowMode)[0] ?? { rows: [], fields: [] };
   }
 
-  const rows = async (text: string, params: unknown[], inTransaction: boolean) =>
-    (await run(raw, text, params, inTransaction, options))?.rows ?? (await pg.query(text, params, options)).rows;
-
   return {
-    /** A statement outside a transaction: it waits for any transaction, as `pg.query` does. */
-    query: (text: string, params: unknown[] = []) =>
-      exclusive._runExclusiveTransaction(() => exclusive._runExclusiveQuery(() => rows(text, params, false))),
-    /** A statement inside `pg.transaction` (which holds the transaction mutex). */
-    queryInTransaction: (text: string, params: unknown[] = []) =>
-      exclusive._runExclusiveQuery(() => rows(text, params, true)),
+    /**
+     * A statement outside a transaction: it waits for any transaction, as `pg.query` does. One not
+     * prepared (CUSTOM_PLAN, or past the bound) runs on `pg.query` after the mutexes are let go:
+     * `pg.query` takes them itself.
+     */
+    query: async (text: string, params: unknown[] = []) => {
+      const done = await exclusive._runExclusiveTransaction(() =>
+        exclusive._runExclusiveQuery(() => run(raw, text, params, false, options)),
+      );
+      return (done ?? (await pg.query(text, params, options))).rows;
+    },
+    /**
+     * A statement inside `pg.transaction` (which holds the transaction mutex); one not prepared runs
+     * on the transaction's own `query` (`unprepared`), after the query mutex is let go.
+     */
+    queryInTransaction: async (
+      text: string,
+      params: unknown[],
+      unprepared: (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>,
+    ) => {
+      const done = await exclusive._runExclusiveQuery(() => run(raw, text, params, true, options));
+      return (done ?? (await unprepared(text, params))).rows;
+    },
     /**
      * PGlite's `query` for Prisma's adapter (outside a transaction), prepared: the same results.
      * Past the statements' bound, PGlite's own `query`.

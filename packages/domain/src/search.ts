@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { agentMessageSchema } from "./agentApi.ts";
-import { queryInt } from "./integers.ts";
+import { INT_COLUMN_MAX, queryInt } from "./integers.ts";
 import { messageSchema } from "./schemas.ts";
 import { text } from "./text.ts";
 
@@ -52,7 +52,10 @@ export type SearchParse = { ok: true; query: ParsedSearch } | { ok: false; error
 
 /** Letters (with their marks) and digits: what the engine's parser keeps as a word. */
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
-const WORD_RUN = /[\p{L}\p{M}\p{N}]+/gu;
+/** A part is a word only with a letter or a digit (marks alone fold to nothing). */
+const HAS_WORD = /[\p{L}\p{N}]/u;
+/** A part without the punctuation around it: "pricing," → "pricing", "(v1.2)" → "v1.2". */
+const trimEdges = (s: string): string => s.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{M}\p{N}]+$/gu, "");
 /**
  * Scripts written without spaces between words: the engine's parser would keep a whole sentence
  * as one word, so a word of them matches as a substring (with pg_trgm's index where it helps).
@@ -63,7 +66,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A day `YYYY-MM-DD` that exists, or null. */
 export function dayOf(value: string): string | null {
-  if (!DAY.test(value)) return null;
+  // Year 0 is JavaScript's, not PostgreSQL's.
+  if (!DAY.test(value) || value < "0001-01-01") return null;
   const d = new Date(`${value}T00:00:00.000Z`);
   return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value ? null : value;
 }
@@ -111,15 +115,24 @@ export function parseSearch(q: string): SearchParse {
     before: null,
   };
   const addText = (value: string, quoted: boolean) => {
-    const runs = value.match(WORD_RUN) ?? [];
-    if (runs.some((r) => UNSPACED.test(r)) || runs.length === 0) {
-      // Without spaces or without letters: the text itself, inside words.
-      const trimmed = value.trim();
-      if (trimmed !== "") query.substrings.push(trimmed);
+    const parts = value.split(/\s+/u).filter((p) => p !== "");
+    if (parts.length === 0) return;
+    if (quoted) {
+      // A quote of words is a phrase (one word: that word exactly); anything else in quotes is text.
+      const words = parts.map(trimEdges);
+      if (words.every((w) => HAS_WORD.test(w) && !UNSPACED.test(w))) query.phrases.push(words);
+      else query.substrings.push(value.trim());
       return;
     }
-    if (quoted && runs.length > 1) query.phrases.push(runs);
-    else for (const run of runs) query.words.push({ text: run, prefix: false });
+    for (const part of parts) {
+      // Without a letter or digit (an emoji, with its variation selector): the text itself.
+      if (!HAS_WORD.test(part)) query.substrings.push(part);
+      // A script without spaces: inside words (its edges' punctuation aside).
+      else if (UNSPACED.test(part)) query.substrings.push(trimEdges(part));
+      // A word as the engine's parser reads it: "example.com", "ann@example.com", "1.2.3", "can't"
+      // stay whole, so they meet the same tokens the index holds.
+      else query.words.push({ text: trimEdges(part), prefix: false });
+    }
   };
   for (const t of tokens(q)) {
     const value = t.value.trim();
@@ -152,9 +165,10 @@ export function parseSearch(q: string): SearchParse {
         addText(value, t.quoted);
     }
   }
-  // The last word typed matches as a prefix too (results follow the typing).
+  // The last word typed matches as a prefix too (results follow the typing) — from two characters:
+  // one would match most of the index at every keystroke.
   const last = query.words.at(-1);
-  if (last) last.prefix = true;
+  if (last && Array.from(last.text).length >= 2) last.prefix = true;
   const terms = query.words.length + query.phrases.length + query.substrings.length;
   if (terms > SEARCH_TERMS_MAX) return { ok: false, error: `at most ${SEARCH_TERMS_MAX} words` };
   const filters = query.from.length + query.in.length + query.has.length;
@@ -185,7 +199,11 @@ export function foldPoint(point: string): string {
   const lower = point.toLowerCase();
   const extra = FOLD_EXTRA[lower];
   if (extra) return extra;
-  return lower.normalize("NFD").replace(/\p{M}/gu, "");
+  // Only the combining diacritics unaccent removes; other scripts' marks (Devanagari vowels) stay.
+  return lower
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .normalize("NFC");
 }
 
 /** Case- and accent-folded text (what a word or substring is compared as). */
@@ -241,8 +259,20 @@ export function highlightsOf(
   const { points, origin } = folded(body);
   const words = wordsOf(points);
   const spans: [number, number][] = [];
+  const substring = (needleText: string) => {
+    const needle = Array.from(foldText(needleText));
+    if (needle.length === 0) return;
+    for (let i = 0; i + needle.length <= points.length; i++) {
+      if (needle.every((p, k) => points[i + k] === p)) spans.push([i, i + needle.length]);
+    }
+  };
   for (const w of q.words) {
     const f = foldText(w.text);
+    // A word with punctuation inside ("example.com") is marked where its text sits.
+    if (!Array.from(f).every((p) => WORD_CHAR.test(p))) {
+      substring(w.text);
+      continue;
+    }
     const stem = stems.get(f);
     for (const bw of words) {
       if (
@@ -255,18 +285,16 @@ export function highlightsOf(
   }
   for (const phrase of q.phrases) {
     const fw = phrase.map(foldText);
+    if (!fw.every((f) => Array.from(f).every((p) => WORD_CHAR.test(p)))) {
+      for (const part of phrase) substring(part);
+      continue;
+    }
     for (let i = 0; i + fw.length <= words.length; i++) {
       if (fw.every((f, k) => words[i + k]?.word === f))
         spans.push([(words[i] as { start: number }).start, (words[i + fw.length - 1] as { end: number }).end]);
     }
   }
-  for (const s of q.substrings) {
-    const needle = Array.from(foldText(s));
-    if (needle.length === 0) continue;
-    for (let i = 0; i + needle.length <= points.length; i++) {
-      if (needle.every((p, k) => points[i + k] === p)) spans.push([i, i + needle.length]);
-    }
-  }
+  for (const s of q.substrings) substring(s);
   // Folded spans → original code points; overlapping or touching spans merge.
   const original = spans
     .map(([s, e]) => [origin[s] as number, (origin[e - 1] as number) + 1] as [number, number])
@@ -358,7 +386,10 @@ export function decodeSearchCursor(cursor: string, sort: "newest" | "relevance")
   const m = /^(?:n([0-9a-z]{1,7})|r([0-9a-z]{1,9})\.([0-9a-z]{1,7}))$/.exec(cursor);
   if (!m) return null;
   const n = (v: string | undefined) => Number.parseInt(v ?? "", 36);
-  if (sort === "newest" && m[1] !== undefined) return { sort, seq: n(m[1]) };
-  if (sort === "relevance" && m[2] !== undefined) return { sort, rank: n(m[2]), seq: n(m[3]) };
+  // A seq the column cannot hold is no position of ours.
+  const seq = n(m[1] ?? m[3]);
+  if (seq > INT_COLUMN_MAX) return null;
+  if (sort === "newest" && m[1] !== undefined) return { sort, seq };
+  if (sort === "relevance" && m[2] !== undefined) return { sort, rank: n(m[2]), seq };
   return null;
 }

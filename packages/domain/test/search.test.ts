@@ -20,7 +20,11 @@ describe("parseSearch (DESIGN §4d)", () => {
   it.each([
     ["pricing decision", { words: ["pricing", "decision"], prefix: "decision" }],
     ["  spaced   out  ", { words: ["spaced", "out"], prefix: "out" }],
-    ["pricing-model, v2", { words: ["pricing", "model", "v2"], prefix: "v2" }],
+    ["pricing-model, v2", { words: ["pricing-model", "v2"], prefix: "v2" }],
+    [
+      "mail ann@example.com (see example.com/docs).",
+      { words: ["mail", "ann@example.com", "see", "example.com/docs"], prefix: "example.com/docs" },
+    ],
   ])("%s: every word must match, the last also as a prefix", (q, want) => {
     const p = parsed(q);
     expect(p.words.map((w) => w.text)).toEqual(want.words);
@@ -37,8 +41,9 @@ describe("parseSearch (DESIGN §4d)", () => {
     expect(p.words).toEqual([{ text: "go", prefix: true }]);
   });
 
-  it("a one-word quote is a word; an unclosed quote runs to the end", () => {
-    expect(parsed('"pricing"').words).toEqual([{ text: "pricing", prefix: true }]);
+  it("a one-word quote is that word exactly (no stem, no prefix); an unclosed quote runs to the end", () => {
+    expect(parsed('"pricing"').phrases).toEqual([["pricing"]]);
+    expect(parsed('"pricing"').words).toEqual([]);
     expect(parsed('"open ended phrase').phrases).toEqual([["open", "ended", "phrase"]]);
   });
 
@@ -54,7 +59,25 @@ describe("parseSearch (DESIGN §4d)", () => {
   });
 
   it("an operator-like word that is not an operator is text (to:, http:)", () => {
-    expect(parsed("to:bob").words.map((w) => w.text)).toEqual(["to", "bob"]);
+    expect(parsed("to:bob").words.map((w) => w.text)).toEqual(["to:bob"]);
+  });
+
+  it("a last word of one character is no prefix (it would match most of the index)", () => {
+    expect(parsed("plan a").words).toEqual([
+      { text: "plan", prefix: false },
+      { text: "a", prefix: false },
+    ]);
+  });
+
+  it.each([
+    ["x \u0301", { words: ["x"], substrings: ["\u0301"] }],
+    ["\u0301\u0302", { words: [], substrings: ["\u0301\u0302"] }],
+    ["❤️ love", { words: ["love"], substrings: ["❤️"] }],
+    ["⚠️", { words: [], substrings: ["⚠️"] }],
+  ])("%j: marks alone and emoji with a variation selector are text, never an empty word", (q, want) => {
+    const p = parsed(q);
+    expect(p.words.map((w) => w.text)).toEqual(want.words);
+    expect(p.substrings).toEqual(want.substrings);
   });
 
   it.each([
@@ -62,6 +85,7 @@ describe("parseSearch (DESIGN §4d)", () => {
     ["   ", "required"],
     ["has:video", "has: is one of file, poll, card"],
     ["after:2026-02-30", "after: needs a day as YYYY-MM-DD"],
+    ["after:0000-01-01", "after: needs a day as YYYY-MM-DD"],
     ["before:yesterday", "before: needs a day as YYYY-MM-DD"],
     ["from:@", "from: needs a handle (from:@ann)"],
     ["in:", "in: needs a chat (in:release or in:@agent)"],
@@ -105,6 +129,7 @@ describe("highlightsOf (DESIGN §4d: offsets in code points)", () => {
       ],
     ],
     ["no match here", "absent", []],
+    ["write to ann@example.com today", "ann@example.com", [{ start: 9, length: 15 }]],
   ])("%s / %s", (body, q, want) => {
     expect(highlightsOf(body, parsed(q))).toEqual(want);
   });
@@ -133,5 +158,8 @@ describe("search cursors: positions of one order", () => {
     expect(decodeSearchCursor(n, "relevance")).toBeNull();
     expect(decodeSearchCursor(r, "newest")).toBeNull();
     expect(decodeSearchCursor("12345", "newest")).toBeNull();
+    // Past the seq column: no position of ours (never a database error).
+    expect(decodeSearchCursor("nzzzzzz", "newest")).toBeNull();
+    expect(decodeSearchCursor("r1.zzzzzzz", "relevance")).toBeNull();
   });
 });

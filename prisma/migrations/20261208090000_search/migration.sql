@@ -12,10 +12,11 @@ CREATE OR REPLACE FUNCTION maity_fold(t text) RETURNS text
   AS $$ SELECT lower(public.unaccent('public.unaccent'::regdictionary, t)) $$;
 
 -- A word (or a phrase's words) as one quoted tsquery operand, folded like the index: the hub
--- builds every query from these, so no text of a search is ever parsed as tsquery syntax.
+-- builds every query from these, so no text of a search is ever parsed as tsquery syntax. The
+-- space before the closing quote keeps a word that folds to nothing an empty operand, never ''.
 CREATE OR REPLACE FUNCTION maity_lexeme(w text) RETURNS text
   LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
-  AS $$ SELECT '''' || replace(replace(maity_fold(w), '\', '\\'), '''', '''''') || '''' $$;
+  AS $$ SELECT '''' || replace(replace(maity_fold(w), '\', '\\'), '''', '''''') || ' ''' $$;
 
 -- Text in a script written without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer,
 -- Myanmar, Tibetan): the full-text parser keeps a sentence as one word, so it is matched by

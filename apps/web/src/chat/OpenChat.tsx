@@ -491,8 +491,9 @@ export function OpenChat(props: ChatProps) {
           <div ref={bottom} className="h-px shrink-0" aria-hidden>
             {!timeline.caughtUp ? <span className="sr-only">Loading later messages…</span> : null}
           </div>
-          {timeline.around !== null && ready && (!timeline.caughtUp || !atEnd) ? (
-            // Opened on a message in the history: the way back to the newest lines, over the messages.
+          {timeline.around !== null && ready && (!timeline.caughtUp || !atEnd || timeline.unseenAbove) ? (
+            // Opened on a message in the history: the way back to the newest lines, over the messages
+            // (at the newest too while unread lines above were never shown: back to the normal opening).
             <div className="pointer-events-none sticky bottom-2 z-10 flex h-0 shrink-0 justify-center">
               <Button
                 variant="secondary"

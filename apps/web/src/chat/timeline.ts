@@ -33,7 +33,11 @@ function mergeBySeq(current: Message[], incoming: Message[]): Message[] {
  * Opened on one message (`open.around`: a search result, a message link — DESIGN §4d), it reads the
  * history around that message instead, marking nothing read; `openAround` does the same later (a
  * message far from the loaded lines) and `openLatest` goes back to the normal opening. Behind the
- * newest (`caughtUp` false), live lines wait until scrolling down reads them in order.
+ * newest (`caughtUp` false), live lines wait until scrolling down reads them in order. While unread
+ * lines the reader has never been shown lie above the loaded ones (`unseenAbove`: the page does not
+ * reach down to the read marker), nothing moves the marker: live lines and newer pages (read
+ * `around` the newest loaded line, which marks nothing) are only shown, and `openLatest` is the
+ * normal opening, from the marker. Earlier pages reaching those lines end it.
  */
 export function useTimeline(
   { owner, slug, id }: ChatRef,
@@ -58,6 +62,20 @@ export function useTimeline(
   const epoch = useRef(0);
   // The message the lines were opened around (DESIGN §4d), or null in the normal live view.
   const [around, setAroundSeq] = useState<number | null>(null);
+  // Opened around a message: the reader's read marker then (null: an observer, or the normal view),
+  // and the first unread line when it lies above the first loaded one (else null).
+  const marker = useRef<number | null>(null);
+  const [unseen, setUnseenSeq] = useState<number | null>(null);
+  const unseenRef = useRef<number | null>(null);
+  const setUnseen = useCallback((v: number | null) => {
+    unseenRef.current = v;
+    setUnseenSeq(v);
+  }, []);
+  /** Unread lines never loaded lie between the read marker and the first loaded line: nothing may mark read. */
+  const holding = useCallback(
+    () => unseenRef.current !== null && (itemsRef.current[0]?.seq ?? 0) > unseenRef.current,
+    [],
+  );
   const set = useCallback((next: Message[]) => {
     itemsRef.current = next;
     setItems(next);
@@ -80,7 +98,8 @@ export function useTimeline(
   /**
    * One more page of the window after the newest loaded line (moves the marker on the hub). Asked
    * again while a read is under way, it reads once more after it: that read's answer may predate
-   * what the second ask was for (no message lost).
+   * what the second ask was for (no message lost). With unread lines unloaded above (`holding`), the
+   * page is history instead: `around` the newest loaded line, its newer half, marking nothing read.
    */
   const again = useRef(false);
   const readForward = useCallback(async () => {
@@ -94,17 +113,21 @@ export function useTimeline(
         again.current = false;
         const after = itemsRef.current.at(-1)?.seq ?? 0;
         const mine = epoch.current;
-        const res = await query({ after, limit: WINDOW_PAGE });
+        const held = after > 0 && holding();
+        const res = held
+          ? await client.messages.list.query({ owner, slug, conversation_id: id, around: after, limit: WINDOW_PAGE })
+          : await query({ after, limit: WINDOW_PAGE });
         if (epoch.current !== mine) break;
-        merge(res.items);
-        setCaught(!res.next_cursor);
-        if (res.items.length) onRead();
-        if (!again.current || res.next_cursor) break;
+        const more = held ? res.later != null : Boolean(res.next_cursor);
+        merge(held ? res.items.filter((m) => m.seq > after) : res.items);
+        setCaught(!more);
+        if (!held && res.items.length) onRead();
+        if (!again.current || more) break;
       }
     } finally {
       busy.current.forward = false;
     }
-  }, [query, merge, setCaught, onRead]);
+  }, [client, owner, slug, id, query, merge, setCaught, onRead, holding]);
 
   const observer = reader.access === undefined ? undefined : reader.access === "observer";
   /**
@@ -124,35 +147,45 @@ export function useTimeline(
         setCaught(!window?.next_cursor);
         setDivider(firstUnread(forward, first === undefined ? null : first - 1, reader.me));
         setAroundSeq(null);
+        marker.current = null;
+        setUnseen(null);
         if (forward.length) onRead();
       };
     },
-    [query, set, setEarlierSeq, setCaught, onRead, reader.me],
+    [query, set, setEarlierSeq, setCaught, onRead, reader.me, setUnseen],
   );
   /**
    * The history around one message (DESIGN §4d: a search result or a message link opened), ready to
    * apply: about half a page before it and half after, marking nothing read. Older pages follow with
-   * `before` as ever; newer ones with `after` from the page's last line until the newest is reached.
+   * `before` as ever; newer ones with `after` from the page's last line until the newest is reached
+   * (around the last line instead while unread lines lie unloaded above the page). A participant's
+   * read marker comes with it (markRead at 0 moves nothing and answers it), and when the page starts
+   * after the marker, the first unread line (the history around the line after the marker).
    */
   const fetchAround = useCallback(
-    async (seq: number) => {
-      const res = await client.messages.list.query({
-        owner,
-        slug,
-        conversation_id: id,
-        around: seq,
-        limit: AROUND_PAGE,
-      });
+    async (seq: number, asObserver: boolean) => {
+      const ref = { owner, slug, conversation_id: id };
+      const [res, at] = await Promise.all([
+        client.messages.list.query({ ...ref, around: seq, limit: AROUND_PAGE }),
+        asObserver ? null : client.messages.markRead.mutate({ ...ref, seq: 0 }).then((r) => r.read_marker),
+      ]);
+      const first = res.items[0]?.seq;
+      const gap = at !== null && first !== undefined && first > at + 1 && res.earlier != null;
+      const next = gap ? await client.messages.list.query({ ...ref, around: at + 1, limit: 2 }) : null;
+      const unread = next?.items.find((m) => m.seq > (at ?? 0))?.seq ?? null;
       return () => {
         set(res.items);
         setEarlierSeq(res.earlier ?? null);
         setCaught(res.later == null);
         setAroundSeq(seq);
+        marker.current = at;
+        setUnseen(unread !== null && first !== undefined && unread < first ? unread : null);
       };
     },
-    [client, owner, slug, id, set, setEarlierSeq, setCaught],
+    [client, owner, slug, id, set, setEarlierSeq, setCaught, setUnseen],
   );
 
+  // The message to open around, until that load is shown: a later load (access changing) is the normal one.
   const opening = useRef(open.around);
   useEffect(() => {
     if (observer === undefined) return;
@@ -160,10 +193,11 @@ export function useTimeline(
     const mine = ++epoch.current;
     missed.current = false; // what the feed brought before this load, the load has
     const around = opening.current;
-    (around !== null ? fetchAround(around) : fetchLatest(observer))
+    (around !== null ? fetchAround(around, observer) : fetchLatest(observer))
       .then((apply) => {
         if (cancelled || epoch.current !== mine) return;
         apply();
+        opening.current = null;
         setState("ready");
       })
       .catch((e: unknown) => {
@@ -184,13 +218,13 @@ export function useTimeline(
   const openAround = useCallback(
     async (seq: number): Promise<boolean | null> => {
       const mine = ++epoch.current;
-      const apply = await fetchAround(seq);
+      const apply = await fetchAround(seq, reader.access === "observer");
       if (epoch.current !== mine) return null;
       apply();
       setState("ready");
       return itemsRef.current.some((m) => m.seq === seq);
     },
-    [fetchAround],
+    [fetchAround, reader.access],
   );
   /** One page of history before the oldest loaded line; the number of lines it added. */
   const loadEarlier = useCallback(
@@ -207,13 +241,15 @@ export function useTimeline(
         const had = itemsRef.current.length;
         merge(res.items);
         setEarlierSeq(res.earlier ?? null);
+        // The first unread line loaded: back to the normal mode, where reading marks read again.
+        if (unseenRef.current !== null && !holding()) setUnseen(null);
         return itemsRef.current.length - had;
       } finally {
         busy.current.earlier = false;
         setLoadingEarlier(false);
       }
     },
-    [query, merge, setEarlierSeq],
+    [query, merge, setEarlierSeq, holding, setUnseen],
   );
 
   const refreshOne = useCallback(
@@ -244,11 +280,30 @@ export function useTimeline(
     [client, owner, slug, id],
   );
   /**
+   * The read marker moved to `seq` (the reader's own line, another window's read): unread lines above
+   * the page that it passes are read already.
+   */
+  const markerMoved = useCallback(
+    (seq: number) => {
+      if (marker.current === null) return;
+      marker.current = Math.max(marker.current, seq);
+      const unread = unseenRef.current;
+      if (unread === null || seq < unread) return;
+      // The first unread line is now after `seq`: above the page still, or not (conservatively, its next seq).
+      setUnseen(seq + 1 < (itemsRef.current[0]?.seq ?? 0) ? seq + 1 : null);
+    },
+    [setUnseen],
+  );
+  /**
    * Back from a message opened in the history to the normal live view: with the newest line loaded
-   * already, only the view changes (and what it shows is read); else the opening's load, again.
+   * already, only the view changes (and what it shows is read); else — or with the read marker
+   * before the first loaded line — the opening's load, again (from the marker, the divider shown).
    */
   const openLatest = useCallback(async (): Promise<void> => {
-    if (caughtUpRef.current) {
+    opening.current = null;
+    const first = itemsRef.current[0]?.seq;
+    const behindMarker = marker.current !== null && first !== undefined && first > marker.current;
+    if (caughtUpRef.current && !behindMarker) {
       setAroundSeq(null);
       const newest = itemsRef.current.at(-1)?.seq;
       if (newest !== undefined && reader.access !== "observer") markRead(newest);
@@ -285,6 +340,9 @@ export function useTimeline(
         return;
       }
       if (event.conversation_id !== id || event.project?.owner !== owner || event.project.slug !== slug) return;
+      // The reader's marker moved (another window read, the reader wrote): those lines are read.
+      if (event.kind === "read") markerMoved(event.seq);
+      else if (event.kind === "message" && event.message?.from === reader.me) markerMoved(event.message.seq);
       if (event.kind === "redaction") void refreshOne(event.seq);
       // A vote or a reaction changed a message: read that one again if it is loaded
       // (not loaded, it arrives current whenever it is read).
@@ -295,12 +353,14 @@ export function useTimeline(
       else if (!caughtUpRef.current) return;
       else if (event.message) {
         merge([event.message]);
-        if (!observer) markRead(event.message.seq);
+        // Shown, not read, while unread lines above the page were never shown.
+        if (!observer && !holding()) markRead(event.message.seq);
       } else void readForward();
     };
     return liveEvents?.listen(onLive);
-  }, [ready, id, owner, slug, readForward, refreshOne, merge, markRead, observer]);
+  }, [ready, id, owner, slug, readForward, refreshOne, merge, markRead, observer, holding, markerMoved, reader.me]);
   const current = useCallback(() => itemsRef.current, []);
+  const unseenAbove = unseen !== null && (items[0]?.seq ?? 0) > unseen;
   return {
     items,
     current,
@@ -313,6 +373,7 @@ export function useTimeline(
     loadEarlier,
     readForward,
     around,
+    unseenAbove,
     openAround,
     openLatest,
     merge,

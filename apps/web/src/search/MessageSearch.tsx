@@ -198,7 +198,8 @@ export function MessageSearch() {
         setOpen(true);
         return;
       }
-      if (!open || flat.length === 0 || !enabled) return;
+      // The results shown are still the previous words' (placeholder data): none of them is opened.
+      if (!open || flat.length === 0 || !enabled || search.isPlaceholderData) return;
       const r = flat[Math.max(active, 0)];
       if (r) openResult(r);
     } else if (e.key === "Escape") {

@@ -59,6 +59,14 @@ export async function searchCommand(client: AgentClient, command: SearchCommand,
   }
   const rooms = new Map((await client.conversations()).map((r) => [r.id, renderRoom(r)]));
   io.out(renderSearch(found, rooms));
-  if (found.nextCursor) io.err(`older results: maity search ${JSON.stringify(command.q)} --cursor ${found.nextCursor}`);
+  if (found.nextCursor) {
+    // The same search, on: its room and page size repeated, so the next page continues this list.
+    const flags = [
+      ...(command.room ? [`--room ${command.room}`] : []),
+      ...(command.limit ? [`--limit ${command.limit}`] : []),
+      `--cursor ${found.nextCursor}`,
+    ];
+    io.err(`older results: maity search ${JSON.stringify(command.q)} ${flags.join(" ")}`);
+  }
   return 0;
 }

@@ -13,9 +13,11 @@ import {
   type SearchQuery,
   SYSTEM_SENDER,
 } from "@maity/domain";
-import type { Database, Db, SqlRunner } from "@maity/db";
+import { CUSTOM_PLAN, type Database, type Db, type SqlRunner } from "@maity/db";
 import type { AgentCaller, Caller } from "../access/caller.ts";
 import { ACCESS_SQL } from "../access/visibility.ts";
+import { findProject } from "../access/projects.ts";
+import { rawOf } from "../raw.ts";
 import { agentMessageSelect, renderForAgent } from "../messages/agentView.ts";
 import { withAgentMedia, withMedia } from "../messages/media.ts";
 import { messageSelect, renderMessage } from "../messages/render.ts";
@@ -56,20 +58,26 @@ const likeNeedle = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c
 const UNSPACED =
   /[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/u;
 
-/** The words and phrases as one tsquery (null without any), its operands built by maity_lexeme. */
-function tsqueryOf(q: ParsedSearch, param: (value: unknown) => string): string | null {
+/**
+ * The words and phrases as one tsquery (null without any), its operands built by maity_lexeme.
+ * `weighted: false` (the probe) drops the weight A: a superset the GIN index answers without
+ * reading each row again.
+ */
+function tsqueryOf(q: ParsedSearch, param: (value: unknown) => string, weighted = true): string | null {
+  const a = weighted ? "A" : "";
   const operands: string[] = [];
   for (const w of q.words) {
     const word = param(w.text);
+    const suffix = w.prefix ? `:*${a}` : a ? `:${a}` : "";
     // Its English stem (any weight), or the word itself unstemmed (weight A; the last one as a prefix).
     operands.push(
       `(to_tsquery('english'::regconfig, maity_lexeme(${word})) || ` +
-        `to_tsquery('simple'::regconfig, maity_lexeme(${word}) || '${w.prefix ? ":*A" : ":A"}'))`,
+        `to_tsquery('simple'::regconfig, maity_lexeme(${word})${suffix ? ` || '${suffix}'` : ""}))`,
     );
   }
   // A quoted operand of several words is a phrase: adjacent, in order, unstemmed.
   for (const phrase of q.phrases)
-    operands.push(`to_tsquery('simple'::regconfig, maity_lexeme(${param(phrase.join(" "))}) || ':A')`);
+    operands.push(`to_tsquery('simple'::regconfig, maity_lexeme(${param(phrase.join(" "))})${a ? ` || ':${a}'` : ""})`);
   return operands.length > 0 ? `(${operands.join(" && ")})` : null;
 }
 
@@ -82,10 +90,14 @@ export const SPARSE_MATCHES = 2000;
  */
 function probeOf(q: ParsedSearch, cap = SPARSE_MATCHES): { text: string; params: unknown[] } | null {
   const params: unknown[] = [];
-  const tsquery = tsqueryOf(q, (value) => {
-    params.push(value);
-    return `$${params.length}`;
-  });
+  const tsquery = tsqueryOf(
+    q,
+    (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    },
+    false,
+  );
   if (!tsquery) return null;
   return {
     text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM events e
@@ -106,6 +118,8 @@ function probeOf(q: ParsedSearch, cap = SPARSE_MATCHES): { text: string; params:
  */
 function statement(
   q: ParsedSearch,
+  /** The members each from:@handle names (none: nothing matches). */
+  from: string[][],
   scope: Scope,
   sort: "newest" | "relevance",
   at: SearchPosition | null,
@@ -133,9 +147,7 @@ function statement(
     if (UNSPACED.test(s)) onEvent.push("maity_unspaced(e.body)");
     onEvent.push(`e.body ILIKE ${param(likeNeedle(s))}`);
   }
-  for (const handle of q.from)
-    onEvent.push(`e.from_id IN (SELECT h.id FROM humans h WHERE lower(h.handle) = lower(${param(handle)})
-      UNION ALL SELECT a.id FROM agents a WHERE lower(a.handle) = lower(${param(handle)}))`);
+  for (const ids of from) onEvent.push(`e.from_id = ANY(${param(ids)}::text[])`);
   if (scope.fromId) onEvent.push(`e.from_id = ${param(scope.fromId)}`);
   for (const chat of q.in) {
     if (chat.startsWith("@")) onChat.push(`c.kind = 'direct' AND lower(da.handle) = lower(${param(chat.slice(1))})`);
@@ -181,7 +193,8 @@ function statement(
   ${chatWhere}
   ORDER BY ${order} LIMIT $6`;
   // The page first, then what each of its rows is shown with (joined for at most limit+1 rows).
-  const text = `${ACCESS_SQL},
+  // Planned for its words every time: a generic plan cannot know a common word from a rare one.
+  const text = `${CUSTOM_PLAN}${ACCESS_SQL},
 hits AS (
   ${hits}
 )
@@ -214,7 +227,7 @@ export function searchService(db: Db, sql: SqlRunner, engine: Database["engine"]
     const probe = sparseMatches > 0 ? probeOf(q, sparseMatches) : null;
     const sparse =
       probe !== null && Number((await sql.query<{ n: number }>(probe.text, probe.params))[0]?.n) < sparseMatches;
-    const { text, params } = statement(q, scope, sort, at, sparse);
+    const { text, params } = statement(q, await membersOf(q.from), scope, sort, at, sparse);
     const all = [
       caller.id,
       caller.kind,
@@ -260,12 +273,19 @@ export function searchService(db: Db, sql: SqlRunner, engine: Database["engine"]
   /** A project named `owner/slug` (any Bay); unknown: a project no one is in, so nothing matches. */
   async function projectOf(ref: string | undefined): Promise<string | null> {
     if (!ref) return null;
-    const [owner, slug] = ref.toLowerCase().split("/");
-    const rows = await sql.query<{ id: string }>(
-      "SELECT pr.id FROM projects pr JOIN bays b ON b.id = pr.bay_id WHERE b.handle = $1 AND pr.slug = $2",
-      [owner, slug],
+    const [owner = "", slug = ""] = ref.toLowerCase().split("/");
+    return (await findProject(rawOf(sql), owner, slug))?.id ?? "-";
+  }
+
+  /** The members (people and agents) each from:@handle names, one statement for all of them. */
+  async function membersOf(handles: string[]): Promise<string[][]> {
+    if (handles.length === 0) return [];
+    const rows = await sql.query<{ handle: string; id: string }>(
+      `SELECT lower(handle) AS handle, id FROM humans WHERE lower(handle) = ANY($1::text[])
+       UNION ALL SELECT lower(handle), id FROM agents WHERE lower(handle) = ANY($1::text[])`,
+      [handles.map((h) => h.toLowerCase())],
     );
-    return rows[0]?.id ?? "-";
+    return handles.map((h) => rows.filter((r) => r.handle === h.toLowerCase()).map((r) => r.id));
   }
 
   return {
