@@ -147,8 +147,10 @@ function statement(
     if (UNSPACED.test(s)) onEvent.push("maity_unspaced(e.body)");
     onEvent.push(`e.body ILIKE ${param(likeNeedle(s))}`);
   }
-  for (const ids of from) onEvent.push(`e.from_id = ANY(${param(ids)}::text[])`);
-  if (scope.fromId) onEvent.push(`e.from_id = ${param(scope.fromId)}`);
+  // The writer is a filter, never the index walked: a planner without statistics (PGlite) would
+  // otherwise read every message of the writer, in every chat (0.5 s at 100,000 messages).
+  for (const ids of from) onEvent.push(`(e.from_id || '') = ANY(${param(ids)}::text[])`);
+  if (scope.fromId) onEvent.push(`(e.from_id || '') = ${param(scope.fromId)}`);
   for (const chat of q.in) {
     if (chat.startsWith("@")) onChat.push(`c.kind = 'direct' AND lower(da.handle) = lower(${param(chat.slice(1))})`);
     else onChat.push(`strpos(maity_fold(coalesce(c.title, '')), maity_fold(${param(chat)})) > 0`);
