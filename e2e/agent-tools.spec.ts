@@ -113,6 +113,7 @@ test("MCP on the shipped server: the SDK client over POST /api/mcp and over `mai
     "list_notes",
     "react_to_message",
     "remove_reaction",
+    "search_messages",
     "send_message",
     "set_typing",
     "update_note",
